@@ -1,0 +1,60 @@
+# Convenience entry points; the build itself is CMake (see README.md).
+#   make demo    install what is missing, build, run the main job here
+#   make test    install what is missing, build, run the whole test suite
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: all setup build test demo asan tsan mpich ci clean format format-check
+
+all: build
+
+setup:
+	@scripts/setup-deps.sh
+
+$(BUILD)/CMakeCache.txt: | setup
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+build: setup $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j 2
+
+demo: build
+	@echo "== simple-hello on the default layout (2 nodes x cores/2 threads)"
+	$(BUILD)/bin/simplerun $(BUILD)/bin/simple-hello
+	@echo "== node barrier and allreduce: simple threads against MPI ranks"
+	$(BUILD)/bin/simple-bench node
+
+# Sanitizer builds, each one command: ASan+UBSan over the whole suite,
+# TSan over the thread code (the node library and the runtime).
+asan: setup
+	cmake -S . -B build-asan -DSIMPLE_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug
+	cmake --build build-asan -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ctest --test-dir build-asan --output-on-failure -j 2 -LE install
+
+tsan: setup
+	cmake -S . -B build-tsan -DSIMPLE_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug
+	cmake --build build-tsan -j $(JOBS)
+	TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1" \
+	  ctest --test-dir build-tsan --output-on-failure -j 2 -L 'node|run'
+
+# The library against MPICH: a smoke subset (node library, runtime, launcher).
+mpich: setup
+	cmake -S . -B build-mpich -DSIMPLE_MPI=mpich
+	cmake --build build-mpich -j $(JOBS)
+	ctest --test-dir build-mpich --output-on-failure -j 2 -L 'node|run|tools'
+
+# What CI runs (.ci/run).
+ci: test tsan mpich
+
+clean:
+	rm -rf build build-asan build-tsan build-mpich
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h' '*.h.in')
+
+format-check:
+	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h' '*.h.in')

@@ -1,0 +1,33 @@
+/* simple-bench internals: the driver (simple_bench.c) launches worker jobs
+ * through simplerun and compares what they report; the workers time one
+ * side each (hybrid, or flat MPI with one rank per thread). */
+#ifndef SIMPLE_BENCH_H
+#define SIMPLE_BENCH_H
+
+#include <stddef.h>
+
+/* Options every worker understands, passed on its command line. */
+typedef struct {
+  int quick;        /* fewer sizes and samples: a smoke run */
+  size_t max_bytes; /* largest message size */
+} bench_opts_t;
+
+/* Median of n values (sorts v in place). */
+double bench_median(double *v, size_t n);
+
+/* Iterations per timed sample, so one sample lasts about `target` seconds
+ * given `per_op` seconds per operation; at least 1, at most 10000. */
+int bench_batch(double per_op, double target);
+
+/* Workers: run inside a job, print "R <op> <bytes> <median_us>" lines on
+ * the first processor. Return the process exit status. */
+int bench_node_hybrid(int argc, char **argv, const bench_opts_t *o);
+int bench_node_mpi(int argc, char **argv, const bench_opts_t *o);
+
+/* Timed-sample shape shared by both sides: warm-up iterations, samples. */
+#define BENCH_WARMUP 50
+#define BENCH_SAMPLES 60
+#define BENCH_SAMPLES_QUICK 15
+#define BENCH_SAMPLE_SECONDS 50e-6
+
+#endif

@@ -1,0 +1,9 @@
+/* simple: fast parallel programs on clusters of multicore nodes.
+ * The one public header; see docs/ and README.md. */
+#ifndef SIMPLE_H
+#define SIMPLE_H
+
+#include "simple/core.h"
+#include "simple/node.h"
+
+#endif

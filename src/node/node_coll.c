@@ -1,0 +1,211 @@
+/* The SMP node library: collectives among the threads of one process.
+ *
+ * Every call has the same shape: each thread publishes its buffers in its
+ * slot, one barrier makes them visible (and combines the argument checks),
+ * the threads work directly on each other's buffers, and, where a thread
+ * writes into another's buffer, a last barrier keeps everyone in the call
+ * until all writes are done. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "node/ops.h"
+#include "run/job.h"
+#include "simple/node.h"
+
+/* Slices below this size are not worth a thread: the barrier that follows
+ * costs more than combining 1 KiB. */
+#define MIN_SLICE_BYTES 1024
+/* The accumulator a thread combines through: small enough to stay in L1
+ * while the r inputs stream past it. */
+#define CHUNK_BYTES 2048
+
+/* Publishes this thread's arguments for the call and waits for the node.
+ * Returns the node's slots for this call, or NULL with *rc set: the
+ * thread's own error, SIMPLE_ERR_PEER if another thread's check failed, or
+ * SIMPLE_ERR_FATAL. */
+static simple__slot_t *publish(simple_t *s, const void *send, void *recv, void *ptr, size_t n,
+                               int err, int *rc) {
+  simple__node_t *node = s->node;
+  simple__slot_t *slots = node->slots[s->call++ & 1];
+  slots[s->thread] = (simple__slot_t){.send = send, .recv = recv, .ptr = ptr, .n = n};
+  unsigned flags = simple__barrier_wait(&node->barrier, err ? 1u : 0u);
+  *rc = (flags & SIMPLE__BARRIER_FATAL) ? SIMPLE_ERR_FATAL : err ? err : flags ? SIMPLE_ERR_PEER : 0;
+  return *rc ? NULL : slots;
+}
+
+static int finish(simple_t *s) {
+  return (simple__barrier_wait(&s->node->barrier, 0) & SIMPLE__BARRIER_FATAL) ? SIMPLE_ERR_FATAL
+                                                                                : 0;
+}
+
+static int check_root(const simple_t *s, int root) {
+  return root < 0 || root >= s->node->threads ? SIMPLE_ERR_RANK : 0;
+}
+
+int simple_node_barrier(simple_t *s) {
+  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  return finish(s);
+}
+
+int simple_node_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, int root) {
+  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  int rc, err = simple__check_buffer(buf, count, type);
+  if (!err) err = check_root(s, root);
+  simple__slot_t *slots = publish(s, buf, buf, NULL, count, err, &rc);
+  if (!slots) return rc;
+  if (s->thread != root && count > 0)
+    memcpy(buf, slots[root].send, count * simple_type_size(type));
+  return finish(s);
+}
+
+int simple_node_share(simple_t *s, void **ptr, int root) {
+  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  int rc, err = ptr ? check_root(s, root) : SIMPLE_ERR_ARG;
+  simple__slot_t *slots = publish(s, NULL, NULL, ptr ? *ptr : NULL, 0, err, &rc);
+  if (!slots) return rc;
+  /* No closing barrier: the slots alternate by call, and no thread can
+   * publish into this call's slots again before every thread has read them
+   * (that takes passing the next call's barrier). */
+  *ptr = slots[root].ptr;
+  return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Reductions and scans. */
+
+typedef enum { REDUCE, ALLREDUCE, SCAN, EXSCAN } combine_kind_t;
+
+/* Combines elements [lo, hi) of every thread's input into where `kind` puts
+ * them. Only the calling thread touches these elements of any buffer, which
+ * is what makes in-place calls (send == recv) safe without copies. */
+static void combine_slice(const simple__slot_t *slots, int r, int root, combine_kind_t kind,
+                          simple_type_t type, simple_op_t op, size_t lo, size_t hi) {
+  _Alignas(SIMPLE__CACHE_LINE) unsigned char acc[CHUNK_BYTES];
+  _Alignas(SIMPLE__CACHE_LINE) unsigned char tmp[CHUNK_BYTES];
+  size_t es = simple_type_size(type), per = CHUNK_BYTES / es;
+  for (size_t off = lo; off < hi; off += per) {
+    size_t m = hi - off < per ? hi - off : per, bytes = m * es, at = off * es;
+#define SRC(u) ((const unsigned char *)slots[u].send + at)
+#define DST(u) ((unsigned char *)slots[u].recv + at)
+    memcpy(acc, SRC(0), bytes);
+    switch (kind) {
+      case REDUCE:
+      case ALLREDUCE:
+        for (int u = 1; u < r; u++) simple__op_apply(op, type, acc, SRC(u), m);
+        if (kind == REDUCE) {
+          memcpy(DST(root), acc, bytes);
+        } else {
+          for (int u = 0; u < r; u++) memcpy(DST(u), acc, bytes);
+        }
+        break;
+      case SCAN:
+        if (DST(0) != SRC(0)) memcpy(DST(0), acc, bytes);
+        for (int u = 1; u < r; u++) {
+          simple__op_apply(op, type, acc, SRC(u), m);
+          memcpy(DST(u), acc, bytes);
+        }
+        break;
+      case EXSCAN:
+        for (int u = 1; u < r; u++) {
+          /* Read thread u's input before its output overwrites it in place. */
+          memcpy(tmp, SRC(u), bytes);
+          memcpy(DST(u), acc, bytes);
+          if (u + 1 < r) simple__op_apply(op, type, acc, tmp, m);
+        }
+        break;
+    }
+#undef SRC
+#undef DST
+  }
+}
+
+static int combine(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
+                   simple_op_t op, int root, combine_kind_t kind) {
+  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  int me = s->thread, r = s->node->threads;
+  int want_recv = kind != REDUCE || me == root;
+  int err = kind == REDUCE ? check_root(s, root) : 0;
+  if (!err) err = simple__op_check(op, type);
+  if (!err && send == SIMPLE_IN_PLACE) {
+    /* In place only where the thread has a receive buffer to hold its input. */
+    if (!want_recv) err = SIMPLE_ERR_ARG;
+    send = recv;
+  }
+  if (!err) err = simple__check_buffer(send, count, type);
+  if (!err && want_recv) err = simple__check_buffer(recv, count, type);
+  int rc;
+  const simple__slot_t *slots = publish(s, send, recv, NULL, count, err, &rc);
+  if (!slots) return rc;
+  if (count == 0) return 0; /* nothing is written, so nobody needs to wait */
+
+  size_t es = simple_type_size(type);
+  size_t bytes = count * es;
+  size_t nslices = bytes / MIN_SLICE_BYTES;
+  if (nslices < 1) nslices = 1;
+  if (nslices > (size_t)r) nslices = (size_t)r;
+  /* Slice boundaries on cache lines, so no two threads write one line. */
+  size_t line = SIMPLE__CACHE_LINE / es ? SIMPLE__CACHE_LINE / es : 1;
+  size_t per = (count + nslices - 1) / nslices;
+  per = (per + line - 1) / line * line;
+  size_t lo = (size_t)me * per;
+  if ((size_t)me < nslices && lo < count) {
+    size_t hi = lo + per < count ? lo + per : count;
+    combine_slice(slots, r, root, kind, type, op, lo, hi);
+  }
+  return finish(s);
+}
+
+int simple_node_reduce(simple_t *s, const void *send, void *recv, size_t count,
+                       simple_type_t type, simple_op_t op, int root) {
+  return combine(s, send, recv, count, type, op, root, REDUCE);
+}
+
+int simple_node_allreduce(simple_t *s, const void *send, void *recv, size_t count,
+                          simple_type_t type, simple_op_t op) {
+  return combine(s, send, recv, count, type, op, 0, ALLREDUCE);
+}
+
+int simple_node_scan(simple_t *s, const void *send, void *recv, size_t count,
+                     simple_type_t type, simple_op_t op) {
+  return combine(s, send, recv, count, type, op, 0, SCAN);
+}
+
+int simple_node_exscan(simple_t *s, const void *send, void *recv, size_t count,
+                       simple_type_t type, simple_op_t op) {
+  return combine(s, send, recv, count, type, op, 0, EXSCAN);
+}
+
+/* ------------------------------------------------------------------------
+ * Shared memory. */
+
+int simple_node_malloc(simple_t *s, size_t bytes, void **ptr) {
+  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  int rc, err = ptr ? 0 : SIMPLE_ERR_ARG;
+  if (ptr) *ptr = NULL;
+  simple__slot_t *slots = publish(s, NULL, NULL, NULL, bytes, err, &rc);
+  if (!slots) return rc;
+  /* Every thread checks the sizes itself and so reaches the same verdict
+   * without another synchronization. */
+  for (int u = 1; u < s->node->threads; u++)
+    if (slots[u].n != slots[0].n) return SIMPLE_ERR_ARG;
+  if (s->thread == 0) {
+    void *p = NULL;
+    if (posix_memalign(&p, SIMPLE__CACHE_LINE, bytes ? bytes : 1) != 0) p = NULL;
+    slots[0].ptr = p;
+  }
+  if ((rc = finish(s)) != 0) return rc;
+  if (!slots[0].ptr) return SIMPLE_ERR_NOMEM;
+  *ptr = slots[0].ptr;
+  return 0;
+}
+
+int simple_node_free(simple_t *s, void *ptr) {
+  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  int rc;
+  simple__slot_t *slots = publish(s, NULL, NULL, ptr, 0, 0, &rc);
+  if (!slots) return rc;
+  for (int u = 1; u < s->node->threads; u++)
+    if (slots[u].ptr != slots[0].ptr) return SIMPLE_ERR_ARG;
+  if (s->thread == 0) free(ptr);
+  return 0;
+}

@@ -1,0 +1,302 @@
+/* Job start and end: MPI initialization, the thread team, the context
+ * queries, time and abort. With src/net, the only code that calls MPI. */
+#include "run/job.h"
+
+#include <mpi.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run/options.h"
+#include "run/pin.h"
+
+static _Thread_local simple_t *self;
+/* The job running in this process, for simple_abort(NULL, ...) and for
+ * signal-time reporting; one job at a time per process. */
+static simple__node_t *running;
+
+simple_t *simple_self(void) { return self; }
+
+int simple_nodes(const simple_t *s) { return s->node->nodes; }
+int simple_node(const simple_t *s) { return s->node->node; }
+int simple_threads(const simple_t *s) { return s->node->threads; }
+int simple_thread(const simple_t *s) { return s->thread; }
+int simple_nprocs(const simple_t *s) { return s->node->nprocs; }
+int simple_pid(const simple_t *s) { return s->pid; }
+
+int simple_threads_on(const simple_t *s, int node) {
+  if (node < 0 || node >= s->node->nodes) return -1;
+  return s->node->threads_of[node];
+}
+
+int simple_node_of(const simple_t *s, int pid) {
+  const simple__node_t *n = s->node;
+  if (pid < 0 || pid >= n->nprocs) return -1;
+  /* Binary search over the prefix sums: nodes may differ in size. */
+  int lo = 0, hi = n->nodes - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (n->first_pid[mid] <= pid)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+int simple_pid_of(const simple_t *s, int node, int thread) {
+  const simple__node_t *n = s->node;
+  if (node < 0 || node >= n->nodes || thread < 0 || thread >= n->threads_of[node]) return -1;
+  return n->first_pid[node] + thread;
+}
+
+double simple_time(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+unsigned simple_version(void) { return SIMPLE_VERSION; }
+const char *simple_version_string(void) { return SIMPLE_VERSION_STRING; }
+
+void simple_abort(simple_t *s, const char *fmt, ...) {
+  simple__node_t *n = s ? s->node : running;
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (n) atomic_store(&n->fatal, 1);
+  if (s)
+    fprintf(stderr, "simple: abort on node %d thread %d (pid %d): %s\n", n->node, s->thread,
+            s->pid, msg);
+  else
+    fprintf(stderr, "simple: abort on node %d: %s\n", n ? n->node : -1, msg);
+  fflush(stderr);
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  /* MPI_Abort on the world takes down every process of the job, so no node
+   * is left waiting for one that is gone. */
+  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, 1);
+  _exit(1);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void *thread_main(void *p) {
+  simple_t *s = p;
+  self = s;
+  if (s->node->pin && simple__pin_thread(s->node->local_first_core, s->thread) != 0)
+    fprintf(stderr, "simple: node %d thread %d: SIMPLE_PIN could not bind to a core\n",
+            s->node->node, s->thread);
+  s->fn(s, s->arg);
+  self = NULL;
+  return NULL;
+}
+
+/* Prints a start-up error once per job (from node 0), so a wrong
+ * SIMPLE_THREADS does not produce one line per process. */
+static int startup_error(int rank, int code, const char *msg) {
+  if (rank == 0) fprintf(stderr, "simple: %s (%s)\n", msg, simple_strerror(code));
+  return code;
+}
+
+/* Cores this process may run on: its affinity mask, which honours a
+ * launcher's binding and a virtual node's cpuset. */
+static int allowed_cores(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
+static void free_node(simple__node_t *n) {
+  free(n->threads_of);
+  free(n->first_pid);
+  free(n->slots[0]);
+  free(n->slots[1]);
+}
+
+/* Sets the team's shape: thread counts of every node, host-local placement,
+ * the waiting policy. Collective over the world; every process reaches the
+ * same verdict, so a bad configuration fails everywhere, never half-way. */
+static int configure(simple__node_t *n, MPI_Comm comm) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  n->node = rank;
+  n->nodes = size;
+
+  char err[256] = "";
+  int threads = 0, bad = 0;
+  const char *spec = getenv("SIMPLE_THREADS");
+  MPI_Comm local;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+  int local_rank, local_size;
+  MPI_Comm_rank(local, &local_rank);
+  MPI_Comm_size(local, &local_size);
+  int cores = allowed_cores();
+  if (spec && *spec) {
+    bad = simple__parse_threads(spec, rank, size, &threads, err, sizeof err) != 0;
+  } else {
+    /* Default: share the host's cores among the processes placed on it. */
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    threads = (int)((online > 0 ? online : 1) / local_size);
+    if (threads > cores) threads = cores;
+    if (threads < 1) threads = 1;
+  }
+  long pin = simple__env_long("SIMPLE_PIN", 0);
+  long spin = simple__env_long("SIMPLE_SPIN", -2);
+  if (!bad && (pin < 0 || pin > 1)) {
+    bad = 1;
+    snprintf(err, sizeof err, "SIMPLE_PIN must be 0 or 1");
+  }
+  if (!bad && spin == -1) {
+    bad = 1;
+    snprintf(err, sizeof err, "SIMPLE_SPIN must be a non-negative number of polls");
+  }
+  /* Every node reads the same environment as a rule, so the first node
+   * that found a problem speaks for all. */
+  int me = bad ? rank : size, first_bad = size;
+  MPI_Allreduce(&me, &first_bad, 1, MPI_INT, MPI_MIN, comm);
+  if (first_bad < size) {
+    MPI_Comm_free(&local);
+    if (rank == first_bad) fprintf(stderr, "simple: node %d: %s\n", rank, err);
+    return SIMPLE_ERR_CONFIG;
+  }
+
+  n->threads = threads;
+  n->threads_of = malloc(sizeof(int) * (size_t)size);
+  n->first_pid = malloc(sizeof(int) * (size_t)(size + 1));
+  if (!n->threads_of || !n->first_pid) return SIMPLE_ERR_NOMEM;
+  MPI_Allgather(&threads, 1, MPI_INT, n->threads_of, 1, MPI_INT, comm);
+  n->first_pid[0] = 0;
+  for (int i = 0; i < size; i++) n->first_pid[i + 1] = n->first_pid[i] + n->threads_of[i];
+  n->nprocs = n->first_pid[size];
+
+  /* Host-local placement: where this process's threads start among the
+   * host's cores, and whether the host runs more threads than it has cores. */
+  int before = 0, total = 0;
+  MPI_Exscan(&threads, &before, 1, MPI_INT, MPI_SUM, local);
+  if (local_rank == 0) before = 0;
+  MPI_Allreduce(&threads, &total, 1, MPI_INT, MPI_SUM, local);
+  MPI_Comm_free(&local);
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  n->local_rank = local_rank;
+  n->local_first_core = before;
+  n->oversubscribed = threads > cores || total > (online > 0 ? online : 1);
+  n->pin = (int)pin;
+
+  /* Spinning pays only while every thread has a core: then a wake-up is a
+   * cache-line transfer away and sleeping would cost microseconds. When
+   * threads share cores, a spinning waiter delays the thread it waits for,
+   * so we go to sleep almost at once. */
+  simple__wait_policy.spin = spin >= 0 ? (unsigned)spin : n->oversubscribed ? 50u : 20000u;
+  simple__wait_policy.fatal = &n->fatal;
+
+  if (pin) {
+    int pin_cores;
+    if (simple__pin_open(&pin_cores, err, sizeof err) != 0) {
+      fprintf(stderr, "simple: node %d: %s\n", rank, err);
+      n->pin = 0;
+    }
+  }
+
+  simple__barrier_init(&n->barrier, (unsigned)threads);
+  for (int k = 0; k < 2; k++) {
+    if (posix_memalign((void **)&n->slots[k], SIMPLE__CACHE_LINE,
+                       sizeof(simple__slot_t) * (size_t)threads) != 0)
+      return SIMPLE_ERR_NOMEM;
+    memset(n->slots[k], 0, sizeof(simple__slot_t) * (size_t)threads);
+  }
+  return 0;
+}
+
+int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void *arg) {
+  if (!fn) return SIMPLE_ERR_ARG;
+  if (running) return SIMPLE_ERR_ARG; /* one job at a time in a process */
+  int initialized = 0, finalized = 0, provided = 0, we_init = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (finalized) {
+    fprintf(stderr, "simple: MPI was already finalized\n");
+    return SIMPLE_ERR_MPI;
+  }
+  if (!initialized) {
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+      fprintf(stderr, "simple: MPI_Init_thread failed\n");
+      return SIMPLE_ERR_MPI;
+    }
+    we_init = 1;
+  } else {
+    MPI_Query_thread(&provided);
+  }
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int rc = 0;
+  if (provided < MPI_THREAD_MULTIPLE) {
+    rc = startup_error(rank, SIMPLE_ERR_THREAD_LEVEL,
+                       "this MPI library was not built with MPI_THREAD_MULTIPLE support");
+    if (we_init) MPI_Finalize();
+    return rc;
+  }
+
+  /* The library talks on its own communicator, so that a user's own MPI
+   * traffic on MPI_COMM_WORLD can never match the library's messages. */
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+
+  simple__node_t node;
+  memset(&node, 0, sizeof node);
+  atomic_init(&node.fatal, 0);
+  node.comm = &comm;
+  rc = configure(&node, comm);
+  simple_t *team = NULL;
+  pthread_t *tids = NULL;
+  if (rc == 0) {
+    team = calloc((size_t)node.threads, sizeof *team);
+    tids = calloc((size_t)node.threads, sizeof *tids);
+    if (!team || !tids) rc = SIMPLE_ERR_NOMEM;
+  }
+  if (rc != 0) {
+    free(team);
+    free(tids);
+    free_node(&node);
+    MPI_Comm_free(&comm);
+    if (we_init) MPI_Finalize();
+    return rc;
+  }
+
+  running = &node;
+  for (int t = 0; t < node.threads; t++) {
+    team[t] = (simple_t){.node = &node, .thread = t, .pid = node.first_pid[node.node] + t,
+                         .fn = fn, .arg = arg};
+  }
+  /* Thread 0 is the process's main thread, so MPI sees its initializing
+   * thread take part as well. */
+  int started = 1;
+  for (int t = 1; t < node.threads; t++) {
+    if (pthread_create(&tids[t], NULL, thread_main, &team[t]) != 0)
+      simple_abort(&team[0], "could not start thread %d of %d", t, node.threads);
+    started++;
+  }
+  thread_main(&team[0]);
+  for (int t = 1; t < started; t++) pthread_join(tids[t], NULL);
+  running = NULL;
+
+  simple__pin_close();
+  simple__wait_policy.fatal = NULL;
+  free(team);
+  free(tids);
+  free_node(&node);
+  MPI_Comm_free(&comm);
+  if (we_init) MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,52 @@
+/* Internal: the state of a running job, shared by the layers of src/.
+ * One simple__node_t per process (a "node"), one simple_t per thread. */
+#ifndef SIMPLE_RUN_JOB_H
+#define SIMPLE_RUN_JOB_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "run/wait.h"
+#include "simple/core.h"
+
+/* What one thread publishes for a node collective: its buffers, read by the
+ * other threads of the node between the call's first and last barrier.
+ * Slots alternate by call parity, so a thread that has left call k can
+ * publish for call k+1 while slower threads still read call k's slot. */
+typedef struct {
+  _Alignas(SIMPLE__CACHE_LINE) const void *send;
+  void *recv;
+  void *ptr;
+  size_t n;
+} simple__slot_t;
+
+typedef struct simple__node {
+  int node;          /* MYNODE */
+  int nodes;         /* NODES */
+  int threads;       /* THREADS on this node */
+  int nprocs;        /* TID */
+  int *threads_of;   /* [nodes]: threads on each node */
+  int *first_pid;    /* [nodes + 1]: global rank of each node's thread 0 */
+  int local_rank;    /* this process among those on the same host */
+  int local_first_core; /* threads of lower local ranks on this host */
+  int oversubscribed;   /* more runnable threads on the host than cores */
+  int pin;              /* SIMPLE_PIN: bind each thread to a core */
+  void *comm;           /* the job's MPI communicator (MPI_Comm, opaque here) */
+
+  simple__barrier_t barrier;
+  simple__slot_t *slots[2]; /* [2][threads] */
+
+  atomic_int fatal; /* the job failed: waits return SIMPLE_ERR_FATAL */
+} simple__node_t;
+
+struct simple {
+  simple__node_t *node;
+  int thread; /* MYTHREAD */
+  int pid;    /* ID */
+  unsigned call; /* node collectives made so far: selects the slot parity */
+  void (*fn)(simple_t *, void *);
+  void *arg;
+  struct simple__pin *pin;
+};
+
+#endif

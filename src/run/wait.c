@@ -1,0 +1,85 @@
+#include "run/wait.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "simple/core.h"
+
+simple__wait_policy_t simple__wait_policy = {.spin = 1000, .fatal = NULL};
+
+/* Sleeps at most this long before looking at the fatal flag again, so a
+ * failed job is noticed without any thread having to know every address
+ * others may sleep on. 50 ms of latency on a failure path costs nothing. */
+#define SIMPLE__SLEEP_NS 50000000L
+
+static int futex_wait(atomic_uint *word, unsigned old) {
+  struct timespec ts = {0, SIMPLE__SLEEP_NS};
+  return (int)syscall(SYS_futex, (unsigned *)word, FUTEX_WAIT_PRIVATE, old, &ts, NULL, 0);
+}
+
+static int job_failed(void) {
+  return simple__wait_policy.fatal &&
+         atomic_load_explicit(simple__wait_policy.fatal, memory_order_relaxed);
+}
+
+int simple__wait_while(atomic_uint *word, unsigned old, atomic_uint *sleepers) {
+  unsigned spin = simple__wait_policy.spin;
+  for (unsigned i = 0; i < spin; i++) {
+    if (atomic_load_explicit(word, memory_order_acquire) != old) return 0;
+    simple__cpu_relax();
+  }
+  /* One yield lets a thread that shares our core finish its work before we
+   * pay for a futex sleep. */
+  sched_yield();
+  /* Dekker pairing with simple__wake_all: we announce ourselves, then look
+   * at the word; the waker changes the word, then looks for sleepers. With
+   * both sides sequentially consistent one of us sees the other. */
+  atomic_fetch_add_explicit(sleepers, 1, memory_order_seq_cst);
+  int rc = 0;
+  while (atomic_load_explicit(word, memory_order_seq_cst) == old) {
+    if (job_failed()) {
+      rc = SIMPLE_ERR_FATAL;
+      break;
+    }
+    futex_wait(word, old);
+  }
+  atomic_fetch_sub_explicit(sleepers, 1, memory_order_relaxed);
+  atomic_thread_fence(memory_order_acquire);
+  return rc;
+}
+
+void simple__wake_all(atomic_uint *word, atomic_uint *sleepers) {
+  if (atomic_load_explicit(sleepers, memory_order_seq_cst) != 0)
+    syscall(SYS_futex, (unsigned *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+void simple__barrier_init(simple__barrier_t *b, unsigned n) {
+  atomic_init(&b->count, 0);
+  atomic_init(&b->gen, 0);
+  atomic_init(&b->sleepers, 0);
+  atomic_init(&b->flags[0], 0);
+  atomic_init(&b->flags[1], 0);
+  b->n = n;
+}
+
+unsigned simple__barrier_wait(simple__barrier_t *b, unsigned flag) {
+  unsigned gen = atomic_load_explicit(&b->gen, memory_order_acquire);
+  atomic_uint *flags = &b->flags[gen & 1];
+  if (flag) atomic_fetch_or_explicit(flags, flag, memory_order_relaxed);
+  if (atomic_fetch_add_explicit(&b->count, 1, memory_order_acq_rel) == b->n - 1) {
+    /* Last to arrive: everyone has read the flags of gen-1, so the word
+     * that gen+1 will use can be cleared; then release the others. */
+    atomic_store_explicit(&b->flags[(gen + 1) & 1], 0, memory_order_relaxed);
+    atomic_store_explicit(&b->count, 0, memory_order_relaxed);
+    atomic_store_explicit(&b->gen, gen + 1, memory_order_seq_cst);
+    simple__wake_all(&b->gen, &b->sleepers);
+  } else if (simple__wait_while(&b->gen, gen, &b->sleepers) != 0) {
+    return SIMPLE__BARRIER_FATAL;
+  }
+  return atomic_load_explicit(flags, memory_order_relaxed);
+}

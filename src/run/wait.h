@@ -1,0 +1,63 @@
+/* Waiting that survives oversubscription: spin briefly, then sleep on a
+ * futex. Every wait in the library goes through here, so the policy
+ * (how long to spin, when to give up on a failed job) lives in one place.
+ *
+ * Cost model: a wake-up found while spinning costs one cache-line transfer
+ * (~50-100 ns); one that needs the futex costs two system calls and a
+ * context switch (~2-5 us), which is why we spin first when every thread
+ * has a core of its own, and hardly at all when threads share cores (then
+ * spinning only steals the core from the thread we are waiting for).
+ */
+#ifndef SIMPLE_RUN_WAIT_H
+#define SIMPLE_RUN_WAIT_H
+
+#include <stdatomic.h>
+
+#define SIMPLE__CACHE_LINE 64
+
+/* Process-wide waiting policy, set once at job start. */
+typedef struct {
+  unsigned spin;        /* polls before sleeping */
+  atomic_int *fatal;    /* non-zero: the job failed; waits return early */
+} simple__wait_policy_t;
+
+extern simple__wait_policy_t simple__wait_policy;
+
+/* Blocks while *word == old. Returns 0 once it differs, or SIMPLE_ERR_FATAL
+ * if the job entered its fatal state meanwhile. `sleepers` counts threads
+ * asleep on word, so that wakers skip the system call when nobody sleeps. */
+int simple__wait_while(atomic_uint *word, unsigned old, atomic_uint *sleepers);
+
+/* Wakes every thread sleeping on word (after the caller changed it). */
+void simple__wake_all(atomic_uint *word, atomic_uint *sleepers);
+
+/* A reusable barrier for n threads that also combines one error flag:
+ * simple__barrier_wait returns the OR of the flags all threads passed in.
+ * The flag words alternate by generation parity: the last arriver of
+ * generation g clears the word of generation g+1, which nobody can still be
+ * reading because every thread has arrived at g. */
+typedef struct {
+  _Alignas(SIMPLE__CACHE_LINE) atomic_uint count;
+  _Alignas(SIMPLE__CACHE_LINE) atomic_uint gen;
+  atomic_uint sleepers;
+  atomic_uint flags[2];
+  unsigned n;
+} simple__barrier_t;
+
+void simple__barrier_init(simple__barrier_t *b, unsigned n);
+/* Returns the OR of all `flag` arguments of this generation, or
+ * SIMPLE_ERR_FATAL's bit (1u << 31) if the job failed while waiting. */
+unsigned simple__barrier_wait(simple__barrier_t *b, unsigned flag);
+#define SIMPLE__BARRIER_FATAL (1u << 31)
+
+static inline void simple__cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield" ::: "memory");
+#else
+  atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
+#endif

@@ -1,0 +1,9 @@
+/* simple_node_reduce: every type, op and count, in place and not. */
+#include "combine_check.h"
+
+static void test(simple_t *s, void *arg) {
+  (void)arg;
+  check_all(s, K_REDUCE);
+}
+
+TEST_MAIN(test)

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# simplerun: the layouts it starts (checked through simple-hello's lines)
+# and the bad arguments it refuses (message and exit status 2).
+#   test_simplerun.sh BINDIR
+set -u
+bin="$1"
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+# -N 3 -t 1,2,3: six lines, each thread once, with the right context.
+out=$("$bin/simplerun" -N 3 -t 1,2,3 "$bin/simple-hello" 2>&1) || fail "hello 3x(1,2,3) exited $?"
+want=$(for n in 0 1 2; do
+  r=$((n + 1)) first=$((n * (n + 1) / 2))
+  for ((t = 0; t < r; t++)); do
+    echo "node=$n nodes=3 thread=$t threads=$r pid=$((first + t)) nprocs=6"
+  done
+done | sort)
+got=$(grep '^node=' <<< "$out" | sort)
+[[ "$got" == "$want" ]] || fail "hello lines differ:
+$got
+--- expected:
+$want"
+
+# Default layout: 2 nodes, cores/2 threads each (at least 1).
+per=$(( $(nproc) / 2 )); (( per >= 1 )) || per=1
+n=$("$bin/simplerun" "$bin/simple-hello" | grep -c "nodes=2 .*threads=$per ")
+[[ "$n" == $((2 * per)) ]] || fail "default layout gave $n lines, expected $((2 * per))"
+
+expect_usage_error() {
+  local what="$1" pattern="$2"
+  shift 2
+  local out rc
+  out=$("$bin/simplerun" "$@" 2>&1)
+  rc=$?
+  [[ $rc == 2 ]] || fail "$what: exit $rc, expected 2"
+  grep -Eq -- "$pattern" <<< "$out" || fail "$what: message lacks /$pattern/: $out"
+}
+expect_usage_error "zero nodes" "NODES must be a positive integer" -N 0 "$bin/simple-hello"
+expect_usage_error "negative nodes" "NODES must be a positive integer" -N -2 "$bin/simple-hello"
+expect_usage_error "zero threads" "positive integer" -N 2 -t 0 "$bin/simple-hello"
+expect_usage_error "negative threads" "positive integer" -N 2 -t -3 "$bin/simple-hello"
+expect_usage_error "more counts than nodes" "3 thread counts given for 2 nodes" -N 2 -t 1,2,3 "$bin/simple-hello"
+expect_usage_error "fewer counts than nodes" "one per node" -N 3 -t 1,2 "$bin/simple-hello"
+expect_usage_error "empty count" "empty count" -N 2 -t 1, "$bin/simple-hello"
+expect_usage_error "missing program" "not found" -N 1 ./no-such-program
+expect_usage_error "no program" "no program given" -N 1
+expect_usage_error "unknown option" "unknown option" --frobnicate "$bin/simple-hello"
+expect_usage_error "bad bind" "--bind takes none or core" --bind socket "$bin/simple-hello"
+
+# The runtime itself refuses a bad SIMPLE_THREADS (set by hand, bypassing
+# simplerun's checks): run the launch command simplerun prints, with the
+# variable overridden.
+cmd=$("$bin/simplerun" --dry-run -N 2 -t 1 "$bin/simple-hello")
+[[ "$cmd" == *simple-hello* ]] || fail "--dry-run prints no command: $cmd"
+out=$(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 SIMPLE_THREADS=1,2,3 \
+      bash -c "$cmd" 2>&1)
+rc=$?
+[[ $rc != 0 ]] || fail "SIMPLE_THREADS with 3 counts for 2 nodes was accepted"
+grep -q "gives 3 counts for 2 nodes" <<< "$out" || fail "no message for a bad SIMPLE_THREADS: $out"
+
+if (( fails )); then
+  echo "$fails check(s) failed"
+  exit 1
+fi
+echo "simplerun: all checks passed"
