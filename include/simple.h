@@ -5,5 +5,6 @@
 
 #include "simple/core.h"
 #include "simple/node.h"
+#include "simple/coll.h"
 
 #endif

@@ -12,6 +12,7 @@ packages=(
   mpich libmpich-dev
   hwloc libhwloc-dev
   iproute2 procps
+  gnuplot-nox
 )
 
 missing=()

@@ -8,39 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "node/node_sync.h"
 #include "node/ops.h"
 #include "run/job.h"
 #include "simple/node.h"
 
-/* Slices below this size are not worth a thread: the barrier that follows
- * costs more than combining 1 KiB. */
-#define MIN_SLICE_BYTES 1024
-/* The accumulator a thread combines through: small enough to stay in L1
- * while the r inputs stream past it. */
+/* The accumulator a thread scans through: small enough to stay in L1. */
 #define CHUNK_BYTES 2048
-
-/* Publishes this thread's arguments for the call and waits for the node.
- * Returns the node's slots for this call, or NULL with *rc set: the
- * thread's own error, SIMPLE_ERR_PEER if another thread's check failed, or
- * SIMPLE_ERR_FATAL. */
-static simple__slot_t *publish(simple_t *s, const void *send, void *recv, void *ptr, size_t n,
-                               int err, int *rc) {
-  simple__node_t *node = s->node;
-  simple__slot_t *slots = node->slots[s->call++ & 1];
-  simple__slot_t *mine = &slots[s->thread];
-  mine->send = send;
-  mine->recv = recv;
-  mine->ptr = ptr;
-  mine->n = n;
-  unsigned flags = simple__barrier_wait(&node->barrier, err ? 1u : 0u);
-  *rc = (flags & SIMPLE__BARRIER_FATAL) ? SIMPLE_ERR_FATAL : err ? err : flags ? SIMPLE_ERR_PEER : 0;
-  return *rc ? NULL : slots;
-}
-
-static int finish(simple_t *s) {
-  return (simple__barrier_wait(&s->node->barrier, 0) & SIMPLE__BARRIER_FATAL) ? SIMPLE_ERR_FATAL
-                                                                                : 0;
-}
 
 static int check_root(const simple_t *s, int root) {
   return root < 0 || root >= s->node->threads ? SIMPLE_ERR_RANK : 0;
@@ -48,7 +22,7 @@ static int check_root(const simple_t *s, int root) {
 
 int simple_node_barrier(simple_t *s) {
   if (!s) return SIMPLE_ERR_NOT_IN_JOB;
-  return finish(s);
+  return simple__node_finish(s);
 }
 
 int simple_node_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, int root) {
@@ -60,17 +34,17 @@ int simple_node_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, 
   /* Small: the root's data travels in its slot, so the root need not wait
    * for the others to finish reading its buffer. */
   if (small && s->thread == root && bytes)
-    memcpy(s->node->slots[s->call & 1][root].data, buf, bytes);
-  simple__slot_t *slots = publish(s, buf, buf, NULL, count, err, &rc);
+    memcpy(simple__node_my_slot(s)->data, buf, bytes);
+  simple__slot_t *slots = simple__node_publish(s, buf, buf, NULL, count, err, &rc);
   if (!slots) return rc;
   if (s->thread != root && bytes) memcpy(buf, small ? slots[root].data : slots[root].send, bytes);
-  return small ? 0 : finish(s);
+  return small ? 0 : simple__node_finish(s);
 }
 
 int simple_node_share(simple_t *s, void **ptr, int root) {
   if (!s) return SIMPLE_ERR_NOT_IN_JOB;
   int rc, err = ptr ? check_root(s, root) : SIMPLE_ERR_ARG;
-  simple__slot_t *slots = publish(s, NULL, NULL, ptr ? *ptr : NULL, 0, err, &rc);
+  simple__slot_t *slots = simple__node_publish(s, NULL, NULL, ptr ? *ptr : NULL, 0, err, &rc);
   if (!slots) return rc;
   /* No closing barrier: the slots alternate by call, and no thread can
    * publish into this call's slots again before every thread has read them
@@ -84,11 +58,11 @@ int simple_node_share(simple_t *s, void **ptr, int root) {
 
 typedef enum { REDUCE, ALLREDUCE, SCAN, EXSCAN } combine_kind_t;
 
-/* Combines elements [lo, hi) of every thread's input into where `kind` puts
- * them. Only the calling thread touches these elements of any buffer, which
- * is what makes in-place calls (send == recv) safe without copies. */
-static void combine_slice(const simple__slot_t *slots, int r, int root, combine_kind_t kind,
-                          simple_type_t type, simple_op_t op, size_t lo, size_t hi) {
+/* Scans elements [lo, hi) of every thread's input in thread order. Only
+ * the calling thread touches these elements of any buffer, which is what
+ * makes in-place calls (send == recv) safe without copies. */
+static void scan_slice(const simple__slot_t *slots, int r, combine_kind_t kind,
+                       simple_type_t type, simple_op_t op, size_t lo, size_t hi) {
   _Alignas(SIMPLE__CACHE_LINE) unsigned char acc[CHUNK_BYTES];
   _Alignas(SIMPLE__CACHE_LINE) unsigned char tmp[CHUNK_BYTES];
   size_t es = simple_type_size(type), per = CHUNK_BYTES / es;
@@ -97,31 +71,19 @@ static void combine_slice(const simple__slot_t *slots, int r, int root, combine_
 #define SRC(u) ((const unsigned char *)slots[u].send + at)
 #define DST(u) ((unsigned char *)slots[u].recv + at)
     memcpy(acc, SRC(0), bytes);
-    switch (kind) {
-      case REDUCE:
-      case ALLREDUCE:
-        for (int u = 1; u < r; u++) simple__op_apply(op, type, acc, SRC(u), m);
-        if (kind == REDUCE) {
-          memcpy(DST(root), acc, bytes);
-        } else {
-          for (int u = 0; u < r; u++) memcpy(DST(u), acc, bytes);
-        }
-        break;
-      case SCAN:
-        if (DST(0) != SRC(0)) memcpy(DST(0), acc, bytes);
-        for (int u = 1; u < r; u++) {
-          simple__op_apply(op, type, acc, SRC(u), m);
-          memcpy(DST(u), acc, bytes);
-        }
-        break;
-      case EXSCAN:
-        for (int u = 1; u < r; u++) {
-          /* Read thread u's input before its output overwrites it in place. */
-          memcpy(tmp, SRC(u), bytes);
-          memcpy(DST(u), acc, bytes);
-          if (u + 1 < r) simple__op_apply(op, type, acc, tmp, m);
-        }
-        break;
+    if (kind == SCAN) {
+      if (DST(0) != SRC(0)) memcpy(DST(0), acc, bytes);
+      for (int u = 1; u < r; u++) {
+        simple__op_apply(op, type, acc, SRC(u), m);
+        memcpy(DST(u), acc, bytes);
+      }
+    } else { /* EXSCAN */
+      for (int u = 1; u < r; u++) {
+        /* Read thread u's input before its output overwrites it in place. */
+        memcpy(tmp, SRC(u), bytes);
+        memcpy(DST(u), acc, bytes);
+        if (u + 1 < r) simple__op_apply(op, type, acc, tmp, m);
+      }
     }
 #undef SRC
 #undef DST
@@ -175,28 +137,31 @@ static int combine(simple_t *s, const void *send, void *recv, size_t count, simp
   size_t es = simple_type_size(type);
   size_t bytes = err ? 0 : count * es;
   int small = bytes <= SIMPLE__INLINE_BYTES;
-  if (small && bytes) memcpy(s->node->slots[s->call & 1][me].data, send, bytes);
+  if (small && bytes) memcpy(simple__node_my_slot(s)->data, send, bytes);
   int rc;
-  const simple__slot_t *slots = publish(s, send, recv, NULL, count, err, &rc);
+  const simple__slot_t *slots = simple__node_publish(s, send, recv, NULL, count, err, &rc);
   if (!slots) return rc;
   if (count == 0) return 0; /* nothing is written, so nobody needs to wait */
   if (small) {
     combine_inline(slots, r, me, root, kind, type, op, count, recv);
     return 0;
   }
-  size_t nslices = bytes / MIN_SLICE_BYTES;
-  if (nslices < 1) nslices = 1;
-  if (nslices > (size_t)r) nslices = (size_t)r;
-  /* Slice boundaries on cache lines, so no two threads write one line. */
-  size_t line = SIMPLE__CACHE_LINE / es ? SIMPLE__CACHE_LINE / es : 1;
-  size_t per = (count + nslices - 1) / nslices;
-  per = (per + line - 1) / line * line;
-  size_t lo = (size_t)me * per;
-  if ((size_t)me < nslices && lo < count) {
-    size_t hi = lo + per < count ? lo + per : count;
-    combine_slice(slots, r, root, kind, type, op, lo, hi);
+  size_t lo, hi;
+  simple__node_slice(count, es, r, me, &lo, &hi);
+  if (lo < hi) {
+    if (kind == REDUCE) {
+      simple__node_combine_into(slots, r, type, op, lo, hi, slots[root].recv);
+    } else if (kind == ALLREDUCE) {
+      /* Combine into thread 0's buffer, then copy the finished slice to the
+       * others: each element of buffer 0 is read before it is written. */
+      simple__node_combine_into(slots, r, type, op, lo, hi, slots[0].recv);
+      for (int u = 1; u < r; u++)
+        memcpy((char *)slots[u].recv + lo * es, (char *)slots[0].recv + lo * es, (hi - lo) * es);
+    } else {
+      scan_slice(slots, r, kind, type, op, lo, hi);
+    }
   }
-  return finish(s);
+  return simple__node_finish(s);
 }
 
 int simple_node_reduce(simple_t *s, const void *send, void *recv, size_t count,
@@ -226,7 +191,7 @@ int simple_node_malloc(simple_t *s, size_t bytes, void **ptr) {
   if (!s) return SIMPLE_ERR_NOT_IN_JOB;
   int rc, err = ptr ? 0 : SIMPLE_ERR_ARG;
   if (ptr) *ptr = NULL;
-  simple__slot_t *slots = publish(s, NULL, NULL, NULL, bytes, err, &rc);
+  simple__slot_t *slots = simple__node_publish(s, NULL, NULL, NULL, bytes, err, &rc);
   if (!slots) return rc;
   /* Every thread checks the sizes itself and so reaches the same verdict
    * without another synchronization. */
@@ -237,7 +202,7 @@ int simple_node_malloc(simple_t *s, size_t bytes, void **ptr) {
     if (posix_memalign(&p, SIMPLE__CACHE_LINE, bytes ? bytes : 1) != 0) p = NULL;
     slots[0].ptr = p;
   }
-  if ((rc = finish(s)) != 0) return rc;
+  if ((rc = simple__node_finish(s)) != 0) return rc;
   if (!slots[0].ptr) return SIMPLE_ERR_NOMEM;
   *ptr = slots[0].ptr;
   return 0;
@@ -246,7 +211,7 @@ int simple_node_malloc(simple_t *s, size_t bytes, void **ptr) {
 int simple_node_free(simple_t *s, void *ptr) {
   if (!s) return SIMPLE_ERR_NOT_IN_JOB;
   int rc;
-  simple__slot_t *slots = publish(s, NULL, NULL, ptr, 0, 0, &rc);
+  simple__slot_t *slots = simple__node_publish(s, NULL, NULL, ptr, 0, 0, &rc);
   if (!slots) return rc;
   for (int u = 1; u < s->node->threads; u++)
     if (slots[u].ptr != slots[0].ptr) return SIMPLE_ERR_ARG;

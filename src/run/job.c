@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "net/net.h"
 #include "run/options.h"
 #include "run/pin.h"
 
@@ -119,8 +120,10 @@ static int allowed_cores(void) {
 static void free_node(simple__node_t *n) {
   free(n->threads_of);
   free(n->first_pid);
-  free(n->slots[0]);
-  free(n->slots[1]);
+  for (int k = 0; k < 2; k++) {
+    free(n->slots[k]);
+    free(n->scratch[k]);
+  }
 }
 
 /* Sets the team's shape: thread counts of every node, host-local placement,
@@ -274,6 +277,14 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
     return rc;
   }
 
+  if ((rc = simple__net_open(&node)) != 0) {
+    free(team);
+    free(tids);
+    free_node(&node);
+    MPI_Comm_free(&comm);
+    if (we_init) MPI_Finalize();
+    return startup_error(rank, rc, "could not set up the inter-node communicators");
+  }
   running = &node;
   for (int t = 0; t < node.threads; t++) {
     team[t] = (simple_t){.node = &node, .thread = t, .pid = node.first_pid[node.node] + t,
@@ -291,6 +302,7 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
   for (int t = 1; t < started; t++) pthread_join(tids[t], NULL);
   running = NULL;
 
+  simple__net_close(&node);
   simple__pin_close();
   simple__wait_policy.fatal = NULL;
   free(team);

@@ -39,9 +39,14 @@ typedef struct simple__node {
   int oversubscribed;   /* more runnable threads on the host than cores */
   int pin;              /* SIMPLE_PIN: bind each thread to a core */
   void *comm;           /* the job's MPI communicator (MPI_Comm, opaque here) */
+  void *net;            /* src/net's state: its communicators */
+  int lanes;            /* inter-node lanes: threads of a node that may drive
+                           transfers at once (src/net) */
 
   simple__barrier_t barrier;
   simple__slot_t *slots[2]; /* [2][threads] */
+  void *scratch[2];         /* node-shared work space, by call parity */
+  size_t scratch_size[2];
 
   atomic_int fatal; /* the job failed: waits return SIMPLE_ERR_FATAL */
 } simple__node_t;

@@ -1,0 +1,142 @@
+/* simple: collectives over every thread of the job (the papers' "Simple"
+ * library, combining the SMP node library with the inter-node layer).
+ *
+ * Every thread of the job makes the same calls in the same order. Arguments
+ * follow MPI's order with a count and a simple_type_t; roots are global
+ * thread ranks (simple_pid); counts of gather/scatter/allgather/alltoall
+ * are per thread (per destination thread for alltoall). SIMPLE_IN_PLACE
+ * works wherever MPI accepts MPI_IN_PLACE.
+ *
+ * Every algorithm is two-level: threads of a node combine or exchange in
+ * shared memory, reading each other's buffers in place; then the nodes
+ * exchange, one message per node pair carrying the data of all the node's
+ * threads, with several threads of a node driving different transfers at
+ * once; then the result is spread in shared memory.
+ *
+ * Costs use P nodes, r threads per node, n bytes per thread, alpha + beta m
+ * for an inter-node message of m bytes, b for a node barrier (~0.1-0.3 us)
+ * and B for memory bandwidth.
+ *
+ * Results of reductions and scans combine contributions in global rank
+ * order, so they are bitwise reproducible for a given layout and
+ * non-commutative user ops get rank order.
+ */
+#ifndef SIMPLE_COLL_H
+#define SIMPLE_COLL_H
+
+#include "simple/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Waits until every thread of the job has called it.
+ * Node barrier, node masters in MPI_Barrier, node release.
+ * Cost: 2b + barrier among P processes (~ceil(log2 P) alpha). */
+SIMPLE_API int simple_barrier(simple_t *s);
+
+/* Copies root's buf into every thread's buf.
+ * The root's node master broadcasts the root thread's buffer in place to
+ * the other node masters (MPI_Bcast among P, binomial or pipelined), then
+ * every thread copies from its master's buffer.
+ * Cost: 2b + bcast among P of n bytes (~log2 P (alpha + beta n) small,
+ * ~2 beta n large) + n/B. */
+SIMPLE_API int simple_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, int root);
+
+/* recv at thread root gets the combination of every thread's send.
+ * Same algorithm as allreduce, the result kept at the root only. */
+SIMPLE_API int simple_reduce(simple_t *s, const void *send, void *recv, size_t count,
+                             simple_type_t type, simple_op_t op, int root);
+
+/* Every thread's recv gets the combination of every thread's send.
+ * Small (n <= 4 KiB): the node combines into its master in shared memory
+ * (paper 001: flags in shared memory, no messages inside a node), masters
+ * run recursive doubling among nodes (one message per step), the result
+ * is read from the master's buffer.
+ *   Cost: 2b + r n/B + ceil(log2 P) (alpha + beta n) [+ 2 (alpha + beta n)
+ *   when P is not a power of two].
+ * Large: every thread combines a slice of the node's inputs; the node's
+ * array is cut into L lanes (L = fewest threads on any node) and lane l is
+ * reduced among nodes by thread l of every node at once: recursive-halving
+ * reduce-scatter then recursive-doubling allgather (Rabenseifner).
+ *   Cost: 2b + 2 n/B + 2 log2 P alpha + 2 (P-1)/P beta n, the inter-node
+ *   part shared by L threads driving transfers concurrently. */
+SIMPLE_API int simple_allreduce(simple_t *s, const void *send, void *recv, size_t count,
+                                simple_type_t type, simple_op_t op);
+
+/* Inclusive scan over global ranks: thread i's recv combines threads 0..i.
+ * Node-local scan in shared memory, an exclusive scan of the node totals
+ * among nodes, and a local fix-up combining the node prefix with each
+ * thread's result.
+ * Cost: 2b + 2 n/B + exscan among P (~log2 P (alpha + beta n)). */
+SIMPLE_API int simple_scan(simple_t *s, const void *send, void *recv, size_t count,
+                           simple_type_t type, simple_op_t op);
+/* Exclusive scan: thread i > 0 gets threads 0..i-1; thread 0's recv is
+ * left untouched (MPI leaves it undefined). Same algorithm as scan. */
+SIMPLE_API int simple_exscan(simple_t *s, const void *send, void *recv, size_t count,
+                             simple_type_t type, simple_op_t op);
+
+/* Root's recv gets count elements from every thread, in rank order
+ * (p * count elements). With SIMPLE_IN_PLACE as send at the root, the
+ * root's own block is already in place in recv.
+ * Node masters gather their threads' blocks in shared memory, then the
+ * root's master receives one message per node (the node's blocks
+ * together). Cost: b + (P-1)(alpha) + (p - r) n beta + p n/B at the root. */
+SIMPLE_API int simple_gather(simple_t *s, const void *send, void *recv, size_t count,
+                             simple_type_t type, int root);
+/* As gather with per-thread counts: thread i sends `count` elements,
+ * which land at recv + displs[i] (elements); counts and displs (p entries)
+ * are significant at the root only. */
+SIMPLE_API int simple_gatherv(simple_t *s, const void *send, size_t count, void *recv,
+                              const size_t *counts, const size_t *displs, simple_type_t type,
+                              int root);
+
+/* Thread i's recv gets block i (count elements) of root's send. With
+ * SIMPLE_IN_PLACE as recv at the root, the root's block stays in send.
+ * The reverse of gather; same cost. */
+SIMPLE_API int simple_scatter(simple_t *s, const void *send, void *recv, size_t count,
+                              simple_type_t type, int root);
+/* As scatter with per-thread counts and displacements (significant at the
+ * root); thread i receives `count` elements, which must equal counts[i]. */
+SIMPLE_API int simple_scatterv(simple_t *s, const void *send, const size_t *counts,
+                               const size_t *displs, void *recv, size_t count,
+                               simple_type_t type, int root);
+
+/* Every thread's recv gets count elements from every thread, in rank
+ * order. SIMPLE_IN_PLACE as send: each thread's block is already at
+ * recv + pid * count.
+ * Node blocks assembled in shared memory, node masters exchange them
+ * (MPI_Allgatherv of one block per node), every thread copies the whole.
+ * Cost: 2b + allgather among P of r n bytes + p n/B. */
+SIMPLE_API int simple_allgather(simple_t *s, const void *send, void *recv, size_t count,
+                                simple_type_t type);
+/* As allgather with per-thread counts: thread i sends `count` elements,
+ * landing at recv + displs[i] everywhere; counts and displs have p entries
+ * on every thread. */
+SIMPLE_API int simple_allgatherv(simple_t *s, const void *send, size_t count, void *recv,
+                                 const size_t *counts, const size_t *displs, simple_type_t type);
+
+/* Thread i sends block j (count elements) of its send to thread j, which
+ * stores it as block i of its recv. SIMPLE_IN_PLACE as send: recv holds the
+ * outgoing blocks and is overwritten.
+ * Paper 000's multithreaded alltoall: one thread moves the node-local
+ * blocks in shared memory while the others each exchange with a share of
+ * the other nodes; the blocks of all threads of a node for one destination
+ * node travel as one message (r_src r_dst n bytes); pairwise XOR schedule
+ * when P is a power of two, a shifted schedule otherwise.
+ * Cost: 2b + (P-1)/T (alpha + beta r^2 n) with T threads sending at once
+ * + local packing (r^2 n / B per node pair). */
+SIMPLE_API int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count,
+                               simple_type_t type);
+/* As alltoall with per-pair counts and displacements (elements), p entries
+ * each: scounts[j] elements at send + sdispls[j] go to thread j, rcounts[i]
+ * elements from thread i land at recv + rdispls[i]. Same algorithm. */
+SIMPLE_API int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts,
+                                const size_t *sdispls, void *recv, const size_t *rcounts,
+                                const size_t *rdispls, simple_type_t type);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIMPLE_COLL_H */

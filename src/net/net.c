@@ -1,0 +1,160 @@
+#include "net/net.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simple/core.h"
+
+/* MPI counts are ints: larger messages go in pieces of this many bytes. */
+#define PART_BYTES ((size_t)1 << 30)
+
+typedef struct {
+  MPI_Comm coll;  /* node-level collectives */
+  int nlanes;
+  MPI_Comm lane[SIMPLE__NET_MAX_LANES];
+} net_t;
+
+static net_t *net(simple__node_t *n) { return n->net; }
+
+static int ok(int mpi_rc) { return mpi_rc == MPI_SUCCESS ? 0 : SIMPLE_ERR_MPI; }
+
+int simple__net_open(simple__node_t *n) {
+  net_t *t = calloc(1, sizeof *t);
+  if (!t) return SIMPLE_ERR_NOMEM;
+  MPI_Comm base = *(MPI_Comm *)n->comm;
+  int maxthreads = 1;
+  for (int k = 0; k < n->nodes; k++)
+    if (n->threads_of[k] > maxthreads) maxthreads = n->threads_of[k];
+  t->nlanes = maxthreads < SIMPLE__NET_MAX_LANES ? maxthreads : SIMPLE__NET_MAX_LANES;
+  int rc = MPI_Comm_dup(base, &t->coll);
+  for (int l = 0; l < t->nlanes && rc == MPI_SUCCESS; l++) {
+    rc = MPI_Comm_dup(base, &t->lane[l]);
+    if (rc == MPI_SUCCESS) MPI_Comm_set_errhandler(t->lane[l], MPI_ERRORS_RETURN);
+  }
+  MPI_Comm_set_errhandler(t->coll, MPI_ERRORS_RETURN);
+  n->net = t;
+  n->lanes = t->nlanes;
+  return ok(rc);
+}
+
+void simple__net_close(simple__node_t *n) {
+  net_t *t = net(n);
+  if (!t) return;
+  for (int l = 0; l < t->nlanes; l++) MPI_Comm_free(&t->lane[l]);
+  MPI_Comm_free(&t->coll);
+  free(t);
+  n->net = NULL;
+}
+
+static MPI_Comm lane_comm(simple__node_t *n, int lane) {
+  net_t *t = net(n);
+  return t->lane[lane % t->nlanes];
+}
+
+/* Splits a transfer into int-sized parts; each part gets its own request. */
+static int post(simple__node_t *n, int lane, void *buf, size_t bytes, int peer, int tag,
+                simple__net_req_t *req, int is_send) {
+  MPI_Comm c = lane_comm(n, lane);
+  size_t parts = bytes == 0 ? 1 : (bytes + PART_BYTES - 1) / PART_BYTES;
+  if (parts > SIMPLE__NET_REQ_PARTS) return SIMPLE_ERR_COUNT;
+  req->nparts = (int)parts;
+  for (size_t p = 0; p < parts; p++) {
+    size_t off = p * PART_BYTES;
+    int len = (int)(bytes - off < PART_BYTES ? bytes - off : PART_BYTES);
+    MPI_Request r;
+    int rc = is_send ? MPI_Isend((char *)buf + off, len, MPI_BYTE, peer, tag, c, &r)
+                     : MPI_Irecv((char *)buf + off, len, MPI_BYTE, peer, tag, c, &r);
+    if (rc != MPI_SUCCESS) return SIMPLE_ERR_MPI;
+    _Static_assert(sizeof(MPI_Request) <= sizeof(long long), "MPI_Request fits the slot");
+    memcpy(&req->part[p], &r, sizeof r);
+  }
+  return 0;
+}
+
+int simple__net_isend(simple__node_t *n, int lane, const void *buf, size_t bytes, int dest,
+                      int tag, simple__net_req_t *req) {
+  return post(n, lane, (void *)buf, bytes, dest, tag, req, 1);
+}
+
+int simple__net_irecv(simple__node_t *n, int lane, void *buf, size_t bytes, int src, int tag,
+                      simple__net_req_t *req) {
+  return post(n, lane, buf, bytes, src, tag, req, 0);
+}
+
+int simple__net_waitall(simple__net_req_t *reqs, int count) {
+  int rc = 0;
+  for (int i = 0; i < count; i++)
+    for (int p = 0; p < reqs[i].nparts; p++) {
+      MPI_Request r;
+      memcpy(&r, &reqs[i].part[p], sizeof r);
+      if (MPI_Wait(&r, MPI_STATUS_IGNORE) != MPI_SUCCESS) rc = SIMPLE_ERR_MPI;
+    }
+  return rc;
+}
+
+int simple__net_send(simple__node_t *n, int lane, const void *buf, size_t bytes, int dest,
+                     int tag) {
+  if (bytes <= PART_BYTES)
+    return ok(MPI_Send(buf, (int)bytes, MPI_BYTE, dest, tag, lane_comm(n, lane)));
+  simple__net_req_t r;
+  int rc = simple__net_isend(n, lane, buf, bytes, dest, tag, &r);
+  return rc ? rc : simple__net_waitall(&r, 1);
+}
+
+int simple__net_recv(simple__node_t *n, int lane, void *buf, size_t bytes, int src, int tag) {
+  if (bytes <= PART_BYTES)
+    return ok(MPI_Recv(buf, (int)bytes, MPI_BYTE, src, tag, lane_comm(n, lane),
+                       MPI_STATUS_IGNORE));
+  simple__net_req_t r;
+  int rc = simple__net_irecv(n, lane, buf, bytes, src, tag, &r);
+  return rc ? rc : simple__net_waitall(&r, 1);
+}
+
+int simple__net_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
+                         void *rbuf, size_t rbytes, int src, int tag) {
+  if (sbytes <= PART_BYTES && rbytes <= PART_BYTES && dest >= 0 && src >= 0)
+    return ok(MPI_Sendrecv(sbuf, (int)sbytes, MPI_BYTE, dest, tag, rbuf, (int)rbytes, MPI_BYTE,
+                           src, tag, lane_comm(n, lane), MPI_STATUS_IGNORE));
+  simple__net_req_t r[2];
+  int k = 0, rc = 0;
+  if (src >= 0) rc = simple__net_irecv(n, lane, rbuf, rbytes, src, tag, &r[k++]);
+  if (!rc && dest >= 0) rc = simple__net_isend(n, lane, sbuf, sbytes, dest, tag, &r[k++]);
+  int rc2 = simple__net_waitall(r, k);
+  return rc ? rc : rc2;
+}
+
+int simple__net_barrier(simple__node_t *n) { return ok(MPI_Barrier(net(n)->coll)); }
+
+int simple__net_bcast(simple__node_t *n, void *buf, size_t bytes, int root) {
+  for (size_t off = 0; off < bytes || (bytes == 0 && off == 0); off += PART_BYTES) {
+    int len = (int)(bytes - off < PART_BYTES ? bytes - off : PART_BYTES);
+    if (MPI_Bcast((char *)buf + off, len, MPI_BYTE, root, net(n)->coll) != MPI_SUCCESS)
+      return SIMPLE_ERR_MPI;
+    if (bytes == 0) break;
+  }
+  return 0;
+}
+
+int simple__net_allgather(simple__node_t *n, const void *sbuf, size_t bytes, void *rbuf) {
+  if (bytes > INT_MAX) return SIMPLE_ERR_COUNT;
+  return ok(MPI_Allgather(sbuf, (int)bytes, MPI_BYTE, rbuf, (int)bytes, MPI_BYTE, net(n)->coll));
+}
+
+int simple__net_allgatherv(simple__node_t *n, const void *sbuf, const size_t *counts,
+                           const size_t *displs, void *rbuf) {
+  int P = n->nodes;
+  int *c = malloc(sizeof(int) * 2 * (size_t)P);
+  if (!c) return SIMPLE_ERR_NOMEM;
+  int *d = c + P, rc = 0;
+  for (int k = 0; k < P; k++) {
+    if (counts[k] > INT_MAX || displs[k] > INT_MAX) rc = SIMPLE_ERR_COUNT;
+    c[k] = (int)counts[k];
+    d[k] = (int)displs[k];
+  }
+  if (!rc)
+    rc = ok(MPI_Allgatherv(sbuf, c[n->node], MPI_BYTE, rbuf, c, d, MPI_BYTE, net(n)->coll));
+  free(c);
+  return rc;
+}

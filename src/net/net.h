@@ -1,0 +1,60 @@
+/* The inter-node communication layer (paper 000's ICL): messages and
+ * collectives between nodes, over MPI. With src/run (MPI start and end),
+ * the only code that calls MPI.
+ *
+ * Lanes: a node's threads may drive transfers to other nodes at the same
+ * time. Each lane is its own MPI communicator, used by at most one thread
+ * per node at a time (by convention thread t of each node uses lane t), so
+ * concurrent transfers never match each other's messages and MPI's
+ * per-communicator ordering keeps successive collectives apart without
+ * sequence numbers in the tags. Node-level collectives (one thread per node
+ * calling) run on a communicator of their own.
+ *
+ * Sizes are in bytes; messages larger than MPI's int count are split. */
+#ifndef SIMPLE_NET_NET_H
+#define SIMPLE_NET_NET_H
+
+#include <stddef.h>
+
+#include "run/job.h"
+
+/* Lanes available: min(max threads on any node, SIMPLE__NET_MAX_LANES). */
+#define SIMPLE__NET_MAX_LANES 64
+
+/* Called once per process by simple_run after MPI is up. */
+int simple__net_open(simple__node_t *n);
+void simple__net_close(simple__node_t *n);
+
+/* A nonblocking transfer; complete it with simple__net_waitall. Large
+ * messages use several MPI requests. */
+#define SIMPLE__NET_REQ_PARTS 4
+typedef struct {
+  int nparts;
+  long long part[SIMPLE__NET_REQ_PARTS]; /* MPI_Request handles, opaque here */
+} simple__net_req_t;
+
+int simple__net_isend(simple__node_t *n, int lane, const void *buf, size_t bytes, int dest,
+                      int tag, simple__net_req_t *req);
+int simple__net_irecv(simple__node_t *n, int lane, void *buf, size_t bytes, int src, int tag,
+                      simple__net_req_t *req);
+int simple__net_waitall(simple__net_req_t *reqs, int count);
+
+int simple__net_send(simple__node_t *n, int lane, const void *buf, size_t bytes, int dest,
+                     int tag);
+int simple__net_recv(simple__node_t *n, int lane, void *buf, size_t bytes, int src, int tag);
+/* Sends to dest and receives from src at once (either may be -1: none). */
+int simple__net_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
+                         void *rbuf, size_t rbytes, int src, int tag);
+
+/* Node-level collectives: exactly one thread per node calls, in the same
+ * order on every node. They use MPI's own algorithms. */
+int simple__net_barrier(simple__node_t *n);
+int simple__net_bcast(simple__node_t *n, void *buf, size_t bytes, int root);
+/* Every node contributes `bytes`; rbuf gets them in node order. */
+int simple__net_allgather(simple__node_t *n, const void *sbuf, size_t bytes, void *rbuf);
+/* Node k contributes counts[k] bytes, placed at displs[k] (bytes) in rbuf.
+ * Counts and displacements must fit MPI's int. */
+int simple__net_allgatherv(simple__node_t *n, const void *sbuf, const size_t *counts,
+                           const size_t *displs, void *rbuf);
+
+#endif

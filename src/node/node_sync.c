@@ -1,0 +1,77 @@
+#include "node/node_sync.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "node/ops.h"
+
+/* Slices below this size are not worth a thread: the barrier that follows
+ * costs more than combining 1 KiB. */
+#define MIN_SLICE_BYTES 1024
+/* The accumulator a thread combines through: small enough to stay in L1
+ * while the r inputs stream past it. */
+#define CHUNK_BYTES 2048
+
+simple__slot_t *simple__node_publish(simple_t *s, const void *send, void *recv, void *ptr,
+                                     size_t n, int err, int *rc) {
+  simple__node_t *node = s->node;
+  simple__slot_t *slots = node->slots[s->call++ & 1];
+  simple__slot_t *mine = &slots[s->thread];
+  mine->send = send;
+  mine->recv = recv;
+  mine->ptr = ptr;
+  mine->n = n;
+  unsigned flags = simple__barrier_wait(&node->barrier, err ? 1u : 0u);
+  *rc = (flags & SIMPLE__BARRIER_FATAL) ? SIMPLE_ERR_FATAL
+        : err                           ? err
+        : flags                         ? SIMPLE_ERR_PEER
+                                        : 0;
+  return *rc ? NULL : slots;
+}
+
+int simple__node_finish(simple_t *s) {
+  unsigned flags = simple__barrier_wait(&s->node->barrier, 0);
+  return (flags & SIMPLE__BARRIER_FATAL) ? SIMPLE_ERR_FATAL : 0;
+}
+
+void *simple__node_scratch(simple_t *s, size_t bytes) {
+  simple__node_t *n = s->node;
+  int k = s->call & 1;
+  if (n->scratch_size[k] < bytes || !n->scratch[k]) {
+    /* Grow geometrically so a sweep of growing sizes reallocates rarely. */
+    size_t want = n->scratch_size[k] * 2 > bytes ? n->scratch_size[k] * 2 : bytes;
+    void *p = NULL;
+    if (posix_memalign(&p, SIMPLE__CACHE_LINE, want ? want : SIMPLE__CACHE_LINE) != 0)
+      return NULL;
+    free(n->scratch[k]);
+    n->scratch[k] = p;
+    n->scratch_size[k] = want;
+  }
+  return n->scratch[k];
+}
+
+void simple__node_combine_into(const simple__slot_t *slots, int r, simple_type_t type,
+                               simple_op_t op, size_t lo, size_t hi, void *dest) {
+  _Alignas(SIMPLE__CACHE_LINE) unsigned char acc[CHUNK_BYTES];
+  size_t es = simple_type_size(type), per = CHUNK_BYTES / es;
+  for (size_t off = lo; off < hi; off += per) {
+    size_t m = hi - off < per ? hi - off : per, at = off * es;
+    memcpy(acc, (const unsigned char *)slots[0].send + at, m * es);
+    for (int u = 1; u < r; u++)
+      simple__op_apply(op, type, acc, (const unsigned char *)slots[u].send + at, m);
+    memcpy((unsigned char *)dest + at, acc, m * es);
+  }
+}
+
+void simple__node_slice(size_t count, size_t elem, int r, int me, size_t *lo, size_t *hi) {
+  size_t nslices = count * elem / MIN_SLICE_BYTES;
+  if (nslices < 1) nslices = 1;
+  if (nslices > (size_t)r) nslices = (size_t)r;
+  /* Boundaries on cache lines, so no two threads write one line. */
+  size_t line = SIMPLE__CACHE_LINE / elem ? SIMPLE__CACHE_LINE / elem : 1;
+  size_t per = (count + nslices - 1) / nslices;
+  per = (per + line - 1) / line * line;
+  *lo = (size_t)me < nslices ? (size_t)me * per : count;
+  if (*lo > count) *lo = count;
+  *hi = *lo + per < count ? *lo + per : count;
+}

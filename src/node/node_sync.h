@@ -1,0 +1,54 @@
+/* Internal: the shape every node-level phase of a collective shares, for
+ * src/node and the layers above it (src/coll, ...).
+ *
+ *   1. each thread fills its slot (simple__node_my_slot: buffers, inline
+ *      data) and calls simple__node_publish, one barrier that also combines
+ *      the argument checks of all threads;
+ *   2. threads work on each other's buffers through the returned slots;
+ *   3. if a thread wrote into another's buffer, simple__node_finish (a
+ *      barrier) keeps everyone in the call until the writes are done.
+ *
+ * Slots alternate by call parity: a thread that left call k can publish
+ * for call k+1 while slower threads still read call k's slots, and nobody
+ * can publish for call k+2 before everyone has left call k. */
+#ifndef SIMPLE_NODE_SYNC_H
+#define SIMPLE_NODE_SYNC_H
+
+#include "run/job.h"
+
+/* The calling thread's slot for its next publish. */
+static inline simple__slot_t *simple__node_my_slot(simple_t *s) {
+  return &s->node->slots[s->call & 1][s->thread];
+}
+
+/* Publishes this thread's arguments and waits for the node. Returns the
+ * node's slots for this call, or NULL with *rc set: the thread's own error
+ * `err`, SIMPLE_ERR_PEER if another thread's check failed, or
+ * SIMPLE_ERR_FATAL. */
+simple__slot_t *simple__node_publish(simple_t *s, const void *send, void *recv, void *ptr,
+                                     size_t n, int err, int *rc);
+
+/* A closing barrier; SIMPLE_ERR_FATAL if the job failed meanwhile. */
+int simple__node_finish(simple_t *s);
+
+/* Thread 0 only, before publishing: a node-shared scratch block of at least
+ * `bytes` for the coming call (64-byte aligned), reused from call to call
+ * and grown when needed; NULL if out of memory. Publish it through the
+ * slot's ptr for the others. Two blocks alternate by call parity, so a
+ * block is never grown while a slower thread still reads it. */
+void *simple__node_scratch(simple_t *s, size_t bytes);
+
+/* The sliced combination of the node library, for layers that combine
+ * into a buffer of their own: combines elements [lo, hi) of every thread's
+ * slots[u].send, in thread order, into dest (element-indexed like the
+ * inputs). dest may be any thread's input: each element is read before it
+ * is written. */
+void simple__node_combine_into(const simple__slot_t *slots, int r, simple_type_t type,
+                               simple_op_t op, size_t lo, size_t hi, void *dest);
+
+/* The slice [*lo, *hi) of count elements that thread `me` of r handles in a
+ * sliced operation (cache-line aligned, at least 1 KiB each); empty when
+ * *lo >= *hi. */
+void simple__node_slice(size_t count, size_t elem, int r, int me, size_t *lo, size_t *hi);
+
+#endif
