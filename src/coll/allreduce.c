@@ -1,0 +1,106 @@
+/* simple_reduce and simple_allreduce over every thread of the job. */
+#include <string.h>
+
+#include "coll/coll.h"
+#include "simple/coll.h"
+#include "simple/node.h"
+
+/* Up to this many bytes, node masters combine the whole vector and run
+ * recursive doubling among nodes (latency-bound: log2 P messages); above,
+ * all threads share the combining and several lanes run Rabenseifner's
+ * bandwidth-optimal allreduce at once. */
+#define SMALL_BYTES 8192
+
+/* Small vectors: the master combines the node's inputs into the scratch
+ * (paper 001: the other threads only raise their flags, by arriving at the
+ * barrier), reduces among nodes, and everyone reads the result from the
+ * scratch after the closing barrier. */
+static int reduce_small(simple_t *s, const simple__slot_t *slots, size_t count,
+                        simple_type_t type, simple_op_t op, int want_result, void *recv) {
+  simple__node_t *n = s->node;
+  size_t bytes = count * simple_type_size(type);
+  unsigned char *acc = slots[0].ptr, *tmp = acc + bytes;
+  int rc = 0;
+  if (s->thread == 0) {
+    simple__node_combine_into(slots, n->threads, type, op, 0, count, acc);
+    rc = simple__coll_net_allreduce_rd(n, 0, acc, tmp, count, type, op);
+  }
+  /* The master's return code travels to the node through the barrier. */
+  unsigned f = simple__barrier_wait(&n->barrier, rc ? 1u : 0u);
+  if (f & SIMPLE__BARRIER_FATAL) return SIMPLE_ERR_FATAL;
+  if (f) return rc ? rc : SIMPLE_ERR_PEER;
+  if (want_result) memcpy(recv, acc, bytes);
+  return 0;
+}
+
+/* Large vectors: every thread combines a slice of the node's inputs into
+ * the scratch; lane l of the scratch is then reduced among nodes by thread
+ * l of every node, all lanes at once; everyone copies the result out. */
+static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count,
+                        simple_type_t type, simple_op_t op, int want_result, void *recv) {
+  simple__node_t *n = s->node;
+  int me = s->thread, r = n->threads;
+  size_t es = simple_type_size(type), bytes = count * es;
+  unsigned char *acc = slots[0].ptr, *tmp = acc + bytes;
+  size_t lo, hi;
+  simple__node_slice(count, es, r, me, &lo, &hi);
+  if (lo < hi) simple__node_combine_into(slots, r, type, op, lo, hi, acc);
+  int rc = simple__node_finish(s);
+  if (rc) return rc;
+  /* Lane boundaries on cache lines: lanes are written by different threads. */
+  int lanes = simple__coll_lanes(n);
+  if (me < lanes) {
+    size_t line = SIMPLE__CACHE_LINE / es ? SIMPLE__CACHE_LINE / es : 1;
+    size_t per = ((count + (size_t)lanes - 1) / (size_t)lanes + line - 1) / line * line;
+    size_t l0 = (size_t)me * per < count ? (size_t)me * per : count;
+    size_t l1 = l0 + per < count ? l0 + per : count;
+    if (l1 > l0)
+      rc = simple__coll_net_allreduce_rab(n, me, acc + l0 * es, tmp + l0 * es, l1 - l0, type, op);
+  }
+  unsigned f = simple__barrier_wait(&n->barrier, rc ? 1u : 0u);
+  if (f & SIMPLE__BARRIER_FATAL) return SIMPLE_ERR_FATAL;
+  if (f) return rc ? rc : SIMPLE_ERR_PEER;
+  if (want_result) memcpy(recv, acc, bytes);
+  return 0;
+}
+
+/* root < 0: allreduce. */
+static int reduce_common(simple_t *s, const void *send, void *recv, size_t count,
+                         simple_type_t type, simple_op_t op, int root) {
+  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  simple__node_t *n = s->node;
+  if (n->nodes == 1) {
+    /* One node: the node library is the whole job. */
+    return root < 0 ? simple_node_allreduce(s, send, recv, count, type, op)
+                    : simple_node_reduce(s, send, recv, count, type, op, root);
+  }
+  int want_result = root < 0 || s->pid == root;
+  int err = root >= n->nprocs ? SIMPLE_ERR_RANK : simple__op_check(op, type);
+  if (!err && send == SIMPLE_IN_PLACE) {
+    if (!want_result) err = SIMPLE_ERR_ARG;
+    send = recv;
+  }
+  if (!err) err = simple__check_buffer(send, count, type);
+  if (!err && want_result) err = simple__check_buffer(recv, count, type);
+  size_t bytes = err ? 0 : count * simple_type_size(type);
+  void *scratch = NULL;
+  if (s->thread == 0 && !err && !(scratch = simple__node_scratch(s, 2 * bytes)))
+    err = SIMPLE_ERR_NOMEM;
+  int rc;
+  const simple__slot_t *slots = simple__node_publish(s, send, recv, scratch, count, err, &rc);
+  if (!slots) return rc;
+  if (count == 0) return 0;
+  return bytes <= SMALL_BYTES ? reduce_small(s, slots, count, type, op, want_result, recv)
+                              : reduce_large(s, slots, count, type, op, want_result, recv);
+}
+
+int simple_allreduce(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
+                     simple_op_t op) {
+  return reduce_common(s, send, recv, count, type, op, -1);
+}
+
+int simple_reduce(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
+                  simple_op_t op, int root) {
+  if (s && root < 0) return SIMPLE_ERR_RANK;
+  return reduce_common(s, send, recv, count, type, op, root);
+}

@@ -1,0 +1,36 @@
+/* Internal: pieces shared by the hybrid collectives of src/coll. */
+#ifndef SIMPLE_COLL_COLL_H
+#define SIMPLE_COLL_COLL_H
+
+#include <stddef.h>
+
+#include "node/node_sync.h"
+#include "node/ops.h"
+#include "run/job.h"
+
+/* Threads of the smallest node: how many lanes can run in parallel with a
+ * driving thread on every node. */
+int simple__coll_lanes(const simple__node_t *n);
+
+/* Allreduce of count elements among the nodes, one thread per node on
+ * `lane`, combining in node order (so the result is identical on every node
+ * and non-commutative ops are applied in rank order). buf holds this node's
+ * contribution and receives the result; tmp has room for count elements.
+ *
+ * recursive doubling: ceil(log2 P) steps of one exchange of the whole
+ * vector, plus a fold step in and out when P is not a power of two:
+ *   cost (log2 P + 2) (alpha + beta n). Best for small vectors.
+ * Rabenseifner: recursive-halving reduce-scatter, recursive-doubling
+ * allgather, with the same fold: cost 2 log2 P alpha + 2 beta n + 2 beta n
+ * for the fold. Best for large vectors. */
+int simple__coll_net_allreduce_rd(simple__node_t *n, int lane, void *buf, void *tmp,
+                                  size_t count, simple_type_t type, simple_op_t op);
+int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void *tmp,
+                                   size_t count, simple_type_t type, simple_op_t op);
+
+/* buf = in (op) buf, through tmp (count elements): the left operand is the
+ * lower-ranked contribution, as simple__op_apply's acc. */
+void simple__coll_apply_left(simple_op_t op, simple_type_t type, const void *in, void *buf,
+                             void *tmp, size_t count);
+
+#endif

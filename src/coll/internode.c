@@ -1,0 +1,136 @@
+/* Ordered reductions among nodes, one thread per node per lane. */
+#include <string.h>
+
+#include "coll/coll.h"
+#include "net/net.h"
+
+enum { TAG_FOLD = 1, TAG_RS, TAG_AG, TAG_UNFOLD, TAG_RD };
+
+int simple__coll_lanes(const simple__node_t *n) {
+  int m = n->threads_of[0];
+  for (int k = 1; k < n->nodes; k++)
+    if (n->threads_of[k] < m) m = n->threads_of[k];
+  return m < n->lanes ? m : n->lanes;
+}
+
+void simple__coll_apply_left(simple_op_t op, simple_type_t type, const void *in, void *buf,
+                             void *tmp, size_t count) {
+  size_t bytes = count * simple_type_size(type);
+  memcpy(tmp, in, bytes);
+  simple__op_apply(op, type, tmp, buf, count);
+  memcpy(buf, tmp, bytes);
+}
+
+/* Non-power-of-two node counts: nodes 2i and 2i+1 (i < rem) fold into one,
+ * the odd one keeping (even op odd); every other node keeps its data.
+ * Returns this node's rank among the pof2 survivors, or -1 if it sat out. */
+static int fold_in(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
+                   simple_type_t type, simple_op_t op, int pof2, int *rc) {
+  int me = n->node, rem = n->nodes - pof2;
+  size_t bytes = count * simple_type_size(type);
+  if (me >= 2 * rem) return me - rem;
+  if (me % 2 == 0) {
+    *rc = simple__net_send(n, lane, buf, bytes, me + 1, TAG_FOLD);
+    return -1;
+  }
+  *rc = simple__net_recv(n, lane, tmp, bytes, me - 1, TAG_FOLD);
+  /* buf = tmp (op) buf: the even node is the lower rank. */
+  simple__op_apply(op, type, tmp, buf, count);
+  memcpy(buf, tmp, bytes);
+  return me / 2;
+}
+
+static int fold_out(simple__node_t *n, int lane, void *buf, size_t bytes, int pof2) {
+  int me = n->node, rem = n->nodes - pof2;
+  if (me >= 2 * rem) return 0;
+  if (me % 2) return simple__net_send(n, lane, buf, bytes, me - 1, TAG_UNFOLD);
+  return simple__net_recv(n, lane, buf, bytes, me + 1, TAG_UNFOLD);
+}
+
+/* The node rank of survivor `newrank`. */
+static int real_rank(int newrank, int rem) { return newrank < rem ? 2 * newrank + 1 : newrank + rem; }
+
+static int pof2_below(int P) {
+  int p = 1;
+  while (p * 2 <= P) p *= 2;
+  return p;
+}
+
+int simple__coll_net_allreduce_rd(simple__node_t *n, int lane, void *buf, void *tmp,
+                                  size_t count, simple_type_t type, simple_op_t op) {
+  int P = n->nodes, pof2 = pof2_below(P), rem = P - pof2, rc = 0;
+  size_t bytes = count * simple_type_size(type);
+  int newrank = fold_in(n, lane, buf, tmp, count, type, op, pof2, &rc);
+  if (rc) return rc;
+  if (newrank >= 0) {
+    for (int mask = 1; mask < pof2; mask <<= 1) {
+      int newpartner = newrank ^ mask, partner = real_rank(newpartner, rem);
+      rc = simple__net_sendrecv(n, lane, buf, bytes, partner, tmp, bytes, partner, TAG_RD);
+      if (rc) return rc;
+      if (newpartner < newrank) {
+        simple__op_apply(op, type, tmp, buf, count); /* tmp = theirs (op) mine */
+        memcpy(buf, tmp, bytes);
+      } else {
+        simple__op_apply(op, type, buf, tmp, count);
+      }
+    }
+  }
+  return fold_out(n, lane, buf, bytes, pof2);
+}
+
+/* First element of piece i when count elements are cut into k pieces. */
+static size_t piece(size_t count, int k, int i) {
+  size_t q = count / (size_t)k, r = count % (size_t)k;
+  return (size_t)i * q + ((size_t)i < r ? (size_t)i : r);
+}
+
+int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void *tmp,
+                                   size_t count, simple_type_t type, simple_op_t op) {
+  int P = n->nodes, pof2 = pof2_below(P), rem = P - pof2, rc = 0;
+  size_t es = simple_type_size(type);
+  unsigned char *b = buf, *t = tmp;
+  int newrank = fold_in(n, lane, buf, tmp, count, type, op, pof2, &rc);
+  if (rc) return rc;
+  if (newrank >= 0) {
+    /* Reduce-scatter by recursive halving, partners at distance 1, 2, 4...:
+     * at each step keep one half of the current window of pieces (the lower
+     * one if our bit `mask` is 0), send the other, and combine what the
+     * partner sent for ours. Both partners then hold the combination over
+     * an aligned block of 2 mask ranks, the lower block on the left: rank
+     * order, whatever the op. */
+    int lo = 0, hi = pof2; /* window of pieces still ours */
+    for (int mask = 1; mask < pof2; mask <<= 1) {
+      int newpartner = newrank ^ mask, partner = real_rank(newpartner, rem);
+      int mid = lo + (hi - lo) / 2;
+      int keep_lo = newrank < newpartner ? lo : mid, keep_hi = newrank < newpartner ? mid : hi;
+      int send_lo = newrank < newpartner ? mid : lo, send_hi = newrank < newpartner ? hi : mid;
+      size_t k0 = piece(count, pof2, keep_lo), k1 = piece(count, pof2, keep_hi);
+      size_t s0 = piece(count, pof2, send_lo), s1 = piece(count, pof2, send_hi);
+      rc = simple__net_sendrecv(n, lane, b + s0 * es, (s1 - s0) * es, partner, t + k0 * es,
+                                (k1 - k0) * es, partner, TAG_RS);
+      if (rc) return rc;
+      if (newpartner < newrank) {
+        simple__op_apply(op, type, t + k0 * es, b + k0 * es, k1 - k0);
+        memcpy(b + k0 * es, t + k0 * es, (k1 - k0) * es);
+      } else {
+        simple__op_apply(op, type, b + k0 * es, t + k0 * es, k1 - k0);
+      }
+      lo = keep_lo;
+      hi = keep_hi;
+    }
+    /* Allgather by recursive doubling, undoing the halving steps in reverse
+     * order: the partner holds the sibling window. */
+    for (int mask = pof2 >> 1; mask >= 1; mask >>= 1) {
+      int newpartner = newrank ^ mask, partner = real_rank(newpartner, rem);
+      int width = hi - lo;
+      int plo = newpartner < newrank ? lo - width : hi, phi = plo + width;
+      size_t m0 = piece(count, pof2, lo), m1 = piece(count, pof2, hi);
+      size_t p0 = piece(count, pof2, plo), p1 = piece(count, pof2, phi);
+      rc = simple__net_sendrecv(n, lane, b + m0 * es, (m1 - m0) * es, partner, b + p0 * es,
+                                (p1 - p0) * es, partner, TAG_AG);
+      if (rc) return rc;
+      if (plo < lo) lo = plo; else hi = phi;
+    }
+  }
+  return fold_out(n, lane, buf, count * es, pof2);
+}
