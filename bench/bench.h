@@ -10,6 +10,8 @@
 typedef struct {
   int quick;        /* fewer sizes and samples: a smoke run */
   size_t max_bytes; /* largest message size */
+  const char *only; /* coll: comma-separated collectives to run; NULL = default set */
+  int han;          /* coll-mpi: Open MPI's hierarchical collectives (coll/han) */
 } bench_opts_t;
 
 /* Median of n values (sorts v in place). */
@@ -23,11 +25,26 @@ int bench_batch(double per_op, double target);
  * the first processor. Return the process exit status. */
 int bench_node_hybrid(int argc, char **argv, const bench_opts_t *o);
 int bench_node_mpi(int argc, char **argv, const bench_opts_t *o);
+int bench_coll_hybrid(int argc, char **argv, const bench_opts_t *o);
+int bench_coll_mpi(int argc, char **argv, const bench_opts_t *o);
+
+/* The collectives of `simple-bench coll`, by name, in the order they run.
+ * Those with in_default = 0 (the v-variants) run only when --only names
+ * them (or --only all). Returns the number of entries. */
+typedef struct {
+  const char *name;
+  int in_default;
+  int sized; /* 0: barrier, one row of 0 bytes */
+} bench_coll_info_t;
+int bench_coll_list(const bench_coll_info_t **list);
+/* Whether collective `name` is selected by `only` (comma-separated names,
+ * "all", or NULL for the default set). */
+int bench_coll_selected(const char *only, const char *name);
 
 /* Timed-sample shape shared by both sides: warm-up iterations, samples. */
-#define BENCH_WARMUP 50
-#define BENCH_SAMPLES 60
-#define BENCH_SAMPLES_QUICK 15
+#define BENCH_WARMUP         50
+#define BENCH_SAMPLES        60
+#define BENCH_SAMPLES_QUICK  15
 #define BENCH_SAMPLE_SECONDS 50e-6
 
 #endif

@@ -2,11 +2,21 @@
  * one invocation.
  *
  * The driver launches worker jobs through simplerun, alternating the hybrid
- * side and the anchor side round by round so that both see the same machine
- * load, and reports per size the median over rounds of each side's median
- * time and the ratio anchor/hybrid (above 1: simple is faster). */
+ * side and the anchor side(s) round by round so that all see the same
+ * machine load, and reports per size the median over rounds of each side's
+ * median time and the ratio anchor/hybrid (above 1: simple is faster).
+ *
+ * Suites:
+ *   node  the node library among T threads vs MPI among T ranks;
+ *   coll  the hybrid collectives on NODES x THREADS vs the MPI collective
+ *         on NODES*THREADS single-threaded ranks, the latter with Open MPI's
+ *         default collectives and with its hierarchical component (HAN),
+ *         the faster of the two being the anchor. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,18 +24,29 @@
 
 #include "bench.h"
 
-#define MAX_ROWS 64
-#define MAX_ROUNDS 32
+#define MAX_ROWS        256
+#define MAX_ROUNDS      32
+#define NSIDES          3 /* hybrid, anchor (MPI default), anchor (MPI with HAN) */
+#define MAX_THREADS     1024
+#define MAX_NODES       256
+#define MAX_BYTES_LIMIT ((size_t)1 << 30)
+
+enum { SIDE_HYBRID, SIDE_MPI, SIDE_HAN };
 
 typedef struct {
   char op[32];
   size_t bytes;
-  double side[2][MAX_ROUNDS]; /* [0] hybrid, [1] anchor */
-  int n[2];
+  double side[NSIDES][MAX_ROUNDS];
+  int n[NSIDES];
 } row_t;
 
 static row_t rows[MAX_ROWS];
 static int nrows;
+
+/* What the workers said besides results. */
+static char mpi_library[256];
+static int han_priority_seen = -2; /* -2: not reported */
+static int mpi_hosts;              /* hosts the MPI side's ranks are on; 0: not reported */
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -34,13 +55,25 @@ static void usage(FILE *f) {
           "suites:\n"
           "  node    node barrier and allreduce among T threads of one process,\n"
           "          against MPI_Barrier and MPI_Allreduce among T processes\n"
+          "  coll    every hybrid collective on NODES x THREADS processors, against\n"
+          "          the MPI collective on NODES*THREADS single-threaded ranks\n"
+          "          (Open MPI default and HAN; the faster is the anchor)\n"
           "\n"
-          "options:\n"
-          "  -t THREADS      threads (and MPI ranks) compared; default 2\n"
-          "  --rounds R      alternating rounds of both sides; default 5 (1 with --quick)\n"
-          "  --quick         fewer samples and sizes up to 64 KiB: a smoke run\n"
+          "options (both suites):\n"
+          "  -t THREADS      threads per node (and MPI ranks per node); default 2\n"
+          "  --rounds R      alternating rounds of the sides; default 5 (1 with --quick)\n"
+          "  --quick         fewer samples and sizes (coll: 8 B, 4 KiB, 64 KiB): a smoke run\n"
           "  --max-bytes N   largest message size in bytes; default 4 MiB\n"
-          "  --csv FILE      also write the table as CSV\n");
+          "  --csv FILE      also write the table as CSV\n"
+          "\n"
+          "options (coll only):\n"
+          "  -N NODES        nodes (processes of the hybrid side); default 1, 2 with --vcluster\n"
+          "  --vcluster      run on the virtual cluster (tools/vcluster): one hybrid process,\n"
+          "                  or THREADS MPI ranks, on each of NODES virtual nodes\n"
+          "  --only LIST     comma-separated collectives to run, or 'all'; default:\n"
+          "                  barrier,bcast,reduce,allreduce,scan,exscan,gather,scatter,\n"
+          "                  allgather,alltoall (also: gatherv,scatterv,allgatherv,alltoallv)\n"
+          "  --plot FILE.png time against size per collective, simple vs anchor (gnuplot)\n");
 }
 
 static row_t *row_for(const char *op, size_t bytes) {
@@ -52,6 +85,22 @@ static row_t *row_for(const char *op, size_t bytes) {
   snprintf(r->op, sizeof r->op, "%s", op);
   r->bytes = bytes;
   return r;
+}
+
+/* Files an "I key value" line of a worker. */
+static void worker_info(const char *line) {
+  char key[64];
+  int off = 0;
+  if (sscanf(line, "I %63s %n", key, &off) != 1) return;
+  const char *val = line + off;
+  size_t len = strcspn(val, "\n");
+  if (strcmp(key, "library") == 0) {
+    snprintf(mpi_library, sizeof mpi_library, "%.*s", (int)len, val);
+  } else if (strcmp(key, "hosts") == 0) {
+    mpi_hosts = atoi(val);
+  } else if (strcmp(key, "coll_han_priority") == 0) {
+    han_priority_seen = atoi(val);
+  }
 }
 
 /* Runs one worker job and files its "R op bytes us" lines under `side`. */
@@ -68,6 +117,10 @@ static int run_side(const char *cmd, int side, int round) {
     if (sscanf(line, "R %31s %zu %lf", op, &bytes, &us) == 3) {
       row_t *r = row_for(op, bytes);
       if (r && round < MAX_ROUNDS) r->side[side][r->n[side]++] = us;
+    } else if (line[0] == 'I' && line[1] == ' ') {
+      worker_info(line);
+    } else if (line[0] == 'N' && line[1] == ' ') {
+      if (round == 0 && side == SIDE_MPI) fprintf(stderr, "simple-bench: %s", line + 2);
     } else {
       fputs(line, stderr);
     }
@@ -83,21 +136,40 @@ static int run_side(const char *cmd, int side, int round) {
 static int parse_size(const char *s, size_t *out) {
   char *end;
   errno = 0;
+  if (!s[0] || s[0] == '-' || s[0] == '+') return -1;
   unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s || *end || s[0] == '-') return -1;
-  *out = (size_t)v;
+  if (errno || end == s) return -1;
+  /* Optional binary suffix: 4K, 4KiB, 4M, 4MiB. */
+  unsigned long long mult = 1;
+  if (*end == 'K' || *end == 'k')
+    mult = 1ull << 10, end++;
+  else if (*end == 'M' || *end == 'm')
+    mult = 1ull << 20, end++;
+  else if (*end == 'G' || *end == 'g')
+    mult = 1ull << 30, end++;
+  if (mult > 1 && strcmp(end, "iB") == 0)
+    end += 2;
+  else if (mult > 1 && (strcmp(end, "B") == 0 || strcmp(end, "b") == 0))
+    end += 1;
+  if (*end) return -1;
+  if (v > (unsigned long long)SIZE_MAX / mult) return -1;
+  *out = (size_t)(v * mult);
   return 0;
 }
 
 static int worker(int argc, char **argv) {
-  bench_opts_t o = {.quick = 0, .max_bytes = 4u << 20};
+  bench_opts_t o = {.quick = 0, .max_bytes = 4u << 20, .only = NULL, .han = 0};
   const char *name = argv[2];
   for (int i = 3; i < argc; i++) {
     if (strcmp(argv[i], "--quick") == 0) o.quick = 1;
+    if (strcmp(argv[i], "--han") == 0) o.han = 1;
     if (strcmp(argv[i], "--max-bytes") == 0 && i + 1 < argc) parse_size(argv[++i], &o.max_bytes);
+    if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) o.only = argv[++i];
   }
   if (strcmp(name, "node-hybrid") == 0) return bench_node_hybrid(argc, argv, &o);
   if (strcmp(name, "node-mpi") == 0) return bench_node_mpi(argc, argv, &o);
+  if (strcmp(name, "coll-hybrid") == 0) return bench_coll_hybrid(argc, argv, &o);
+  if (strcmp(name, "coll-mpi") == 0) return bench_coll_mpi(argc, argv, &o);
   fprintf(stderr, "simple-bench: unknown worker '%s'\n", name);
   return 2;
 }
@@ -113,6 +185,539 @@ static void self_dir(char *dir, size_t len) {
   if (slash) *slash = '\0';
 }
 
+/* Cores this process may run on. */
+static int usable_cores(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
+/* ------------------------------------------------------------------------
+ * Options. */
+typedef struct {
+  long threads, nodes, rounds;
+  int quick, vcluster;
+  size_t max_bytes;
+  const char *csv, *plot, *only;
+} opts_t;
+
+static int bad(const char *fmt, const char *v) {
+  fprintf(stderr, "simple-bench: ");
+  fprintf(stderr, fmt, v);
+  fputc('\n', stderr);
+  return 2;
+}
+
+static int parse_count(const char *v, long lo, long hi, long *out) {
+  char *end;
+  errno = 0;
+  if (!v || !v[0]) return -1;
+  long x = strtol(v, &end, 10);
+  if (errno || *end || x < lo || x > hi) return -1;
+  *out = x;
+  return 0;
+}
+
+/* Checks a --only list: known names, no empty entries. */
+static int check_only(const char *list) {
+  const bench_coll_info_t *cl;
+  int nc = bench_coll_list(&cl);
+  if (!list[0]) return bad("--only needs a comma-separated list of collectives%s", "");
+  const char *p = list;
+  for (;;) {
+    const char *comma = strchr(p, ',');
+    size_t n = comma ? (size_t)(comma - p) : strlen(p);
+    if (n == 0) return bad("--only: empty name in '%s'", list);
+    int ok = n == 3 && strncmp(p, "all", 3) == 0;
+    for (int c = 0; c < nc && !ok; c++)
+      ok = strlen(cl[c].name) == n && strncmp(cl[c].name, p, n) == 0;
+    if (!ok) {
+      fprintf(stderr, "simple-bench: --only: unknown collective '%.*s'; known:", (int)n, p);
+      for (int c = 0; c < nc; c++) fprintf(stderr, " %s", cl[c].name);
+      fprintf(stderr, " (or all)\n");
+      return 2;
+    }
+    if (!comma) break;
+    p = comma + 1;
+  }
+  return 0;
+}
+
+static int parse_opts(int argc, char **argv, int coll, opts_t *o) {
+  o->threads = -1;
+  o->nodes = -1;
+  o->rounds = -1;
+  o->quick = o->vcluster = 0;
+  o->max_bytes = 4u << 20;
+  o->csv = o->plot = o->only = NULL;
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int takes = strcmp(a, "-t") == 0 || strcmp(a, "-N") == 0 || strcmp(a, "--rounds") == 0 ||
+                strcmp(a, "--max-bytes") == 0 || strcmp(a, "--csv") == 0 ||
+                strcmp(a, "--plot") == 0 || strcmp(a, "--only") == 0;
+    int coll_only = strcmp(a, "-N") == 0 || strcmp(a, "--vcluster") == 0 ||
+                    strcmp(a, "--plot") == 0 || strcmp(a, "--only") == 0;
+    if (coll_only && !coll) return bad("%s is an option of the coll suite only", a);
+    if (takes && !v) return bad("%s needs a value", a);
+    if (strcmp(a, "--quick") == 0) {
+      o->quick = 1;
+    } else if (strcmp(a, "--vcluster") == 0) {
+      o->vcluster = 1;
+    } else if (strcmp(a, "-t") == 0) {
+      if (parse_count(v, 1, MAX_THREADS, &o->threads) != 0)
+        return bad("-t needs a thread count from 1 to 1024 (the same on every node), not '%s'", v);
+      i++;
+    } else if (strcmp(a, "-N") == 0) {
+      if (parse_count(v, 1, MAX_NODES, &o->nodes) != 0)
+        return bad("-N needs a node count from 1 to 256, not '%s'", v);
+      i++;
+    } else if (strcmp(a, "--rounds") == 0) {
+      if (parse_count(v, 1, MAX_ROUNDS, &o->rounds) != 0)
+        return bad("--rounds needs a count from 1 to 32, not '%s'", v);
+      i++;
+    } else if (strcmp(a, "--max-bytes") == 0) {
+      if (parse_size(v, &o->max_bytes) != 0 || o->max_bytes < 8 || o->max_bytes > MAX_BYTES_LIMIT)
+        return bad(
+            "--max-bytes needs a byte count from 8 to 1 GiB (e.g. 65536, 64K, 4MiB),"
+            " not '%s'",
+            v);
+      i++;
+    } else if (strcmp(a, "--csv") == 0 || strcmp(a, "--plot") == 0) {
+      if (!v[0] || v[0] == '-') return bad("%s needs a file name", a);
+      if (a[2] == 'c')
+        o->csv = v;
+      else
+        o->plot = v;
+      i++;
+    } else if (strcmp(a, "--only") == 0) {
+      if (check_only(v) != 0) return 2;
+      o->only = v;
+      i++;
+    } else {
+      fprintf(stderr, "simple-bench: unknown option '%s'\n", a);
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (o->threads < 0) o->threads = 2;
+  if (o->nodes < 0) o->nodes = o->vcluster ? 2 : 1;
+  if (o->rounds < 0) o->rounds = o->quick ? 1 : 5;
+  if (o->nodes * o->threads > 4096) return bad("%s: more than 4096 processors in all", "-N x -t");
+  return 0;
+}
+
+static FILE *open_csv(const char *csv) {
+  FILE *out = fopen(csv, "w");
+  if (!out) fprintf(stderr, "simple-bench: cannot write %s: %s\n", csv, strerror(errno));
+  return out;
+}
+
+static double med(row_t *r, int side) {
+  return r->n[side] ? bench_median(r->side[side], (size_t)r->n[side]) : NAN;
+}
+
+/* ------------------------------------------------------------------------
+ * simple-bench node */
+static int suite_node(int argc, char **argv) {
+  opts_t o;
+  int rc = parse_opts(argc, argv, 0, &o);
+  if (rc) return rc;
+  size_t max_bytes = o.max_bytes;
+  if (o.quick && max_bytes > 65536) max_bytes = 65536;
+  FILE *out = NULL;
+  if (o.csv && !(out = open_csv(o.csv))) return 1;
+
+  char dir[PATH_MAX];
+  self_dir(dir, sizeof dir);
+  char hybrid[2 * PATH_MAX + 256], anchor[2 * PATH_MAX + 256];
+  const char *q = o.quick ? " --quick" : "";
+  /* Both sides pinned, one core per processor: the anchor at its best
+   * settings (Open MPI binds ranks to cores by default for small jobs). */
+  snprintf(hybrid, sizeof hybrid,
+           "SIMPLE_PIN=1 '%s/simplerun' -N 1 -t %ld '%s/simple-bench' --worker node-hybrid"
+           " --max-bytes %zu%s",
+           dir, o.threads, dir, max_bytes, q);
+  snprintf(anchor, sizeof anchor,
+           "'%s/simplerun' --bind core -N %ld -t 1 '%s/simple-bench' --worker node-mpi"
+           " --max-bytes %zu%s",
+           dir, o.threads, dir, max_bytes, q);
+
+  printf(
+      "simple-bench node: 1 process x %ld threads (simple) against %ld MPI ranks x 1 thread"
+      " (MPI), %ld round(s)\n",
+      o.threads, o.threads, o.rounds);
+  fflush(stdout);
+  for (int r = 0; r < o.rounds; r++) {
+    fprintf(stderr, "  round %d/%ld\n", r + 1, o.rounds);
+    if (run_side(hybrid, SIDE_HYBRID, r) != 0 || run_side(anchor, SIDE_MPI, r) != 0) {
+      if (out) fclose(out);
+      return 1;
+    }
+  }
+
+  if (out) fprintf(out, "suite,op,bytes,simple_us,mpi_us,ratio\n");
+  printf("%-10s %10s %12s %12s %10s\n", "op", "bytes", "simple_us", "mpi_us", "mpi/simple");
+  for (int i = 0; i < nrows; i++) {
+    row_t *r = &rows[i];
+    double h = med(r, SIDE_HYBRID), m = med(r, SIDE_MPI);
+    double ratio = h > 0 ? m / h : 0;
+    printf("%-10s %10zu %12.3f %12.3f %10.2f\n", r->op, r->bytes, h, m, ratio);
+    if (out) fprintf(out, "node,%s,%zu,%.4f,%.4f,%.4f\n", r->op, r->bytes, h, m, ratio);
+  }
+  if (out) fclose(out);
+  return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * simple-bench coll */
+
+static int coll_index(const char *op) {
+  const bench_coll_info_t *cl;
+  int nc = bench_coll_list(&cl);
+  for (int c = 0; c < nc; c++)
+    if (strcmp(cl[c].name, op) == 0) return c;
+  return nc;
+}
+
+static int cmp_rows(const void *a, const void *b) {
+  const row_t *x = a, *y = b;
+  int cx = coll_index(x->op), cy = coll_index(y->op);
+  if (cx != cy) return cx - cy;
+  return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+}
+
+/* The anchor of a row: the faster MPI variant; returns its side or -1. */
+static int anchor_of(row_t *r, double *t) {
+  double d = med(r, SIDE_MPI), h = med(r, SIDE_HAN);
+  if (isnan(d) && isnan(h)) return -1;
+  if (isnan(h) || (!isnan(d) && d <= h)) {
+    *t = d;
+    return SIDE_MPI;
+  }
+  *t = h;
+  return SIDE_HAN;
+}
+
+static void fmt_us(char *buf, size_t len, double v) {
+  if (isnan(v))
+    snprintf(buf, len, "-");
+  else
+    snprintf(buf, len, "%.3f", v);
+}
+
+static void fmt_bytes(char *buf, size_t len, size_t b) {
+  if (b >= (1u << 20) && b % (1u << 20) == 0)
+    snprintf(buf, len, "%zuMiB", b >> 20);
+  else if (b >= 1024 && b % 1024 == 0)
+    snprintf(buf, len, "%zuKiB", b >> 10);
+  else
+    snprintf(buf, len, "%zuB", b);
+}
+
+static int have_gnuplot(void) { return system("command -v gnuplot >/dev/null 2>&1") == 0; }
+
+/* One panel per collective, log-log time against size: simple and the
+ * anchor solid, the two MPI variants dashed. Rows are sorted by collective. */
+static int write_plot(const char *png, const char *title) {
+  char data[] = "/tmp/simple-bench-plot-XXXXXX";
+  int fd = mkstemp(data);
+  if (fd < 0) {
+    fprintf(stderr, "simple-bench: --plot: cannot create a temporary file: %s\n", strerror(errno));
+    return 1;
+  }
+  FILE *d = fdopen(fd, "w");
+  int first[MAX_ROWS + 1], nblocks = 0;
+  for (int i = 0; i < nrows; i++) {
+    row_t *r = &rows[i];
+    if (i == 0 || strcmp(r->op, rows[i - 1].op) != 0) {
+      if (i) fprintf(d, "\n\n");
+      first[nblocks++] = i;
+    }
+    double at, v[4] = {med(r, SIDE_HYBRID), NAN, med(r, SIDE_MPI), med(r, SIDE_HAN)};
+    if (anchor_of(r, &at) >= 0) v[1] = at;
+    /* The barrier has no size: drawn at x = 1. */
+    fprintf(d, "%zu", r->bytes ? r->bytes : 1);
+    for (int k = 0; k < 4; k++) {
+      if (isnan(v[k]))
+        fprintf(d, " ?");
+      else
+        fprintf(d, " %.6g", v[k]);
+    }
+    fprintf(d, "\n");
+  }
+  first[nblocks] = nrows;
+  fclose(d);
+  if (nblocks == 0) {
+    unlink(data);
+    fprintf(stderr, "simple-bench: --plot: no results to plot\n");
+    return 1;
+  }
+  int cols = nblocks <= 4 ? nblocks : nblocks <= 9 ? 3 : 4;
+  int lines = (nblocks + cols - 1) / cols;
+  FILE *g = popen("gnuplot", "w");
+  if (!g) {
+    unlink(data);
+    fprintf(stderr, "simple-bench: --plot: cannot run gnuplot: %s\n", strerror(errno));
+    return 1;
+  }
+  fprintf(g,
+          "set datafile missing '?'\n"
+          "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+          "  set terminal pngcairo size %d,%d font ',9'\n"
+          "} else {\n"
+          "  set terminal png size %d,%d\n"
+          "}\n"
+          "set output '%s'\n"
+          "set multiplot layout %d,%d title \"%s\"\n"
+          "set grid\n"
+          "set key top left\n"
+          "set ylabel 'us'\n",
+          420 * cols, 320 * lines, 420 * cols, 320 * lines, png, lines, cols, title);
+  static const char *curve[4] = {
+      "with linespoints lw 2 lc rgb '#9400d3' title 'simple'",
+      "with linespoints lw 2 lc rgb '#009e73' title 'anchor (faster MPI)'",
+      "with lines dt 2 lc rgb '#56b4e9' title 'MPI default'",
+      "with lines dt 3 lc rgb '#e69f00' title 'MPI HAN'"};
+  for (int b = 0; b < nblocks; b++) {
+    row_t *r0 = &rows[first[b]];
+    fprintf(g, "set title '%s'\n", r0->op);
+    if (r0->bytes == 0) {
+      fprintf(g,
+              "unset logscale\nset logscale y\nset xrange [0.5:1.5]\nset xtics ('' 1)\n"
+              "set xlabel ''\n");
+    } else {
+      fprintf(g,
+              "set logscale xy\nset autoscale x\nset xlabel 'bytes per processor%s'\nset xtics (",
+              strcmp(r0->op, "alltoall") == 0 || strcmp(r0->op, "alltoallv") == 0 ? " pair" : "");
+      for (int i = first[b]; i < first[b + 1]; i++) {
+        char lb[32];
+        fmt_bytes(lb, sizeof lb, rows[i].bytes);
+        fprintf(g, "%s'%s' %zu", i > first[b] ? ", " : "", lb, rows[i].bytes);
+      }
+      fprintf(g, ")\n");
+    }
+    /* Only the curves with data: a collective missing from libsimple has
+     * no simple curve, a run without HAN no HAN curve. */
+    int any = 0;
+    for (int k = 0; k < 4; k++) {
+      int has = 0;
+      for (int i = first[b]; i < first[b + 1]; i++) {
+        row_t *r = &rows[i];
+        double at;
+        has |= k == 0   ? r->n[SIDE_HYBRID] > 0
+               : k == 1 ? anchor_of(r, &at) >= 0
+               : k == 2 ? r->n[SIDE_MPI] > 0
+                        : r->n[SIDE_HAN] > 0;
+      }
+      if (!has) continue;
+      fprintf(g, "%s'%s' index %d using 1:%d %s", any ? ", " : "plot ", data, b, k + 2, curve[k]);
+      any = 1;
+    }
+    fprintf(g, any ? "\n" : "set multiplot next\n");
+  }
+  fprintf(g, "unset multiplot\n");
+  int st = pclose(g);
+  unlink(data);
+  if (st != 0) {
+    fprintf(stderr, "simple-bench: --plot: gnuplot failed (status %d)\n", st);
+    return 1;
+  }
+  return 0;
+}
+
+/* Whether simplerun can start several single-threaded ranks per virtual
+ * node (--procs-per-node), which the flat side needs on the vcluster. */
+static int simplerun_has(const char *dir, const char *opt) {
+  char cmd[PATH_MAX + 64];
+  snprintf(cmd, sizeof cmd, "'%s/simplerun' --help 2>&1", dir);
+  FILE *p = popen(cmd, "r");
+  if (!p) return 0;
+  char line[512];
+  int found = 0;
+  while (fgets(line, sizeof line, p))
+    if (strstr(line, opt)) found = 1;
+  pclose(p);
+  return found;
+}
+
+static int suite_coll(int argc, char **argv) {
+  opts_t o;
+  int rc = parse_opts(argc, argv, 1, &o);
+  if (rc) return rc;
+  if (o.plot && !have_gnuplot()) {
+    fprintf(stderr,
+            "simple-bench: --plot needs gnuplot, which is not installed (or not in"
+            " PATH); install it (e.g. apt-get install gnuplot-nox) or leave out --plot\n");
+    return 1;
+  }
+  char dir[PATH_MAX];
+  self_dir(dir, sizeof dir);
+  /* On several hosts (the virtual cluster, or a Slurm allocation, where
+   * simplerun starts one process per node) the MPI side needs THREADS
+   * ranks on each of NODES nodes: simplerun --procs-per-node. */
+  int slurm = !o.vcluster && getenv("SLURM_JOB_ID") != NULL;
+  int multi = o.vcluster || slurm;
+  if (multi && !simplerun_has(dir, "--procs-per-node")) {
+    fprintf(stderr,
+            "simple-bench: %s: this build's simplerun has no --procs-per-node, which the MPI side"
+            " needs (THREADS single-threaded ranks on each of NODES nodes)\n",
+            o.vcluster ? "--vcluster" : "under Slurm");
+    return 1;
+  }
+  FILE *out = NULL;
+  if (o.csv && !(out = open_csv(o.csv))) return 1;
+  if (o.plot) {
+    FILE *f = fopen(o.plot, "w");
+    if (!f) {
+      fprintf(stderr, "simple-bench: cannot write %s: %s\n", o.plot, strerror(errno));
+      if (out) fclose(out);
+      return 1;
+    }
+    fclose(f);
+  }
+
+  long N = o.nodes, T = o.threads, P = N * T;
+  int cores = usable_cores();
+  /* Local runs: both sides pinned one processor per core when they fit
+   * (the anchor at its best settings). On the virtual cluster each node's
+   * cgroup confines its processes, under Slurm the allocation does, and
+   * neither side is bound. */
+  int pin = !multi && P <= cores;
+  char args[512];
+  snprintf(args, sizeof args, "--max-bytes %zu%s%s%s", o.max_bytes, o.quick ? " --quick" : "",
+           o.only ? " --only " : "", o.only ? o.only : "");
+  char cmd[NSIDES][2 * PATH_MAX + 1024];
+  snprintf(cmd[SIDE_HYBRID], sizeof cmd[0],
+           "%s'%s/simplerun'%s -N %ld -t %ld '%s/simple-bench' --worker coll-hybrid %s",
+           pin ? "SIMPLE_PIN=1 " : "", dir, o.vcluster ? " --vcluster" : "", N, T, dir, args);
+  char flat[256];
+  if (multi)
+    snprintf(flat, sizeof flat, "%s-N %ld --procs-per-node %ld -t 1",
+             o.vcluster ? "--vcluster " : "", N, T);
+  else
+    snprintf(flat, sizeof flat, "--bind %s -N %ld -t 1", pin ? "core" : "none", P);
+  snprintf(cmd[SIDE_MPI], sizeof cmd[0], "'%s/simplerun' %s '%s/simple-bench' --worker coll-mpi %s",
+           dir, flat, dir, args);
+  snprintf(cmd[SIDE_HAN], sizeof cmd[0],
+           "OMPI_MCA_coll_han_priority=100 '%s/simplerun' %s '%s/simple-bench' --worker coll-mpi"
+           " %s --han",
+           dir, flat, dir, args);
+
+  printf(
+      "simple-bench coll: %ld node(s) x %ld thread(s) (simple) against %ld MPI rank(s) x 1"
+      " thread (%s), %ld round(s)%s\n",
+      N, T, P,
+      o.vcluster ? "virtual cluster"
+      : slurm    ? "Slurm"
+                 : "one host",
+      o.rounds, pin ? ", pinned" : "");
+  fflush(stdout);
+  /* HAN is measured only where it can run: Open MPI, ranks on more than
+   * one host (on one host HAN disqualifies itself and would only repeat
+   * the default collectives, and the faster of two noisy measurements of
+   * the same thing would flatter the anchor). Round 1 runs the default
+   * side first, whose worker reports the library and the hosts. */
+  int use_han = 1;
+  const char *no_han = NULL;
+  for (int r = 0; r < o.rounds; r++) {
+    fprintf(stderr, "  round %d/%ld\n", r + 1, o.rounds);
+    /* Alternate the order of the sides from round to round. */
+    static const int order[2][NSIDES] = {{SIDE_HYBRID, SIDE_MPI, SIDE_HAN},
+                                         {SIDE_HAN, SIDE_MPI, SIDE_HYBRID}};
+    for (int k = 0; k < NSIDES; k++) {
+      int side = order[r % 2][k];
+      if (side == SIDE_HAN && use_han) {
+        if (mpi_library[0] && !strstr(mpi_library, "Open MPI")) {
+          use_han = 0;
+          no_han = "not Open MPI";
+        } else if (mpi_hosts == 1) {
+          use_han = 0;
+          no_han = "not used: every rank on one host, where Open MPI's HAN disqualifies itself";
+        }
+      }
+      if (side == SIDE_HAN && !use_han) continue;
+      if (run_side(cmd[side], side, r) != 0) {
+        if (side != SIDE_HAN) {
+          if (out) fclose(out);
+          return 1;
+        }
+        /* A failure of Open MPI's HAN is not simple's: go on without it. */
+        fprintf(stderr,
+                "simple-bench: the run with Open MPI's HAN failed; the anchor is Open"
+                " MPI's default collectives from here on\n");
+        use_han = 0;
+        no_han = "failed, left out";
+        for (int i = 0; i < nrows; i++) rows[i].n[SIDE_HAN] = 0;
+      }
+    }
+  }
+
+  qsort(rows, (size_t)nrows, sizeof rows[0], cmp_rows);
+  printf("MPI: %s; HAN: %s\n", mpi_library[0] ? mpi_library : "unknown library",
+         no_han                     ? no_han
+         : han_priority_seen == 100 ? "coll_han_priority=100"
+         : han_priority_seen == -1  ? "OMPI_MCA_coll_han_priority=100 (not confirmed by MPI_T)"
+                                    : "requested, but coll_han_priority is not 100 in the ranks");
+  printf("%-11s %8s %12s %12s %12s %8s %13s\n", "op", "bytes", "simple_us", "default_us", "han_us",
+         "anchor", "anchor/simple");
+  if (out)
+    fprintf(out,
+            "suite,op,bytes,nodes,threads,simple_us,mpi_default_us,mpi_han_us,anchor,"
+            "anchor_us,ratio\n");
+  for (int i = 0; i < nrows; i++) {
+    row_t *r = &rows[i];
+    double h = med(r, SIDE_HYBRID), m = med(r, SIDE_MPI), n = med(r, SIDE_HAN), at = NAN;
+    int a = anchor_of(r, &at);
+    const char *an = a == SIDE_MPI ? "default" : a == SIDE_HAN ? "han" : "-";
+    double ratio = h > 0 && !isnan(at) ? at / h : NAN;
+    char sb[32], sh[32], sm[32], sn[32], sr[32];
+    fmt_bytes(sb, sizeof sb, r->bytes);
+    fmt_us(sh, sizeof sh, h);
+    fmt_us(sm, sizeof sm, m);
+    fmt_us(sn, sizeof sn, n);
+    if (isnan(ratio))
+      snprintf(sr, sizeof sr, "-");
+    else
+      snprintf(sr, sizeof sr, "%.2f", ratio);
+    printf("%-11s %8s %12s %12s %12s %8s %13s\n", r->op, r->bytes ? sb : "-", sh, sm, sn, an, sr);
+    if (out) {
+      fprintf(out, "coll,%s,%zu,%ld,%ld,", r->op, r->bytes, N, T);
+      double v[3] = {h, m, n};
+      for (int k = 0; k < 3; k++)
+        if (isnan(v[k]))
+          fprintf(out, ",");
+        else
+          fprintf(out, "%.4f,", v[k]);
+      fprintf(out, "%s,", a < 0 ? "" : an);
+      if (isnan(at))
+        fprintf(out, ",");
+      else
+        fprintf(out, "%.4f,", at);
+      if (isnan(ratio))
+        fprintf(out, "\n");
+      else
+        fprintf(out, "%.4f\n", ratio);
+    }
+  }
+  if (out && fclose(out) != 0) {
+    fprintf(stderr, "simple-bench: writing %s failed\n", o.csv);
+    return 1;
+  }
+  if (o.plot) {
+    char title[256];
+    snprintf(title, sizeof title, "simple-bench coll: %ld x %ld (simple) vs %ld MPI ranks%s", N, T,
+             P,
+             o.vcluster ? " (virtual cluster)"
+             : slurm    ? " (Slurm)"
+                        : " (one host)");
+    if (write_plot(o.plot, title) != 0) return 1;
+    printf("plot: %s\n", o.plot);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "--worker") == 0) return worker(argc, argv);
   if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
@@ -120,92 +725,9 @@ int main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   const char *suite = argv[1];
-  if (strcmp(suite, "node") != 0) {
-    fprintf(stderr, "simple-bench: unknown suite '%s'\n", suite);
-    usage(stderr);
-    return 2;
-  }
-  long threads = 2, rounds = -1;
-  int quick = 0;
-  size_t max_bytes = 4u << 20;
-  const char *csv = NULL;
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    char *end;
-    if (strcmp(a, "--quick") == 0) {
-      quick = 1;
-    } else if (strcmp(a, "-t") == 0 && v) {
-      threads = strtol(v, &end, 10);
-      if (*end || threads < 1 || threads > 1024) {
-        fprintf(stderr, "simple-bench: -t needs a count from 1 to 1024, not '%s'\n", v);
-        return 2;
-      }
-      i++;
-    } else if (strcmp(a, "--rounds") == 0 && v) {
-      rounds = strtol(v, &end, 10);
-      if (*end || rounds < 1 || rounds > MAX_ROUNDS) {
-        fprintf(stderr, "simple-bench: --rounds needs 1..%d, not '%s'\n", MAX_ROUNDS, v);
-        return 2;
-      }
-      i++;
-    } else if (strcmp(a, "--max-bytes") == 0 && v) {
-      if (parse_size(v, &max_bytes) != 0) {
-        fprintf(stderr, "simple-bench: --max-bytes needs a byte count, not '%s'\n", v);
-        return 2;
-      }
-      i++;
-    } else if (strcmp(a, "--csv") == 0 && v) {
-      csv = v;
-      i++;
-    } else {
-      fprintf(stderr, "simple-bench: unknown or incomplete option '%s'\n", a);
-      usage(stderr);
-      return 2;
-    }
-  }
-  if (rounds < 0) rounds = quick ? 1 : 5;
-  if (quick && max_bytes > 65536) max_bytes = 65536;
-
-  char dir[PATH_MAX];
-  self_dir(dir, sizeof dir);
-  char hybrid[2 * PATH_MAX + 256], anchor[2 * PATH_MAX + 256];
-  const char *q = quick ? " --quick" : "";
-  /* Both sides pinned, one core per processor: the anchor at its best
-   * settings (Open MPI binds ranks to cores by default for small jobs). */
-  snprintf(hybrid, sizeof hybrid,
-           "SIMPLE_PIN=1 '%s/simplerun' -N 1 -t %ld '%s/simple-bench' --worker node-hybrid"
-           " --max-bytes %zu%s",
-           dir, threads, dir, max_bytes, q);
-  snprintf(anchor, sizeof anchor,
-           "'%s/simplerun' --bind core -N %ld -t 1 '%s/simple-bench' --worker node-mpi"
-           " --max-bytes %zu%s",
-           dir, threads, dir, max_bytes, q);
-
-  printf("simple-bench node: 1 process x %ld threads (simple) against %ld MPI ranks x 1 thread"
-         " (MPI), %ld round(s)\n",
-         threads, threads, rounds);
-  fflush(stdout);
-  for (int r = 0; r < rounds; r++) {
-    fprintf(stderr, "  round %d/%ld\n", r + 1, rounds);
-    if (run_side(hybrid, 0, r) != 0 || run_side(anchor, 1, r) != 0) return 1;
-  }
-
-  FILE *out = csv ? fopen(csv, "w") : NULL;
-  if (csv && !out) {
-    fprintf(stderr, "simple-bench: cannot write %s: %s\n", csv, strerror(errno));
-    return 1;
-  }
-  if (out) fprintf(out, "suite,op,bytes,simple_us,mpi_us,ratio\n");
-  printf("%-10s %10s %12s %12s %10s\n", "op", "bytes", "simple_us", "mpi_us", "mpi/simple");
-  for (int i = 0; i < nrows; i++) {
-    row_t *r = &rows[i];
-    double h = bench_median(r->side[0], (size_t)r->n[0]);
-    double m = bench_median(r->side[1], (size_t)r->n[1]);
-    double ratio = h > 0 ? m / h : 0;
-    printf("%-10s %10zu %12.3f %12.3f %10.2f\n", r->op, r->bytes, h, m, ratio);
-    if (out) fprintf(out, "node,%s,%zu,%.4f,%.4f,%.4f\n", r->op, r->bytes, h, m, ratio);
-  }
-  if (out) fclose(out);
-  return 0;
+  if (strcmp(suite, "node") == 0) return suite_node(argc, argv);
+  if (strcmp(suite, "coll") == 0) return suite_coll(argc, argv);
+  fprintf(stderr, "simple-bench: unknown suite '%s'\n", suite);
+  usage(stderr);
+  return 2;
 }

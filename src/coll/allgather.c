@@ -1,0 +1,145 @@
+/* simple_allgather and simple_allgatherv over every thread of the job.
+ *
+ * One node: every thread copies every other thread's block straight from
+ * that thread's buffer into its own recv (r n bytes per thread, all at
+ * once), then a closing barrier keeps each buffer alive until read.
+ * Cost: 2b + p n/B.
+ *
+ * Several nodes: the node's blocks are assembled, in rank order, in the
+ * node's scratch (every thread copies its own; a node of one thread sends
+ * from its buffer directly), the masters exchange the node blocks with one
+ * MPI_Allgatherv among nodes into a second scratch area (packed, node
+ * order = rank order), and every thread copies the blocks out to its recv
+ * at their displacements. MPI forbids the send block inside the receive
+ * buffer (without MPI_IN_PLACE, which src/net does not offer), hence the
+ * separate node block; receiving into the scratch rather than into the
+ * master's recv lets every thread copy out at once and return without a
+ * closing barrier (the scratch alternates by call).
+ * Cost: 3b (publish, node block complete, exchange done: one more than the
+ * header's 2b) + r n/B + allgather among P of r n bytes + p n/B. */
+#include <stdint.h>
+#include <string.h>
+
+#include "coll/util_coll1.h"
+#include "net/net.h"
+#include "simple/coll.h"
+
+typedef struct {
+  const size_t *counts, *displs; /* NULL: count elements per thread, rank order */
+  size_t count;
+} layout_t;
+
+static size_t cnt(const layout_t *l, int i) { return l->counts ? l->counts[i] : l->count; }
+static size_t dsp(const layout_t *l, int i) {
+  return l->counts ? l->displs[i] : (size_t)i * l->count;
+}
+
+#define ALIGN_UP(x) (((x) + SIMPLE__CACHE_LINE - 1) / SIMPLE__CACHE_LINE * SIMPLE__CACHE_LINE)
+
+static int gather_all(simple_t *s, const void *send, size_t count, void *recv,
+                      const size_t *counts, const size_t *displs, simple_type_t type, int v) {
+  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  simple__node_t *n = s->node;
+  int me = s->thread, r = n->threads, p = n->nprocs, P = n->nodes, pid = s->pid;
+  layout_t l = {v ? counts : NULL, v ? displs : NULL, count};
+  int err = simple__check_buffer(NULL, 0, type);
+  size_t es = simple_type_size(type), extent = 0, all = 0;
+  if (!err) {
+    if (v) {
+      err = simple__c1_extent(counts, displs, 0, p, &extent);
+      if (!err) err = simple__c1_sum(counts, 0, p, &all);
+    } else {
+      err = simple__c1_mul(count, (size_t)p, &extent);
+      all = extent;
+    }
+  }
+  if (!err) err = simple__check_buffer(recv, extent, type);
+  int in_place = send == SIMPLE_IN_PLACE;
+  if (!err && in_place) {
+    /* The thread's block is already in place in recv. */
+    count = cnt(&l, pid);
+    send = (const unsigned char *)recv + dsp(&l, pid) * es;
+  }
+  /* A count that disagrees with counts[pid] is refused after the publish,
+   * on the whole node, which still takes part in the exchange (with
+   * undefined data for its blocks) so that the other nodes do not hang. */
+  if (!err) err = simple__check_buffer(send, count, type);
+  /* The packed result must have a byte size too. */
+  if (!err && all > (size_t)PTRDIFF_MAX / es) err = SIMPLE_ERR_COUNT;
+
+  if (P == 1) {
+    int rc;
+    const simple__slot_t *slots = simple__node_publish(s, send, recv, NULL, count, err, &rc);
+    if (!slots) return rc;
+    for (int u = 0; u < r && v; u++)
+      if (slots[u].n != counts[u]) return count != counts[pid] ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
+    if (all == 0) return 0;
+    for (int u = 0; u < r; u++) {
+      unsigned char *dst = (unsigned char *)recv + dsp(&l, u) * es;
+      if (slots[u].send != dst && cnt(&l, u)) memcpy(dst, slots[u].send, cnt(&l, u) * es);
+    }
+    /* Others read this thread's block until they are done. */
+    return simple__node_finish(s);
+  }
+
+  /* This node's blocks: total and this thread's offset (elements). */
+  int first = n->first_pid[n->node];
+  size_t node_elems = 0, my_off = 0;
+  for (int u = 0; u < r && !err; u++) {
+    if (u == me) my_off = node_elems;
+    node_elems += cnt(&l, first + u); /* no overflow: part of `all` */
+  }
+  void *scratch = NULL;
+  size_t nb = ALIGN_UP(node_elems * es), ab = ALIGN_UP(all * es);
+  if (!err && me == 0 && all) {
+    /* node block | packed result | bytes per node | their offsets */
+    if (!(scratch = simple__node_scratch(s, nb + ab + 2 * (size_t)P * sizeof(size_t)))) {
+      err = SIMPLE_ERR_NOMEM;
+    } else {
+      size_t *nbytes = (size_t *)((unsigned char *)scratch + nb + ab), *ndispl = nbytes + P, at = 0;
+      for (int k = 0; k < P; k++) {
+        size_t e = 0;
+        for (int i = n->first_pid[k]; i < n->first_pid[k + 1]; i++) e += cnt(&l, i);
+        nbytes[k] = e * es;
+        ndispl[k] = at;
+        at += e * es;
+      }
+    }
+  }
+  int rc;
+  const simple__slot_t *slots = simple__node_publish(s, send, recv, scratch, count, err, &rc);
+  if (!slots) return rc;
+  int bad = 0, mine_bad = v && count != counts[pid];
+  for (int u = 0; u < r && v; u++)
+    if (slots[u].n != counts[first + u]) bad = 1;
+  /* all == 0: the same verdict on every thread of every node. */
+  if (all == 0) return bad ? (mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER) : 0;
+  unsigned char *w = slots[0].ptr, *packed = w + nb;
+  const size_t *nbytes = (const size_t *)(packed + ab);
+  const void *sbuf = slots[0].send;
+  if (r > 1 || bad) {
+    if (count && !bad) memcpy(w + my_off * es, send, count * es);
+    if ((rc = simple__node_finish(s)) != 0) return rc;
+    sbuf = w;
+  }
+  rc = 0;
+  if (me == 0) rc = simple__net_allgatherv(n, sbuf, nbytes, nbytes + P, packed);
+  if ((rc = simple__c1_sync(s, rc)) != 0) return rc;
+  if (bad) return mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
+  size_t at = 0;
+  for (int i = 0; i < p; i++) {
+    size_t b = cnt(&l, i) * es;
+    if (b && !(in_place && i == pid)) memcpy((unsigned char *)recv + dsp(&l, i) * es, packed + at, b);
+    at += b;
+  }
+  return 0;
+}
+
+int simple_allgather(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type) {
+  return gather_all(s, send, count, recv, NULL, NULL, type, 0);
+}
+
+int simple_allgatherv(simple_t *s, const void *send, size_t count, void *recv,
+                      const size_t *counts, const size_t *displs, simple_type_t type) {
+  return gather_all(s, send, count, recv, counts, displs, type, 1);
+}

@@ -1,0 +1,536 @@
+/* simple_alltoall and simple_alltoallv over every thread of the job: paper
+ * 000's multithreaded transpose.
+ *
+ * Every thread publishes its buffers (and, for the v form, its four count
+ * and displacement arrays, in its slot's inline data); then the node's
+ * threads split the work with no further synchronization:
+ *
+ *   drivers   threads 0..D-1, D = min(P - 1, max(1, L - 1)), L = threads of
+ *             the smallest node (capped by the lanes src/net opened). The
+ *             P - 1 steps of the schedule are dealt round-robin: driver l
+ *             takes steps l+1, l+1+D, ... At step st a node sends to one
+ *             node and receives from one node:
+ *               P a power of two: both with node ^ st (pairwise XOR);
+ *               otherwise: sends to node + st, receives from node - st
+ *               (mod P), the shifted schedule.
+ *             Both ends of a transfer handle it at the same step st, so
+ *             both use lane l = (st - 1) % D, and each lane is driven by
+ *             one thread per node (thread l), as src/net's convention asks.
+ *             On one lane a node sends to each other node at most once per
+ *             call and receives from each at most once, so the single tag
+ *             below cannot mismatch within a call; across calls MPI's
+ *             non-overtaking order per (communicator, source, tag) keeps
+ *             successive calls apart (the closing barrier orders the
+ *             threads' posts).
+ *   copiers   the other threads (r - D of them; all threads when P = 1)
+ *             move the node-local blocks (thread i to thread j of this
+ *             node) in shared memory, straight from the sender's buffer to
+ *             the receiver's, the r*r blocks split evenly among them. A
+ *             node of one thread has no copier: its driver copies its own
+ *             block once its first transfers are posted.
+ *
+ * The message from node a to node b carries every block (i -> j), i on a,
+ * j on b, in "i-major" order: all of thread i's blocks for b's threads in
+ * rank order, then thread i+1's... The sender packs it from its threads'
+ * send buffers into its driver's region of the node scratch (r_a r_b
+ * memcpys), the receiver unpacks from its driver's region straight into
+ * its threads' recv buffers. A node of one thread needs neither: it sends
+ * from (or receives into) its own buffer when the blocks for (from) that
+ * node lie contiguously there in rank order, as they always do for the
+ * regular form. Zero-byte node-pair messages are not sent (both ends know
+ * the size: the sender from scounts, the receiver from rcounts).
+ *
+ * In place (SIMPLE_IN_PLACE as send; the v form then uses rcounts/rdispls
+ * for both directions, as MPI): recv holds the outgoing blocks and is
+ * overwritten, so everything is staged first: every thread packs its own
+ * outgoing blocks (the node-local ones too, its block to itself excepted:
+ * that one is already where it belongs) into the per-destination-node
+ * message areas of the scratch, a barrier, then drivers send from there
+ * and copiers unpack the local area. All threads of the job must pass
+ * SIMPLE_IN_PLACE, or none; a node whose threads disagree still completes
+ * its transfers (other nodes must not hang) with undefined contents, and
+ * returns SIMPLE_ERR_ARG on the threads whose choice differs from thread
+ * 0's, SIMPLE_ERR_PEER on the others.
+ *
+ * Scratch (simple__node_scratch, reused from call to call): a table
+ * (per-node message sizes, stage offsets, driver region offsets) that
+ * thread 0 computes, then the stage (in place: the node's whole outgoing
+ * volume) or the drivers' out regions (the largest message each packs),
+ * then the drivers' in regions (the largest message each unpacks).
+ * Thread 0 sizes it before the publish in the regular form; in the v form
+ * the sizes depend on every thread's counts, so the counts are published
+ * first and the scratch in a second publish.
+ *
+ * Barriers: regular 2 (publish, finish), v 3 (2 on one node); in place
+ * one more. The closing barrier also carries the drivers' MPI errors to
+ * the whole node.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "net/net.h"
+#include "simple/coll.h"
+
+/* The lanes' tag for alltoall(v) messages: distinct from the other
+ * collectives' tags. */
+#define TAG_ALLTOALL 0x7a01
+
+#define ALIGN ((size_t)SIMPLE__CACHE_LINE)
+
+/* The v form's arrays of one thread, carried in its slot's inline data. In
+ * place, sc/sd are the thread's rcounts/rdispls. */
+typedef struct {
+  const size_t *sc, *sd, *rc, *rd;
+} varrays_t;
+
+_Static_assert(sizeof(varrays_t) <= SIMPLE__INLINE_BYTES, "the v arrays fit a slot");
+
+typedef struct {
+  simple__node_t *n;
+  const simple__slot_t *slots; /* the call's arguments; NULL while thread 0 plans a regular call */
+  const int *first_pid;        /* [P + 1] */
+  int r, me, P, node, D, pof2;
+  int v;        /* the v form */
+  int in_place; /* the node stages everything (thread 0 passed SIMPLE_IN_PLACE) */
+  size_t count; /* regular form: elements per block */
+  size_t es;
+  unsigned char *scratch;
+  const size_t *tab; /* the table at the start of the scratch */
+} a2a_t;
+
+/* Table entries (size_t), after thread 0's plan. */
+#define T_OUT(c, k)   ((size_t)(k))                      /* bytes this node sends to node k */
+#define T_IN(c, k)    ((size_t)(c)->P + (size_t)(k))     /* bytes it receives from node k */
+#define T_STAGE(c, k) (2 * (size_t)(c)->P + (size_t)(k)) /* in place: message to k */
+#define T_DOUT(c, l)  (3 * (size_t)(c)->P + (size_t)(l)) /* driver l's out region */
+#define T_DIN(c, l)   (3 * (size_t)(c)->P + (size_t)(c)->D + (size_t)(l)) /* its in region */
+#define T_ENTRIES(c)  (3 * (size_t)(c)->P + 2 * (size_t)(c)->D)
+
+/* ------------------------------------------------------------------------
+ * The layout of thread u's buffers (u on this node, j and i global ranks). */
+
+static const varrays_t *va(const a2a_t *c, int u) {
+  return (const varrays_t *)(const void *)c->slots[u].data;
+}
+static size_t sc(const a2a_t *c, int u, int j) { return c->v ? va(c, u)->sc[j] : c->count; }
+static size_t sd(const a2a_t *c, int u, int j) {
+  return c->v ? va(c, u)->sd[j] : (size_t)j * c->count;
+}
+static size_t rc(const a2a_t *c, int u, int i) { return c->v ? va(c, u)->rc[i] : c->count; }
+static size_t rd(const a2a_t *c, int u, int i) {
+  return c->v ? va(c, u)->rd[i] : (size_t)i * c->count;
+}
+
+static int is_in_place(const a2a_t *c, int u) { return c->slots[u].send == SIMPLE_IN_PLACE; }
+
+/* Where thread u's outgoing blocks lie: its send buffer, or its recv in
+ * place; NULL for a thread in place on a node that does not stage (a
+ * refused mixed call: its blocks are not read, as others write its recv). */
+static const unsigned char *src_of(const a2a_t *c, int u) {
+  if (!is_in_place(c, u)) return c->slots[u].send;
+  return c->in_place ? c->slots[u].recv : NULL;
+}
+static unsigned char *dst_of(const a2a_t *c, int u) { return c->slots[u].recv; }
+
+/* Whether the blocks of global ranks [first, last) lie one after the other
+ * in rank order (empty ones anywhere); *base: where the first non-empty
+ * one starts (elements). */
+static int contiguous(const size_t *cnt, const size_t *dsp, int first, int last, size_t *base) {
+  int seen = 0;
+  size_t pos = 0;
+  *base = 0;
+  for (int i = first; i < last; i++) {
+    if (cnt[i] == 0) continue;
+    if (!seen)
+      *base = dsp[i];
+    else if (dsp[i] != pos)
+      return 0;
+    seen = 1;
+    pos = dsp[i] + cnt[i];
+  }
+  return 1;
+}
+
+/* A node of one thread sends its message to node k straight from its send
+ * buffer (never in place: then everything is staged). */
+static int direct_out(const a2a_t *c, int k, size_t *base) {
+  if (c->r != 1 || c->in_place) return 0;
+  if (!c->v) {
+    *base = (size_t)c->first_pid[k] * c->count;
+    return 1;
+  }
+  return contiguous(va(c, 0)->sc, va(c, 0)->sd, c->first_pid[k], c->first_pid[k + 1], base);
+}
+
+/* ... and receives node k's message straight into its recv buffer. */
+static int direct_in(const a2a_t *c, int k, size_t *base) {
+  if (c->r != 1) return 0;
+  if (!c->v) {
+    *base = (size_t)c->first_pid[k] * c->count;
+    return 1;
+  }
+  return contiguous(va(c, 0)->rc, va(c, 0)->rd, c->first_pid[k], c->first_pid[k + 1], base);
+}
+
+/* ------------------------------------------------------------------------
+ * Sizes, overflow-checked: 0 or SIMPLE_ERR_COUNT. */
+
+static int add_ck(size_t *acc, size_t x) {
+  if (x > SIZE_MAX - *acc) return SIMPLE_ERR_COUNT;
+  *acc += x;
+  return 0;
+}
+static int mul_ck(size_t a, size_t b, size_t *out) {
+  if (a && b > SIZE_MAX / a) return SIMPLE_ERR_COUNT;
+  *out = a * b;
+  return 0;
+}
+static int up_ck(size_t *x) {
+  if (*x > SIZE_MAX - (ALIGN - 1)) return SIMPLE_ERR_COUNT;
+  *x = (*x + ALIGN - 1) & ~(ALIGN - 1);
+  return 0;
+}
+
+/* Bytes thread u sends to the threads of node k. */
+static int row_bytes(const a2a_t *c, int u, int k, size_t *out) {
+  size_t t = 0;
+  if (!c->v) {
+    *out = 0;
+    return mul_ck((size_t)(c->first_pid[k + 1] - c->first_pid[k]) * c->es, c->count, out);
+  }
+  for (int j = c->first_pid[k]; j < c->first_pid[k + 1]; j++)
+    if (add_ck(&t, sc(c, u, j))) return SIMPLE_ERR_COUNT;
+  return mul_ck(t, c->es, out);
+}
+
+/* Bytes this node sends to node k (out) and receives from it (in). */
+static int node_bytes(const a2a_t *c, int k, size_t *out, size_t *in) {
+  size_t o = 0, t = 0, row;
+  for (int u = 0; u < c->r; u++) {
+    if (row_bytes(c, u, k, &row) || add_ck(&o, row)) return SIMPLE_ERR_COUNT;
+  }
+  if (!c->v) {
+    *out = *in = o; /* r_k r count es both ways */
+    return 0;
+  }
+  for (int u = 0; u < c->r; u++)
+    for (int i = c->first_pid[k]; i < c->first_pid[k + 1]; i++)
+      if (add_ck(&t, rc(c, u, i))) return SIMPLE_ERR_COUNT;
+  *out = o;
+  return mul_ck(t, c->es, in);
+}
+
+static void step_peers(const a2a_t *c, int st, int *to, int *from) {
+  if (c->pof2) {
+    *to = *from = c->node ^ st;
+  } else {
+    *to = (c->node + st) % c->P;
+    *from = (c->node - st + c->P) % c->P;
+  }
+}
+
+/* Thread 0: the scratch's size, and its table when tab is not NULL. The
+ * same computation twice (size, then contents), so that the table lives
+ * in the block it describes. */
+static int plan(const a2a_t *c, size_t *tab, size_t *total) {
+  size_t at, hdr, o, in, base;
+  if (mul_ck(T_ENTRIES(c), sizeof(size_t), &hdr) || up_ck(&hdr)) return SIMPLE_ERR_COUNT;
+  at = hdr;
+  for (int k = 0; k < c->P; k++) {
+    if (node_bytes(c, k, &o, &in)) return SIMPLE_ERR_COUNT;
+    if (tab) {
+      tab[T_OUT(c, k)] = o;
+      tab[T_IN(c, k)] = in;
+      tab[T_STAGE(c, k)] = at;
+    }
+    if (c->in_place && (up_ck(&o) || add_ck(&at, o))) return SIMPLE_ERR_COUNT;
+  }
+  for (int l = 0; l < c->D; l++) {
+    size_t mo = 0, mi = 0;
+    for (int st = l + 1; st < c->P; st += c->D) {
+      int to, from;
+      step_peers(c, st, &to, &from);
+      if (tab) {
+        o = tab[T_OUT(c, to)];
+        in = tab[T_IN(c, from)];
+      } else {
+        size_t x;
+        if (node_bytes(c, to, &o, &x) || node_bytes(c, from, &x, &in)) return SIMPLE_ERR_COUNT;
+      }
+      if (!c->in_place && !direct_out(c, to, &base) && o > mo) mo = o;
+      if (!direct_in(c, from, &base) && in > mi) mi = in;
+    }
+    if (up_ck(&mo) || up_ck(&mi)) return SIMPLE_ERR_COUNT;
+    if (tab) tab[T_DOUT(c, l)] = at;
+    if (add_ck(&at, mo)) return SIMPLE_ERR_COUNT;
+    if (tab) tab[T_DIN(c, l)] = at;
+    if (add_ck(&at, mi)) return SIMPLE_ERR_COUNT;
+  }
+  *total = at;
+  return 0;
+}
+
+/* Thread 0: sizes the scratch and writes its table; *out NULL when the call
+ * needs none (one node, not in place). */
+static int make_scratch(simple_t *s, const a2a_t *c, unsigned char **out) {
+  *out = NULL;
+  if (!c->in_place && c->D == 0) return 0;
+  size_t total;
+  int err = plan(c, NULL, &total);
+  if (err) return err;
+  unsigned char *p = simple__node_scratch(s, total);
+  if (!p) return SIMPLE_ERR_NOMEM;
+  plan(c, (size_t *)(void *)p, &total);
+  *out = p;
+  return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Moving blocks. */
+
+/* Packs this node's message to node k (i-major) into out. */
+static void pack(const a2a_t *c, int k, unsigned char *out) {
+  size_t off = 0;
+  for (int u = 0; u < c->r; u++) {
+    const unsigned char *src = src_of(c, u);
+    for (int j = c->first_pid[k]; j < c->first_pid[k + 1]; j++) {
+      size_t b = sc(c, u, j) * c->es;
+      if (b && src) memcpy(out + off, src + sd(c, u, j) * c->es, b);
+      off += b;
+    }
+  }
+}
+
+/* Unpacks node k's message into this node's recv buffers. */
+static void unpack(const a2a_t *c, int k, const unsigned char *in) {
+  size_t off = 0;
+  for (int i = c->first_pid[k]; i < c->first_pid[k + 1]; i++)
+    for (int u = 0; u < c->r; u++) {
+      size_t b = rc(c, u, i) * c->es;
+      if (b) memcpy(dst_of(c, u) + rd(c, u, i) * c->es, in + off, b);
+      off += b;
+    }
+}
+
+/* In place, before the barrier: the calling thread copies its outgoing
+ * blocks into every node's message area, at its own place in it (after the
+ * blocks of the node's lower threads). Its block to itself stays put. */
+static void stage_own(const a2a_t *c) {
+  int u = c->me, self = c->first_pid[c->node] + u, ip = is_in_place(c, u);
+  const unsigned char *src = src_of(c, u);
+  if (!src) return;
+  for (int k = 0; k < c->P; k++) {
+    size_t off = c->tab[T_STAGE(c, k)], row;
+    for (int w = 0; w < u; w++) {
+      row_bytes(c, w, k, &row); /* checked by the plan */
+      off += row;
+    }
+    for (int j = c->first_pid[k]; j < c->first_pid[k + 1]; j++) {
+      size_t b = sc(c, u, j) * c->es;
+      if (b && !(ip && j == self)) memcpy(c->scratch + off, src + sd(c, u, j) * c->es, b);
+      off += b;
+    }
+  }
+}
+
+/* The node-local blocks i -> j with b = i r + j in [lo, hi): straight from
+ * i's buffer, or (in place) from the staged local message, whose blocks
+ * are in exactly this order. */
+static void local_blocks(const a2a_t *c, int lo, int hi) {
+  int r = c->r, first = c->first_pid[c->node];
+  size_t off = 0;
+  const unsigned char *stage = NULL;
+  if (c->in_place) {
+    stage = c->scratch + c->tab[T_STAGE(c, c->node)];
+    for (int b = 0; b < lo; b++) off += sc(c, b / r, first + b % r) * c->es;
+  }
+  for (int b = lo; b < hi; b++) {
+    int i = b / r, j = b % r;
+    size_t bytes = sc(c, i, first + j) * c->es;
+    unsigned char *dst = dst_of(c, j) + rd(c, j, first + i) * c->es;
+    if (stage) {
+      if (bytes && !(i == j && is_in_place(c, i))) memcpy(dst, stage + off, bytes);
+      off += bytes;
+    } else {
+      const unsigned char *src = src_of(c, i);
+      if (bytes && src) memcpy(dst, src + sd(c, i, first + j) * c->es, bytes);
+    }
+  }
+}
+
+/* Driver l: its steps of the schedule, one at a time (receive posted, then
+ * packing and send, then wait and unpack). also_local: the node has no
+ * copier, so the driver moves the local blocks while its first transfers
+ * are under way. */
+static int drive(const a2a_t *c, int l, int also_local) {
+  int rc = 0;
+  for (int st = l + 1; st < c->P && !rc; st += c->D) {
+    int to, from, m = 0, staged_in = 0;
+    step_peers(c, st, &to, &from);
+    size_t ob = c->tab[T_OUT(c, to)], ib = c->tab[T_IN(c, from)], base;
+    simple__net_req_t req[2];
+    unsigned char *in = NULL;
+    if (ib) {
+      if (direct_in(c, from, &base)) {
+        in = dst_of(c, 0) + base * c->es;
+      } else {
+        in = c->scratch + c->tab[T_DIN(c, l)];
+        staged_in = 1;
+      }
+      rc = simple__net_irecv(c->n, l, in, ib, from, TAG_ALLTOALL, &req[m]);
+      if (!rc) m++;
+    }
+    if (ob && !rc) {
+      const unsigned char *out;
+      if (c->in_place) {
+        out = c->scratch + c->tab[T_STAGE(c, to)];
+      } else if (direct_out(c, to, &base)) {
+        out = src_of(c, 0) + base * c->es;
+      } else {
+        unsigned char *o = c->scratch + c->tab[T_DOUT(c, l)];
+        pack(c, to, o);
+        out = o;
+      }
+      rc = simple__net_isend(c->n, l, out, ob, to, TAG_ALLTOALL, &req[m]);
+      if (!rc) m++;
+    }
+    if (also_local) {
+      local_blocks(c, 0, c->r * c->r);
+      also_local = 0;
+    }
+    int rc2 = simple__net_waitall(req, m);
+    if (!rc) rc = rc2;
+    if (!rc && staged_in) unpack(c, from, in);
+  }
+  if (also_local) local_blocks(c, 0, c->r * c->r);
+  return rc;
+}
+
+/* The closing barrier, carrying a code: the thread's own rc, or
+ * SIMPLE_ERR_PEER if another thread of the node failed. */
+static int finish(simple_t *s, int rc) {
+  unsigned f = simple__barrier_wait(&s->node->barrier, rc ? 1u : 0u);
+  if (f & SIMPLE__BARRIER_FATAL) return SIMPLE_ERR_FATAL;
+  return rc ? rc : f ? SIMPLE_ERR_PEER : 0;
+}
+
+static void init(a2a_t *c, simple_t *s, int v, size_t count, simple_type_t type) {
+  simple__node_t *n = s->node;
+  memset(c, 0, sizeof *c);
+  c->n = n;
+  c->first_pid = n->first_pid;
+  c->r = n->threads;
+  c->me = s->thread;
+  c->P = n->nodes;
+  c->node = n->node;
+  c->pof2 = (c->P & (c->P - 1)) == 0;
+  int L = simple__coll_lanes(n), d = L - 1 > 1 ? L - 1 : 1;
+  c->D = c->P - 1 < d ? c->P - 1 : d;
+  c->v = v;
+  c->count = count;
+  c->es = simple_type_size(type);
+}
+
+/* Everything after the scratch is known: the exchange itself. */
+static int exchange(simple_t *s, a2a_t *c) {
+  int r = c->r, me = c->me, rc = 0, bad = 0, mine_bad = 0;
+  for (int u = 0; u < r; u++)
+    if (is_in_place(c, u) != c->in_place) {
+      bad = 1;
+      if (u == me) mine_bad = 1;
+    }
+  if (c->in_place) {
+    stage_own(c);
+    rc = simple__node_finish(s); /* every outgoing block staged before any recv is written */
+    if (rc) return rc;
+  }
+  if (me < c->D) {
+    rc = drive(c, me, r == 1);
+  } else {
+    int copiers = r - c->D, ci = me - c->D;
+    long long blocks = (long long)r * r;
+    local_blocks(c, (int)(blocks * ci / copiers), (int)(blocks * (ci + 1) / copiers));
+  }
+  rc = finish(s, rc);
+  if (!rc && bad) rc = mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
+  return rc;
+}
+
+int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type) {
+  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  simple__node_t *n = s->node;
+  int in_place = send == SIMPLE_IN_PLACE;
+  size_t total = 0;
+  int err = simple__check_buffer(NULL, 0, type);
+  if (!err) err = mul_ck((size_t)n->nprocs, count, &total);
+  if (!err && !in_place) err = simple__check_buffer(send, total, type);
+  if (!err) err = simple__check_buffer(recv, total, type);
+  a2a_t c;
+  init(&c, s, 0, count, type);
+  c.in_place = in_place;
+  unsigned char *scratch = NULL;
+  /* Thread 0 knows the whole layout already: the count is the same
+   * everywhere, and so (by contract) is the in-place choice. */
+  if (!err && s->thread == 0 && count) err = make_scratch(s, &c, &scratch);
+  int rc;
+  const simple__slot_t *slots = simple__node_publish(s, send, recv, scratch, count, err, &rc);
+  if (!slots) return rc;
+  if (count == 0) return 0; /* the same everywhere: nothing moves */
+  c.slots = slots;
+  c.in_place = is_in_place(&c, 0);
+  c.scratch = slots[0].ptr;
+  c.tab = (const size_t *)(const void *)c.scratch;
+  return exchange(s, &c);
+}
+
+/* Elements a v-layout spans: max(displs[i] + counts[i]), overflow-checked. */
+static int extent(const size_t *counts, const size_t *displs, int p, size_t *out) {
+  size_t m = 0;
+  for (int i = 0; i < p; i++) {
+    if (counts[i] == 0) continue;
+    if (displs[i] > SIZE_MAX - counts[i]) return SIMPLE_ERR_COUNT;
+    if (displs[i] + counts[i] > m) m = displs[i] + counts[i];
+  }
+  *out = m;
+  return 0;
+}
+
+int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts, const size_t *sdispls,
+                     void *recv, const size_t *rcounts, const size_t *rdispls, simple_type_t type) {
+  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  simple__node_t *n = s->node;
+  int p = n->nprocs, in_place = send == SIMPLE_IN_PLACE;
+  if (in_place) {
+    scounts = rcounts;
+    sdispls = rdispls;
+  }
+  size_t ext;
+  int err = simple__check_buffer(NULL, 0, type);
+  if (!err && (!scounts || !sdispls || !rcounts || !rdispls)) err = SIMPLE_ERR_NULL;
+  if (!err && !in_place && !(err = extent(scounts, sdispls, p, &ext)))
+    err = simple__check_buffer(send, ext, type);
+  if (!err && !(err = extent(rcounts, rdispls, p, &ext)))
+    err = simple__check_buffer(recv, ext, type);
+  varrays_t mine = {scounts, sdispls, rcounts, rdispls};
+  memcpy(simple__node_my_slot(s)->data, &mine, sizeof mine);
+  int rc;
+  const simple__slot_t *slots = simple__node_publish(s, send, recv, NULL, 0, err, &rc);
+  if (!slots) return rc;
+  /* The node's message sizes need every thread's counts: thread 0 sizes
+   * the scratch now and hands it out with a second publish. The first
+   * call's slots stay valid until everyone has passed the closing barrier. */
+  a2a_t c;
+  init(&c, s, 1, 0, type);
+  c.slots = slots;
+  c.in_place = is_in_place(&c, 0);
+  if (c.in_place || c.D > 0) { /* else one node, not in place: no scratch */
+    unsigned char *scratch = NULL;
+    err = s->thread == 0 ? make_scratch(s, &c, &scratch) : 0;
+    const simple__slot_t *second = simple__node_publish(s, NULL, NULL, scratch, 0, err, &rc);
+    if (!second) return rc;
+    c.scratch = second[0].ptr;
+    c.tab = (const size_t *)(const void *)c.scratch;
+  }
+  return exchange(s, &c);
+}

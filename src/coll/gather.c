@@ -1,0 +1,286 @@
+/* simple_gather(v) and simple_scatter(v) over every thread of the job.
+ *
+ * One routine serves the four calls: gather moves blocks from the threads
+ * to the root's big buffer (recv), scatter from the root's big buffer
+ * (send) to the threads. "own" below is a thread's block buffer (send for
+ * gather, recv for scatter), "big" the root's buffer.
+ *
+ * Root's node: every thread copies its own block between its buffer and
+ * big in shared memory; at the same time the lane drivers (thread l < L,
+ * L = threads of the smallest node) exchange one message with each other
+ * node dealt to their lane, directly from/into big where that node's
+ * blocks lie contiguously, in rank order, in big (always for gather and
+ * scatter; for the v forms when the displacements allow it), else through
+ * a staging area (scratch) that the driver packs or unpacks. A closing
+ * barrier keeps the root (whose big buffer the others use) in the call
+ * until all transfers and copies are done, and carries the drivers' codes.
+ *
+ * Other nodes: the node's blocks travel as one message, assembled in the
+ * scratch (gather: every thread copies its block in, a barrier, the driver
+ * sends) or received into it (scatter: the driver receives, a barrier,
+ * every thread copies its block out). A node of one thread sends from or
+ * receives into the thread's buffer directly. On a gather the threads
+ * other than the driver return as soon as their block is in the scratch;
+ * only the driver reports an MPI failure of the send.
+ *
+ * The v forms: a thread's count is known only to itself (and to the root),
+ * so a node other than the root's first publishes the counts, then sizes
+ * the scratch and publishes it: one barrier more than the regular forms
+ * (there, every thread knows the node's size in advance). The root's node
+ * takes the counts from the root, which sizes the staging area itself
+ * before publishing (the only thread of the node to take scratch in that
+ * call). Each thread's count is checked against counts[] on the root's
+ * node only: a mismatch there gives SIMPLE_ERR_ARG on the thread (its
+ * node's others SIMPLE_ERR_PEER), but the root's node still completes its
+ * transfers with the other nodes so that they do not hang; a mismatch on
+ * another node shows up as an MPI error (message longer than expected) or
+ * goes unnoticed (shorter).
+ *
+ * Cost (root's node): 2b + (P - 1) alpha + (p - r) n beta, shared by L
+ * drivers, + r n/B. Other nodes: 2b + r n/B + alpha + beta r n (3b in the v
+ * forms). */
+#include <stdint.h>
+#include <string.h>
+
+#include "coll/util_coll1.h"
+#include "net/net.h"
+#include "simple/coll.h"
+
+/* The blocks' layout in the root's buffer: counts == NULL for the regular
+ * forms (count elements per thread, in rank order). */
+typedef struct {
+  const size_t *counts, *displs;
+  size_t count;
+} layout_t;
+
+static size_t cnt(const layout_t *l, int i) { return l->counts ? l->counts[i] : l->count; }
+static size_t dsp(const layout_t *l, int i) {
+  return l->counts ? l->displs[i] : (size_t)i * l->count;
+}
+
+/* Node k's blocks in big: their total (elements), and whether the non-empty
+ * ones follow each other in rank order without gaps, starting at *base. */
+static int node_contiguous(const simple__node_t *n, const layout_t *l, int k, size_t *base,
+                           size_t *total) {
+  int contiguous = 1, seen = 0;
+  size_t pos = 0, sum = 0;
+  *base = 0;
+  for (int i = n->first_pid[k]; i < n->first_pid[k + 1]; i++) {
+    size_t c = cnt(l, i);
+    if (c == 0) continue;
+    if (!seen) *base = dsp(l, i);
+    else if (dsp(l, i) != pos) contiguous = 0;
+    seen = 1;
+    pos = dsp(l, i) + c;
+    sum += c;
+  }
+  *total = sum;
+  return contiguous;
+}
+
+/* Staging bytes the root's node needs: the non-contiguous nodes' blocks. */
+static int staging_bytes(const simple__node_t *n, const layout_t *l, int root_node, size_t es,
+                         size_t *out) {
+  size_t sum = 0;
+  for (int k = 0; k < n->nodes; k++) {
+    size_t base, total;
+    if (k == root_node || node_contiguous(n, l, k, &base, &total)) continue;
+    if (total > (SIZE_MAX - sum) / es) return SIMPLE_ERR_COUNT;
+    sum += total * es;
+  }
+  *out = sum;
+  return 0;
+}
+
+/* Copies node k's blocks between big and its packed form in stage. */
+static void pack(const simple__node_t *n, const layout_t *l, int k, size_t es, unsigned char *big,
+                 unsigned char *stage, int to_stage) {
+  size_t off = 0;
+  for (int i = n->first_pid[k]; i < n->first_pid[k + 1]; i++) {
+    size_t b = cnt(l, i) * es;
+    if (!b) continue;
+    if (to_stage)
+      memcpy(stage + off, big + dsp(l, i) * es, b);
+    else
+      memcpy(big + dsp(l, i) * es, stage + off, b);
+    off += b;
+  }
+}
+
+/* The transfers of lane `lane` on the root's node: one message with every
+ * other node dealt to the lane, SIMPLE__C1_BATCH at a time. */
+static int root_transfers(simple__node_t *n, int scatter, const layout_t *l, int root_node,
+                          int lane, int lanes, size_t es, unsigned char *big,
+                          unsigned char *stage) {
+  simple__net_req_t req[SIMPLE__C1_BATCH];
+  int node_of_req[SIMPLE__C1_BATCH], staged[SIMPLE__C1_BATCH];
+  int tag = scatter ? SIMPLE__C1_TAG_SCATTER : SIMPLE__C1_TAG_GATHER, rc = 0, k = 0;
+  size_t stage_off = 0;
+  unsigned char *stage_at[SIMPLE__C1_BATCH];
+  while (k < n->nodes && !rc) {
+    int m = 0;
+    for (; k < n->nodes && m < SIMPLE__C1_BATCH; k++) {
+      if (k == root_node) continue;
+      size_t base, total;
+      int contiguous = node_contiguous(n, l, k, &base, &total);
+      unsigned char *buf = big + base * es;
+      if (!contiguous) {
+        buf = stage + stage_off;
+        stage_off += total * es;
+      }
+      if (simple__c1_lane_of(n, k, root_node, lanes) != lane) continue;
+      if (scatter && !contiguous) pack(n, l, k, es, big, buf, 1);
+      rc = scatter ? simple__net_isend(n, lane, buf, total * es, k, tag, &req[m])
+                   : simple__net_irecv(n, lane, buf, total * es, k, tag, &req[m]);
+      if (rc) break;
+      node_of_req[m] = k;
+      staged[m] = !contiguous;
+      stage_at[m++] = buf;
+    }
+    int rc2 = simple__net_waitall(req, m);
+    if (!rc) rc = rc2;
+    if (!scatter && !rc)
+      for (int j = 0; j < m; j++)
+        if (staged[j]) pack(n, l, node_of_req[j], es, big, stage_at[j], 0);
+  }
+  return rc;
+}
+
+/* v: counts/displs given (significant at the root). */
+static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void *big,
+                  const size_t *counts, const size_t *displs, simple_type_t type, int root) {
+  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  simple__node_t *n = s->node;
+  int me = s->thread, r = n->threads, p = n->nprocs;
+  int err = root < 0 || root >= p ? SIMPLE_ERR_RANK : simple__check_buffer(NULL, 0, type);
+  int is_root = s->pid == root, in_place = own == SIMPLE_IN_PLACE;
+  int root_node = err ? 0 : simple__c1_node_of(n, root);
+  size_t es = simple_type_size(type);
+  layout_t l = {v ? counts : NULL, v ? displs : NULL, count};
+  void *scratch = NULL;
+  if (!err && is_root) {
+    size_t extent;
+    if (v) {
+      err = simple__c1_extent(counts, displs, 0, p, &extent);
+      if (!err && !counts) err = SIMPLE_ERR_NULL; /* p > 0 always */
+    } else {
+      err = simple__c1_mul(count, (size_t)p, &extent);
+    }
+    if (!err) err = simple__check_buffer(big, extent, type);
+    if (!err && in_place) {
+      /* The root's block is already in place in big. */
+      count = cnt(&l, root);
+      own = (unsigned char *)big + dsp(&l, root) * es;
+    }
+    /* A count that disagrees with counts[root] is refused after the
+     * publish, with the node's other threads', so that the transfers with
+     * the other nodes still take place. */
+    size_t stage = 0;
+    if (!err && v) err = staging_bytes(n, &l, root_node, es, &stage);
+    if (!err && stage && !(scratch = simple__node_scratch(s, stage))) err = SIMPLE_ERR_NOMEM;
+  } else if (!err && in_place) {
+    err = SIMPLE_ERR_ARG; /* in place at the root only */
+  }
+  if (!err) err = simple__check_buffer(own, count, type);
+  int on_root_node = !err && n->node == root_node;
+  size_t node_bytes = 0;
+  if (!err && !v && !on_root_node && r > 1 && me == 0 &&
+      !(err = simple__c1_mul(count * es, (size_t)r, &node_bytes)) && node_bytes &&
+      !(scratch = simple__node_scratch(s, node_bytes)))
+    err = SIMPLE_ERR_NOMEM;
+  if (is_root) {
+    /* The layout travels to the node in the root's slot. */
+    memcpy(simple__node_my_slot(s)->data, &counts, sizeof counts);
+    memcpy(simple__node_my_slot(s)->data + sizeof counts, &displs, sizeof displs);
+  }
+  int rc;
+  const simple__slot_t *slots = simple__node_publish(s, own, big, scratch, count, err, &rc);
+  if (!slots) return rc;
+  if (!v && count == 0) return 0; /* count is the same everywhere */
+  int lanes = simple__c1_lanes(n);
+
+  if (n->node == root_node) {
+    int rt = root - n->first_pid[root_node], first = n->first_pid[root_node];
+    if (v) {
+      memcpy(&l.counts, slots[rt].data, sizeof l.counts);
+      memcpy(&l.displs, slots[rt].data + sizeof l.counts, sizeof l.displs);
+    }
+    /* Every thread reaches the same verdict on the counts by itself. */
+    int bad = 0, mine_bad = 0;
+    for (int u = 0; u < r && v; u++)
+      if (slots[u].n != cnt(&l, first + u)) {
+        bad = 1;
+        if (u == me) mine_bad = 1;
+      }
+    unsigned char *b = slots[rt].recv;
+    if (!bad) {
+      unsigned char *at = b + dsp(&l, s->pid) * es;
+      if (at != (unsigned char *)own && count) {
+        if (scatter)
+          memcpy(own, at, count * es);
+        else
+          memcpy(at, own, count * es);
+      }
+    }
+    rc = 0;
+    if (me < lanes && n->nodes > 1)
+      rc = root_transfers(n, scatter, &l, root_node, me, lanes, es, b, slots[rt].ptr);
+    rc = simple__c1_sync(s, rc);
+    return bad ? (mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER) : rc;
+  }
+
+  /* Another node: its blocks as one message. */
+  int driver = simple__c1_lane_of(n, n->node, root_node, lanes);
+  int tag = scatter ? SIMPLE__C1_TAG_SCATTER : SIMPLE__C1_TAG_GATHER;
+  if (r == 1)
+    return scatter ? simple__net_recv(n, 0, own, count * es, root_node, tag)
+                   : simple__net_send(n, 0, own, count * es, root_node, tag);
+  size_t my_off = (size_t)me * count * es, total = node_bytes;
+  if (v) {
+    /* Counts are per thread: add them up, then size and share the scratch
+     * (a second publish; the first call's slots are not read after it). */
+    total = 0;
+    for (int u = 0; u < r; u++) {
+      if (u == me) my_off = total;
+      total += slots[u].n * es; /* each was checked not to overflow alone */
+      if (total < slots[u].n * es) err = SIMPLE_ERR_COUNT;
+    }
+    if (me == 0 && !err && total && !(scratch = simple__node_scratch(s, total)))
+      err = SIMPLE_ERR_NOMEM;
+    slots = simple__node_publish(s, NULL, NULL, scratch, total, err, &rc);
+    if (!slots) return rc;
+  } else {
+    total = (size_t)r * count * es;
+  }
+  unsigned char *buf = slots[0].ptr;
+  rc = 0;
+  if (scatter) {
+    if (me == driver) rc = simple__net_recv(n, driver, buf, total, root_node, tag);
+    if ((rc = simple__c1_sync(s, rc)) != 0) return rc;
+    if (count) memcpy(own, buf + my_off, count * es);
+    return 0;
+  }
+  if (count) memcpy(buf + my_off, own, count * es);
+  if ((rc = simple__node_finish(s)) != 0) return rc;
+  return me == driver ? simple__net_send(n, driver, buf, total, root_node, tag) : 0;
+}
+
+int simple_gather(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
+                  int root) {
+  return rooted(s, 0, 0, (void *)send, count, recv, NULL, NULL, type, root);
+}
+
+int simple_gatherv(simple_t *s, const void *send, size_t count, void *recv, const size_t *counts,
+                   const size_t *displs, simple_type_t type, int root) {
+  return rooted(s, 0, 1, (void *)send, count, recv, counts, displs, type, root);
+}
+
+int simple_scatter(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
+                   int root) {
+  return rooted(s, 1, 0, recv, count, (void *)send, NULL, NULL, type, root);
+}
+
+int simple_scatterv(simple_t *s, const void *send, const size_t *counts, const size_t *displs,
+                    void *recv, size_t count, simple_type_t type, int root) {
+  return rooted(s, 1, 1, recv, count, (void *)send, counts, displs, type, root);
+}

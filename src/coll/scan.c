@@ -1,0 +1,204 @@
+/* simple_scan and simple_exscan over every thread of the job.
+ *
+ * Three phases, as the header says: a node-local scan in shared memory, an
+ * exclusive scan of the node totals among the nodes, and a local fix-up
+ * that combines the node's prefix X (on the left: lower ranks) with each
+ * thread's local result. Contributions are combined in global rank order:
+ * thread pid's result is ((X_node) op local prefix), X_node being the
+ * combination of nodes 0..node-1 in node order, each node's total itself
+ * combined in thread order. The grouping depends only on the layout (both
+ * paths below group alike), so results are bitwise reproducible for a
+ * layout; with one node the node library's scan is the whole job's.
+ *
+ * Two paths:
+ *  - small (n <= SIMPLE__INLINE_BYTES): inputs travel in the slots; the
+ *    master combines the node total from the slot copies, runs the exscan
+ *    among nodes, and after one more barrier every thread computes its own
+ *    result from X and the slot copies. Two barriers (one on node 0, which
+ *    needs no prefix); nobody writes into another thread's buffer, so no
+ *    closing barrier. Cost: 2b + r n/B + exscan among P.
+ *  - large: every thread scans one slice of all the node's buffers (the
+ *    local results into the threads' recv, the node total into the
+ *    scratch); a barrier; the
+ *    node total, cut into L lanes, is scanned among nodes by L threads at
+ *    once; a barrier; each thread fixes up its own buffer (reads X, writes
+ *    only its own recv). Cost: 3b + 2 n/B + exscan among P of n/L bytes
+ *    per lane (the header's 2b plus the barrier that publishes X). On
+ *    node 0 (no prefix) the threads return after the local scan, the lane
+ *    drivers after their exchange.
+ * An MPI failure in the exchange is returned by every thread of a node
+ * that waits for the exchange; on node 0, which waits for nothing, by the
+ * threads that drove it. */
+#include <string.h>
+
+#include "coll/util_coll1.h"
+#include "simple/coll.h"
+#include "simple/node.h"
+
+/* The accumulator a thread scans through: small enough to stay in L1. */
+#define CHUNK_BYTES 2048
+/* Below this many bytes one lane does the exchange among nodes: a message
+ * costs alpha whatever its size, so splitting small vectors only adds
+ * messages. */
+#define LANE_MIN_BYTES 8192
+
+/* Local scan of elements [lo, hi) of every thread's buffers, in thread
+ * order: recv[u] gets the inclusive (exclusive: u > 0 only) prefix, total
+ * the combination of all threads. Thread u's input is read before its
+ * output overwrites it, so in-place calls are safe. */
+static void scan_slice(const simple__slot_t *slots, int r, int exclusive, simple_type_t type,
+                       simple_op_t op, size_t lo, size_t hi, unsigned char *total) {
+  _Alignas(SIMPLE__CACHE_LINE) unsigned char acc[CHUNK_BYTES];
+  _Alignas(SIMPLE__CACHE_LINE) unsigned char tmp[CHUNK_BYTES];
+  size_t es = simple_type_size(type), per = CHUNK_BYTES / es;
+  for (size_t off = lo; off < hi; off += per) {
+    size_t m = hi - off < per ? hi - off : per, bytes = m * es, at = off * es;
+#define SRC(u) ((const unsigned char *)slots[u].send + at)
+#define DST(u) ((unsigned char *)slots[u].recv + at)
+    memcpy(acc, SRC(0), bytes);
+    if (!exclusive && DST(0) != SRC(0)) memcpy(DST(0), acc, bytes);
+    for (int u = 1; u < r; u++) {
+      if (exclusive) {
+        memcpy(tmp, SRC(u), bytes);
+        memcpy(DST(u), acc, bytes);
+        simple__op_apply(op, type, acc, tmp, m);
+      } else {
+        simple__op_apply(op, type, acc, SRC(u), m);
+        memcpy(DST(u), acc, bytes);
+      }
+    }
+    memcpy(total + at, acc, bytes);
+#undef SRC
+#undef DST
+  }
+}
+
+/* buf = x (op) buf, count elements, through a stack accumulator. */
+static void apply_left(simple_op_t op, simple_type_t type, const unsigned char *x,
+                       unsigned char *buf, size_t count) {
+  _Alignas(SIMPLE__CACHE_LINE) unsigned char acc[CHUNK_BYTES];
+  size_t es = simple_type_size(type), per = CHUNK_BYTES / es;
+  for (size_t off = 0; off < count; off += per) {
+    size_t m = count - off < per ? count - off : per;
+    memcpy(acc, x + off * es, m * es);
+    simple__op_apply(op, type, acc, buf + off * es, m);
+    memcpy(buf + off * es, acc, m * es);
+  }
+}
+
+/* The exchange among nodes for lane `lane` of L: thread `lane` of every
+ * node scans its cache-line-aligned piece of the node total. The scratch
+ * holds four regions of `stride` bytes: total (destroyed), X, and two work
+ * regions; X ends in region 1 on every node but node 0. */
+static int exchange(simple__node_t *n, int lane, int lanes, unsigned char *w, size_t stride,
+                    size_t count, simple_type_t type, simple_op_t op) {
+  size_t es = simple_type_size(type);
+  size_t line = SIMPLE__CACHE_LINE / es ? SIMPLE__CACHE_LINE / es : 1;
+  size_t per = ((count + (size_t)lanes - 1) / (size_t)lanes + line - 1) / line * line;
+  size_t l0 = (size_t)lane * per < count ? (size_t)lane * per : count;
+  size_t l1 = l0 + per < count ? l0 + per : count;
+  if (l1 <= l0) return 0;
+  size_t at = l0 * es;
+  return simple__c1_net_exscan(n, lane, w + at, w + stride + at, w + 2 * stride + at,
+                               w + 3 * stride + at, l1 - l0, type, op);
+}
+
+static int scan_small(simple_t *s, const simple__slot_t *slots, int exclusive, size_t count,
+                      simple_type_t type, simple_op_t op, void *recv) {
+  simple__node_t *n = s->node;
+  int me = s->thread, r = n->threads;
+  size_t bytes = count * simple_type_size(type), stride = SIMPLE__INLINE_BYTES;
+  unsigned char *w = slots[0].ptr;
+  int rc = 0;
+  if (me == 0) {
+    memcpy(w, slots[0].data, bytes);
+    for (int u = 1; u < r; u++) simple__op_apply(op, type, w, slots[u].data, count);
+    rc = simple__c1_net_exscan(n, 0, w, w + stride, w + 2 * stride, w + 3 * stride, count, type,
+                               op);
+  }
+  /* Node 0 has no prefix: its threads need nothing from the exchange. */
+  if (n->node > 0 && (rc = simple__c1_sync(s, rc)) != 0) return rc;
+  int last = exclusive ? me - 1 : me; /* local threads combined into the result */
+  if (n->node == 0 && last < 0) return rc; /* exscan's pid 0: left untouched */
+  /* X (op) (local prefix), grouped as on the large path, so that a result
+   * does not depend on which path computed it. */
+  _Alignas(SIMPLE__CACHE_LINE) unsigned char acc[SIMPLE__INLINE_BYTES];
+  _Alignas(SIMPLE__CACHE_LINE) unsigned char loc[SIMPLE__INLINE_BYTES];
+  if (last < 0) { /* exscan's thread 0 on a later node: X alone */
+    memcpy(recv, w + stride, bytes);
+    return rc;
+  }
+  memcpy(loc, slots[0].data, bytes);
+  for (int u = 1; u <= last; u++) simple__op_apply(op, type, loc, slots[u].data, count);
+  if (n->node > 0) {
+    memcpy(acc, w + stride, bytes);
+    simple__op_apply(op, type, acc, loc, count);
+    memcpy(recv, acc, bytes);
+  } else {
+    memcpy(recv, loc, bytes);
+  }
+  return rc;
+}
+
+static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, size_t count,
+                      simple_type_t type, simple_op_t op, void *recv) {
+  simple__node_t *n = s->node;
+  int me = s->thread, r = n->threads;
+  size_t es = simple_type_size(type), bytes = count * es;
+  size_t stride = (bytes + SIMPLE__CACHE_LINE - 1) / SIMPLE__CACHE_LINE * SIMPLE__CACHE_LINE;
+  unsigned char *w = slots[0].ptr;
+  size_t lo, hi;
+  simple__node_slice(count, es, r, me, &lo, &hi);
+  if (lo < hi) scan_slice(slots, r, exclusive, type, op, lo, hi, w);
+  int rc = simple__node_finish(s);
+  if (rc) return rc;
+  int lanes = bytes < LANE_MIN_BYTES ? 1 : simple__c1_lanes(n);
+  if (me < lanes) rc = exchange(n, me, lanes, w, stride, count, type, op);
+  /* Node 0 has no prefix: its results are final, only the lanes' own
+   * return codes remain. */
+  if (n->node == 0) return rc;
+  if ((rc = simple__c1_sync(s, rc)) != 0) return rc;
+  if (exclusive && me == 0)
+    memcpy(recv, w + stride, bytes);
+  else
+    apply_left(op, type, w + stride, recv, count);
+  return 0;
+}
+
+static int scan_common(simple_t *s, const void *send, void *recv, size_t count,
+                       simple_type_t type, simple_op_t op, int exclusive) {
+  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  simple__node_t *n = s->node;
+  /* One node: the node library's scan is the whole job's. */
+  if (n->nodes == 1)
+    return exclusive ? simple_node_exscan(s, send, recv, count, type, op)
+                     : simple_node_scan(s, send, recv, count, type, op);
+  int err = simple__op_check(op, type);
+  if (!err && send == SIMPLE_IN_PLACE) send = recv;
+  if (!err) err = simple__check_buffer(send, count, type);
+  if (!err) err = simple__check_buffer(recv, count, type);
+  size_t bytes = err ? 0 : count * simple_type_size(type);
+  int small = bytes <= SIMPLE__INLINE_BYTES;
+  size_t stride = small ? SIMPLE__INLINE_BYTES
+                        : (bytes + SIMPLE__CACHE_LINE - 1) / SIMPLE__CACHE_LINE * SIMPLE__CACHE_LINE;
+  void *w = NULL;
+  if (s->thread == 0 && !err && count && !(w = simple__node_scratch(s, 4 * stride)))
+    err = SIMPLE_ERR_NOMEM;
+  if (small && bytes) memcpy(simple__node_my_slot(s)->data, send, bytes);
+  int rc;
+  const simple__slot_t *slots = simple__node_publish(s, send, recv, w, count, err, &rc);
+  if (!slots) return rc;
+  if (count == 0) return 0;
+  return small ? scan_small(s, slots, exclusive, count, type, op, recv)
+               : scan_large(s, slots, exclusive, count, type, op, recv);
+}
+
+int simple_scan(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
+                simple_op_t op) {
+  return scan_common(s, send, recv, count, type, op, 0);
+}
+
+int simple_exscan(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
+                  simple_op_t op) {
+  return scan_common(s, send, recv, count, type, op, 1);
+}
