@@ -6,5 +6,8 @@
 #include "simple/core.h"
 #include "simple/node.h"
 #include "simple/coll.h"
+#include "simple/dist.h"
+#include "simple/rma.h"
+#include "simple/msg.h"
 
 #endif

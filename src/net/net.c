@@ -5,23 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/net_state.h"
 #include "simple/core.h"
 
 /* MPI counts are ints: larger messages go in pieces of this many bytes. */
 #define PART_BYTES ((size_t)1 << 30)
 
-typedef struct {
-  MPI_Comm coll;  /* node-level collectives */
-  int nlanes;
-  MPI_Comm lane[SIMPLE__NET_MAX_LANES];
-} net_t;
-
-static net_t *net(simple__node_t *n) { return n->net; }
-
-static int ok(int mpi_rc) { return mpi_rc == MPI_SUCCESS ? 0 : SIMPLE_ERR_MPI; }
-
 int simple__net_open(simple__node_t *n) {
-  net_t *t = calloc(1, sizeof *t);
+  simple__net_t *t = calloc(1, sizeof *t);
   if (!t) return SIMPLE_ERR_NOMEM;
   MPI_Comm base = *(MPI_Comm *)n->comm;
   int maxthreads = 1;
@@ -29,27 +20,33 @@ int simple__net_open(simple__node_t *n) {
     if (n->threads_of[k] > maxthreads) maxthreads = n->threads_of[k];
   t->nlanes = maxthreads < SIMPLE__NET_MAX_LANES ? maxthreads : SIMPLE__NET_MAX_LANES;
   int rc = MPI_Comm_dup(base, &t->coll);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_dup(base, &t->msg);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_dup(base, &t->rma);
   for (int l = 0; l < t->nlanes && rc == MPI_SUCCESS; l++) {
     rc = MPI_Comm_dup(base, &t->lane[l]);
     if (rc == MPI_SUCCESS) MPI_Comm_set_errhandler(t->lane[l], MPI_ERRORS_RETURN);
   }
   MPI_Comm_set_errhandler(t->coll, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(t->msg, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(t->rma, MPI_ERRORS_RETURN);
   n->net = t;
   n->lanes = t->nlanes;
-  return ok(rc);
+  return simple__net_ok(rc);
 }
 
 void simple__net_close(simple__node_t *n) {
-  net_t *t = net(n);
+  simple__net_t *t = simple__net(n);
   if (!t) return;
   for (int l = 0; l < t->nlanes; l++) MPI_Comm_free(&t->lane[l]);
+  MPI_Comm_free(&t->rma);
+  MPI_Comm_free(&t->msg);
   MPI_Comm_free(&t->coll);
   free(t);
   n->net = NULL;
 }
 
 static MPI_Comm lane_comm(simple__node_t *n, int lane) {
-  net_t *t = net(n);
+  simple__net_t *t = simple__net(n);
   return t->lane[lane % t->nlanes];
 }
 
@@ -73,8 +70,8 @@ static int post(simple__node_t *n, int lane, void *buf, size_t bytes, int peer, 
   return 0;
 }
 
-int simple__net_isend(simple__node_t *n, int lane, const void *buf, size_t bytes, int dest,
-                      int tag, simple__net_req_t *req) {
+int simple__net_isend(simple__node_t *n, int lane, const void *buf, size_t bytes, int dest, int tag,
+                      simple__net_req_t *req) {
   return post(n, lane, (void *)buf, bytes, dest, tag, req, 1);
 }
 
@@ -97,7 +94,7 @@ int simple__net_waitall(simple__net_req_t *reqs, int count) {
 int simple__net_send(simple__node_t *n, int lane, const void *buf, size_t bytes, int dest,
                      int tag) {
   if (bytes <= PART_BYTES)
-    return ok(MPI_Send(buf, (int)bytes, MPI_BYTE, dest, tag, lane_comm(n, lane)));
+    return simple__net_ok(MPI_Send(buf, (int)bytes, MPI_BYTE, dest, tag, lane_comm(n, lane)));
   simple__net_req_t r;
   int rc = simple__net_isend(n, lane, buf, bytes, dest, tag, &r);
   return rc ? rc : simple__net_waitall(&r, 1);
@@ -105,8 +102,8 @@ int simple__net_send(simple__node_t *n, int lane, const void *buf, size_t bytes,
 
 int simple__net_recv(simple__node_t *n, int lane, void *buf, size_t bytes, int src, int tag) {
   if (bytes <= PART_BYTES)
-    return ok(MPI_Recv(buf, (int)bytes, MPI_BYTE, src, tag, lane_comm(n, lane),
-                       MPI_STATUS_IGNORE));
+    return simple__net_ok(
+        MPI_Recv(buf, (int)bytes, MPI_BYTE, src, tag, lane_comm(n, lane), MPI_STATUS_IGNORE));
   simple__net_req_t r;
   int rc = simple__net_irecv(n, lane, buf, bytes, src, tag, &r);
   return rc ? rc : simple__net_waitall(&r, 1);
@@ -115,8 +112,8 @@ int simple__net_recv(simple__node_t *n, int lane, void *buf, size_t bytes, int s
 int simple__net_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
                          void *rbuf, size_t rbytes, int src, int tag) {
   if (sbytes <= PART_BYTES && rbytes <= PART_BYTES && dest >= 0 && src >= 0)
-    return ok(MPI_Sendrecv(sbuf, (int)sbytes, MPI_BYTE, dest, tag, rbuf, (int)rbytes, MPI_BYTE,
-                           src, tag, lane_comm(n, lane), MPI_STATUS_IGNORE));
+    return simple__net_ok(MPI_Sendrecv(sbuf, (int)sbytes, MPI_BYTE, dest, tag, rbuf, (int)rbytes,
+                                       MPI_BYTE, src, tag, lane_comm(n, lane), MPI_STATUS_IGNORE));
   simple__net_req_t r[2];
   int k = 0, rc = 0;
   if (src >= 0) rc = simple__net_irecv(n, lane, rbuf, rbytes, src, tag, &r[k++]);
@@ -125,12 +122,14 @@ int simple__net_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t s
   return rc ? rc : rc2;
 }
 
-int simple__net_barrier(simple__node_t *n) { return ok(MPI_Barrier(net(n)->coll)); }
+int simple__net_barrier(simple__node_t *n) {
+  return simple__net_ok(MPI_Barrier(simple__net(n)->coll));
+}
 
 int simple__net_bcast(simple__node_t *n, void *buf, size_t bytes, int root) {
   for (size_t off = 0; off < bytes || (bytes == 0 && off == 0); off += PART_BYTES) {
     int len = (int)(bytes - off < PART_BYTES ? bytes - off : PART_BYTES);
-    if (MPI_Bcast((char *)buf + off, len, MPI_BYTE, root, net(n)->coll) != MPI_SUCCESS)
+    if (MPI_Bcast((char *)buf + off, len, MPI_BYTE, root, simple__net(n)->coll) != MPI_SUCCESS)
       return SIMPLE_ERR_MPI;
     if (bytes == 0) break;
   }
@@ -139,7 +138,8 @@ int simple__net_bcast(simple__node_t *n, void *buf, size_t bytes, int root) {
 
 int simple__net_allgather(simple__node_t *n, const void *sbuf, size_t bytes, void *rbuf) {
   if (bytes > INT_MAX) return SIMPLE_ERR_COUNT;
-  return ok(MPI_Allgather(sbuf, (int)bytes, MPI_BYTE, rbuf, (int)bytes, MPI_BYTE, net(n)->coll));
+  return simple__net_ok(
+      MPI_Allgather(sbuf, (int)bytes, MPI_BYTE, rbuf, (int)bytes, MPI_BYTE, simple__net(n)->coll));
 }
 
 int simple__net_allgatherv(simple__node_t *n, const void *sbuf, const size_t *counts,
@@ -154,7 +154,8 @@ int simple__net_allgatherv(simple__node_t *n, const void *sbuf, const size_t *co
     d[k] = (int)displs[k];
   }
   if (!rc)
-    rc = ok(MPI_Allgatherv(sbuf, c[n->node], MPI_BYTE, rbuf, c, d, MPI_BYTE, net(n)->coll));
+    rc = simple__net_ok(
+        MPI_Allgatherv(sbuf, c[n->node], MPI_BYTE, rbuf, c, d, MPI_BYTE, simple__net(n)->coll));
   free(c);
   return rc;
 }

@@ -74,11 +74,18 @@ void simple_abort(simple_t *s, const char *fmt, ...) {
   va_end(ap);
   if (n) atomic_store(&n->fatal, 1);
   if (s)
-    fprintf(stderr, "simple: abort on node %d thread %d (pid %d): %s\n", n->node, s->thread,
-            s->pid, msg);
+    fprintf(stderr, "simple: abort on node %d thread %d (pid %d): %s\n", n->node, s->thread, s->pid,
+            msg);
   else
     fprintf(stderr, "simple: abort on node %d: %s\n", n ? n->node : -1, msg);
   fflush(stderr);
+  /* One abort per process: MPI_Abort entered by two threads at once crashes
+   * some MPI libraries (Open MPI 4 segfaults), so later callers wait here
+   * for the first to take the process down. */
+  static atomic_flag aborting = ATOMIC_FLAG_INIT;
+  if (atomic_flag_test_and_set(&aborting)) {
+    for (;;) pause();
+  }
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
@@ -86,6 +93,12 @@ void simple_abort(simple_t *s, const char *fmt, ...) {
    * is left waiting for one that is gone. */
   if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, 1);
   _exit(1);
+}
+
+int simple__node_at_close(simple__node_t *n, void (*fn)(simple__node_t *n)) {
+  if (n->nclose >= SIMPLE__MAX_AT_CLOSE) return SIMPLE_ERR_NOMEM;
+  n->at_close[n->nclose++] = fn;
+  return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -287,8 +300,8 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
   }
   running = &node;
   for (int t = 0; t < node.threads; t++) {
-    team[t] = (simple_t){.node = &node, .thread = t, .pid = node.first_pid[node.node] + t,
-                         .fn = fn, .arg = arg};
+    team[t] = (simple_t){
+        .node = &node, .thread = t, .pid = node.first_pid[node.node] + t, .fn = fn, .arg = arg};
   }
   /* Thread 0 is the process's main thread, so MPI sees its initializing
    * thread take part as well. */
@@ -302,6 +315,7 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
   for (int t = 1; t < started; t++) pthread_join(tids[t], NULL);
   running = NULL;
 
+  while (node.nclose > 0) node.at_close[--node.nclose](&node);
   simple__net_close(&node);
   simple__pin_close();
   simple__wait_policy.fatal = NULL;

@@ -19,6 +19,9 @@
  * nobody has to wait for the writes). 256 bytes = 4 cache lines. */
 #define SIMPLE__INLINE_BYTES 256
 
+/* Upper layers that may register an at-close hook (simple__node_at_close). */
+#define SIMPLE__MAX_AT_CLOSE 8
+
 typedef struct {
   _Alignas(SIMPLE__CACHE_LINE) const void *send;
   void *recv;
@@ -28,13 +31,13 @@ typedef struct {
 } simple__slot_t;
 
 typedef struct simple__node {
-  int node;          /* MYNODE */
-  int nodes;         /* NODES */
-  int threads;       /* THREADS on this node */
-  int nprocs;        /* TID */
-  int *threads_of;   /* [nodes]: threads on each node */
-  int *first_pid;    /* [nodes + 1]: global rank of each node's thread 0 */
-  int local_rank;    /* this process among those on the same host */
+  int node;             /* MYNODE */
+  int nodes;            /* NODES */
+  int threads;          /* THREADS on this node */
+  int nprocs;           /* TID */
+  int *threads_of;      /* [nodes]: threads on each node */
+  int *first_pid;       /* [nodes + 1]: global rank of each node's thread 0 */
+  int local_rank;       /* this process among those on the same host */
   int local_first_core; /* threads of lower local ranks on this host */
   int oversubscribed;   /* more runnable threads on the host than cores */
   int pin;              /* SIMPLE_PIN: bind each thread to a core */
@@ -49,12 +52,27 @@ typedef struct simple__node {
   size_t scratch_size[2];
 
   atomic_int fatal; /* the job failed: waits return SIMPLE_ERR_FATAL */
+
+  /* Per-layer state of the upper layers (src/dist, src/rma, src/msg), set up
+   * lazily by each layer and released by its at-close hook. */
+  void *dist;
+  void *rma;
+  void *msg;
+  int nclose;
+  void (*at_close[SIMPLE__MAX_AT_CLOSE])(struct simple__node *n);
 } simple__node_t;
+
+/* Registers fn to run once when the job ends on this node: after every
+ * thread has returned from the SPMD function and before the inter-node
+ * layer closes (so fn may still free MPI objects), in reverse order of
+ * registration. Call from one thread at a time (e.g. under a node
+ * barrier); returns SIMPLE_ERR_NOMEM when the table is full. */
+int simple__node_at_close(simple__node_t *n, void (*fn)(simple__node_t *n));
 
 struct simple {
   simple__node_t *node;
-  int thread; /* MYTHREAD */
-  int pid;    /* ID */
+  int thread;    /* MYTHREAD */
+  int pid;       /* ID */
   unsigned call; /* node collectives made so far: selects the slot parity */
   void (*fn)(simple_t *, void *);
   void *arg;

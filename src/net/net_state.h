@@ -1,0 +1,24 @@
+/* Internal to src/net: the MPI objects behind a node's inter-node layer.
+ * Only the sources of src/net include this (they alone may see MPI types); the layers
+ * above reach it through the functions of net.h, net_msg.h and net_rma.h. */
+#ifndef SIMPLE_NET_NET_STATE_H
+#define SIMPLE_NET_NET_STATE_H
+
+#include <mpi.h>
+
+#include "net/net.h"
+
+typedef struct {
+  MPI_Comm coll; /* node-level collectives */
+  MPI_Comm msg;  /* point-to-point messages between threads (src/msg) */
+  MPI_Comm rma;  /* one-sided traffic and its windows (src/rma) */
+  int nlanes;
+  MPI_Comm lane[SIMPLE__NET_MAX_LANES];
+} simple__net_t;
+
+static inline simple__net_t *simple__net(simple__node_t *n) { return n->net; }
+
+/* An MPI return code as a simple error code. */
+static inline int simple__net_ok(int mpi_rc) { return mpi_rc == MPI_SUCCESS ? 0 : SIMPLE_ERR_MPI; }
+
+#endif
