@@ -26,6 +26,10 @@ per=$(( $(nproc) / 2 )); (( per >= 1 )) || per=1
 n=$("$bin/simplerun" "$bin/simple-hello" | grep -c "nodes=2 .*threads=$per ")
 [[ "$n" == $((2 * per)) ]] || fail "default layout gave $n lines, expected $((2 * per))"
 
+# --procs-per-node: a flat job, every process a one-thread node.
+n=$("$bin/simplerun" -N 2 --procs-per-node 2 -t 1 "$bin/simple-hello" | grep -c "nodes=4 .*threads=1 ")
+[[ "$n" == 4 ]] || fail "-N 2 --procs-per-node 2 gave $n lines, expected 4"
+
 expect_usage_error() {
   local what="$1" pattern="$2"
   shift 2
@@ -45,6 +49,8 @@ expect_usage_error "empty count" "empty count" -N 2 -t 1, "$bin/simple-hello"
 expect_usage_error "missing program" "not found" -N 1 ./no-such-program
 expect_usage_error "no program" "no program given" -N 1
 expect_usage_error "unknown option" "unknown option" --frobnicate "$bin/simple-hello"
+expect_usage_error "zero procs per node" "procs-per-node must be a positive integer" --procs-per-node 0 "$bin/simple-hello"
+expect_usage_error "per-node counts with ppn" "one thread count for every process" -N 2 --procs-per-node 2 -t 1,2 "$bin/simple-hello"
 expect_usage_error "bad bind" "--bind takes none or core" --bind socket "$bin/simple-hello"
 
 # The runtime itself refuses a bad SIMPLE_THREADS (set by hand, bypassing
