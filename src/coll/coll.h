@@ -8,8 +8,9 @@
 #include "node/ops.h"
 #include "run/job.h"
 
-/* Threads of the smallest node: how many lanes can run in parallel with a
- * driving thread on every node. */
+/* Lanes that run in parallel, with a driving thread on every node: the
+ * threads of the smallest node (at most n->lanes, at least 1), or 1 when
+ * the host is oversubscribed. */
 int simple__coll_lanes(const simple__node_t *n);
 
 /* Allreduce of count elements among the nodes, one thread per node on

@@ -197,7 +197,7 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
   const simple__slot_t *slots = simple__node_publish(s, own, big, scratch, count, err, &rc);
   if (!slots) return rc;
   if (!v && count == 0) return 0; /* count is the same everywhere */
-  int lanes = simple__c1_lanes(n);
+  int lanes = simple__coll_lanes(n);
 
   if (n->node == root_node) {
     int rt = root - n->first_pid[root_node], first = n->first_pid[root_node];

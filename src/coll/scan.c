@@ -152,7 +152,7 @@ static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, s
   if (lo < hi) scan_slice(slots, r, exclusive, type, op, lo, hi, w);
   int rc = simple__node_finish(s);
   if (rc) return rc;
-  int lanes = bytes < LANE_MIN_BYTES ? 1 : simple__c1_lanes(n);
+  int lanes = bytes < LANE_MIN_BYTES ? 1 : simple__coll_lanes(n);
   if (me < lanes) rc = exchange(n, me, lanes, w, stride, count, type, op);
   /* Node 0 has no prefix: its results are final, only the lanes' own
    * return codes remain. */

@@ -18,14 +18,6 @@ int simple__c1_node_of(const simple__node_t *n, int pid) {
   return lo;
 }
 
-int simple__c1_lanes(const simple__node_t *n) {
-  int m = n->threads_of[0];
-  for (int k = 1; k < n->nodes; k++)
-    if (n->threads_of[k] < m) m = n->threads_of[k];
-  if (m > n->lanes) m = n->lanes;
-  return m < 1 ? 1 : m;
-}
-
 int simple__c1_sync(simple_t *s, int rc) {
   unsigned f = simple__barrier_wait(&s->node->barrier, rc ? 1u : 0u);
   if (f & SIMPLE__BARRIER_FATAL) return SIMPLE_ERR_FATAL;

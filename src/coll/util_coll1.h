@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "coll/coll.h"
 #include "node/node_sync.h"
 #include "node/ops.h"
 #include "run/job.h"
@@ -18,10 +19,6 @@ enum { SIMPLE__C1_TAG_SCAN = 0x5c01, SIMPLE__C1_TAG_GATHER, SIMPLE__C1_TAG_SCATT
 
 /* The node of global rank pid (0 <= pid < nprocs). */
 int simple__c1_node_of(const simple__node_t *n, int pid);
-
-/* Lanes usable by every node at once: threads of the smallest node, at most
- * n->lanes. At least 1. */
-int simple__c1_lanes(const simple__node_t *n);
 
 /* For a rooted transfer between root_node and node k != root_node: the
  * lane (and the thread that drives it on both nodes). The P - 1 other
