@@ -22,13 +22,11 @@ test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j 2
 
 demo: build
-	@echo "== simple-hello on the default layout (2 nodes x cores/2 threads)"
-	$(BUILD)/bin/simplerun $(BUILD)/bin/simple-hello
-	@echo "== node barrier and allreduce: simple threads against MPI ranks"
-	$(BUILD)/bin/simple-bench node
+	@scripts/demo.sh $(BUILD)
 
 # Sanitizer builds, each one command: ASan+UBSan over the whole suite,
-# TSan over the thread code (the node library and the runtime).
+# TSan over the thread code (the runtime, the node library, the collectives;
+# history_size=7 keeps the stacks of races between long collective calls).
 asan: setup
 	cmake -S . -B build-asan -DSIMPLE_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug
 	cmake --build build-asan -j $(JOBS)
@@ -38,8 +36,8 @@ asan: setup
 tsan: setup
 	cmake -S . -B build-tsan -DSIMPLE_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug
 	cmake --build build-tsan -j $(JOBS)
-	TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1" \
-	  ctest --test-dir build-tsan --output-on-failure -j 2 -L 'node|run'
+	TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1 history_size=7" \
+	  ctest --test-dir build-tsan --output-on-failure -j 2 -L '^(node|run|coll)$$'
 
 # The library against MPICH: a smoke subset (node library, runtime, launcher).
 mpich: setup

@@ -49,14 +49,15 @@ SIMPLE_API int simple_reduce(simple_t *s, const void *send, void *recv, size_t c
                              simple_type_t type, simple_op_t op, int root);
 
 /* Every thread's recv gets the combination of every thread's send.
- * Small (n <= 4 KiB): the node combines into its master in shared memory
+ * Small (n <= 8 KiB): the node combines into its master in shared memory
  * (paper 001: flags in shared memory, no messages inside a node), masters
  * run recursive doubling among nodes (one message per step), the result
  * is read from the master's buffer.
  *   Cost: 2b + r n/B + ceil(log2 P) (alpha + beta n) [+ 2 (alpha + beta n)
  *   when P is not a power of two].
  * Large: every thread combines a slice of the node's inputs; the node's
- * array is cut into L lanes (L = fewest threads on any node) and lane l is
+ * array is cut into L lanes (L = fewest threads on any node; 1 when the
+ * host runs more threads than it has cores) and lane l is
  * reduced among nodes by thread l of every node at once: recursive-halving
  * reduce-scatter then recursive-doubling allgather (Rabenseifner).
  *   Cost: 2b + 2 n/B + 2 log2 P alpha + 2 (P-1)/P beta n, the inter-node
@@ -86,7 +87,8 @@ SIMPLE_API int simple_gather(simple_t *s, const void *send, void *recv, size_t c
                              simple_type_t type, int root);
 /* As gather with per-thread counts: thread i sends `count` elements,
  * which land at recv + displs[i] (elements); counts and displs (p entries)
- * are significant at the root only. */
+ * are significant at the root only. One more barrier than gather, to
+ * publish the root's counts to its node. */
 SIMPLE_API int simple_gatherv(simple_t *s, const void *send, size_t count, void *recv,
                               const size_t *counts, const size_t *displs, simple_type_t type,
                               int root);
@@ -97,7 +99,8 @@ SIMPLE_API int simple_gatherv(simple_t *s, const void *send, size_t count, void 
 SIMPLE_API int simple_scatter(simple_t *s, const void *send, void *recv, size_t count,
                               simple_type_t type, int root);
 /* As scatter with per-thread counts and displacements (significant at the
- * root); thread i receives `count` elements, which must equal counts[i]. */
+ * root); thread i receives `count` elements, which must equal counts[i].
+ * One more barrier than scatter, to publish the root's counts. */
 SIMPLE_API int simple_scatterv(simple_t *s, const void *send, const size_t *counts,
                                const size_t *displs, void *recv, size_t count,
                                simple_type_t type, int root);
@@ -124,13 +127,19 @@ SIMPLE_API int simple_allgatherv(simple_t *s, const void *send, size_t count, vo
  * the other nodes; the blocks of all threads of a node for one destination
  * node travel as one message (r_src r_dst n bytes); pairwise XOR schedule
  * when P is a power of two, a shifted schedule otherwise.
- * Cost: 2b + (P-1)/T (alpha + beta r^2 n) with T threads sending at once
- * + local packing (r^2 n / B per node pair). */
+ * Cost: 2b + (P-1)/T (alpha + beta r^2 n) with T = min(P-1, max(1, L-1))
+ * threads sending at once (L as for allreduce) + local packing (r^2 n / B
+ * per node pair); in place, one more barrier (every outgoing block is
+ * staged before any is overwritten). In-place is all or nothing: every
+ * thread passes SIMPLE_IN_PLACE, or none does (SIMPLE_ERR_ARG). */
 SIMPLE_API int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count,
                                simple_type_t type);
 /* As alltoall with per-pair counts and displacements (elements), p entries
  * each: scounts[j] elements at send + sdispls[j] go to thread j, rcounts[i]
- * elements from thread i land at recv + rdispls[i]. Same algorithm. */
+ * elements from thread i land at recv + rdispls[i]. Same algorithm, plus
+ * one barrier to publish the counts (3b). With SIMPLE_IN_PLACE as send
+ * (every thread or none), recv holds the outgoing blocks described by
+ * rcounts and rdispls, as MPI_Alltoallv. */
 SIMPLE_API int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts,
                                 const size_t *sdispls, void *recv, const size_t *rcounts,
                                 const size_t *rdispls, simple_type_t type);

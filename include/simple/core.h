@@ -120,7 +120,7 @@ SIMPLE_API const char *simple_op_name(simple_op_t op);
 
 /* Passed as the send buffer of a reduction or scan: the receive buffer holds
  * the input and is overwritten by the result, as MPI_IN_PLACE. */
-#define SIMPLE_IN_PLACE ((const void *)1)
+#define SIMPLE_IN_PLACE ((void *)1)
 
 /* ------------------------------------------------------------------------
  * The job. One process per node, several threads per process; every thread

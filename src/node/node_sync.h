@@ -31,7 +31,9 @@ simple__slot_t *simple__node_publish(simple_t *s, const void *send, void *recv, 
 /* A closing barrier; SIMPLE_ERR_FATAL if the job failed meanwhile. */
 int simple__node_finish(simple_t *s);
 
-/* Thread 0 only, before publishing: a node-shared scratch block of at least
+/* One thread per call (usually thread 0; a collective whose root thread
+ * allocates may use that one instead), before publishing: a node-shared
+ * scratch block of at least
  * `bytes` for the coming call (64-byte aligned), reused from call to call
  * and grown when needed; NULL if out of memory. Publish it through the
  * slot's ptr for the others. Two blocks alternate by call parity, so a
