@@ -45,7 +45,8 @@ extern "C" {
   X(ERR_CONFIG, 11, "invalid configuration (environment or options)")           \
   X(ERR_FATAL, 12, "the job is in a fatal state after an earlier failure")      \
   X(ERR_UNSUPPORTED, 13, "operation not supported by this build")              \
-  X(ERR_NOT_IN_JOB, 14, "the calling thread is not part of a running job")
+  X(ERR_NOT_IN_JOB, 14, "the calling thread is not part of a running job")             \
+  X(ERR_TRUNCATE, 15, "message larger than the receive buffer (truncated)")
 
 enum {
 #define SIMPLE__ERRNO_ENUM(name, value, text) SIMPLE_##name = value,

@@ -67,6 +67,19 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv,
   /* The packed result must have a byte size too. */
   if (!err && all > (size_t)PTRDIFF_MAX / es) err = SIMPLE_ERR_COUNT;
 
+  if (P == 1 && !v && count * es <= SIMPLE__INLINE_BYTES) {
+    /* Small blocks travel in the slots: copied in before the publish
+     * barrier, read by everyone after it; nobody reads another thread's
+     * buffer, so no closing barrier. Cost: b + p n/B. */
+    if (!err && count) memcpy(simple__node_my_slot(s)->data, send, count * es);
+    int rc;
+    const simple__slot_t *slots = simple__node_publish(s, send, recv, NULL, count, err, &rc);
+    if (!slots) return rc;
+    for (int u = 0; u < r && count; u++)
+      if (u != me || !in_place) memcpy((unsigned char *)recv + dsp(&l, u) * es, slots[u].data,
+                                       count * es);
+    return 0;
+  }
   if (P == 1) {
     int rc;
     const simple__slot_t *slots = simple__node_publish(s, send, recv, NULL, count, err, &rc);

@@ -147,6 +147,39 @@ static int root_transfers(simple__node_t *n, int scatter, const layout_t *l, int
 }
 
 /* v: counts/displs given (significant at the root). */
+/* One node, the root's whole buffer within a slot (p n <= 256 bytes): the
+ * blocks travel in the slots, copied in before the publish barrier (gather:
+ * every thread its block; scatter: the root its whole buffer) and copied
+ * out after it (gather: by the root; scatter: every thread its block).
+ * Nobody touches another thread's buffer, so one barrier instead of two.
+ * The choice depends on count and type only, the same on every thread.
+ * Cost: b + p n/B at the root. */
+static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void *big,
+                         size_t es, int root, int err) {
+  int r = s->node->threads, is_root = s->pid == root;
+  size_t bytes = count * es;
+  unsigned char *data = simple__node_my_slot(s)->data;
+  if (!err && bytes) {
+    if (!scatter)
+      memcpy(data, own, bytes);
+    else if (is_root)
+      memcpy(data, big, (size_t)r * bytes);
+  }
+  int rc;
+  const simple__slot_t *slots = simple__node_publish(s, own, big, NULL, count, err, &rc);
+  if (!slots || !bytes) return slots ? 0 : rc;
+  unsigned char *b = big;
+  if (scatter) {
+    const unsigned char *from = slots[root].data + (size_t)s->pid * bytes;
+    if ((unsigned char *)own != b + (size_t)s->pid * bytes) memcpy(own, from, bytes);
+  } else if (is_root) {
+    for (int u = 0; u < r; u++)
+      if (u != root || (unsigned char *)own != b + (size_t)u * bytes)
+        memcpy(b + (size_t)u * bytes, slots[u].data, bytes);
+  }
+  return 0;
+}
+
 static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void *big,
                   const size_t *counts, const size_t *displs, simple_type_t type, int root) {
   if (!s) return SIMPLE_ERR_NOT_IN_JOB;
@@ -188,6 +221,9 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
       !(err = simple__c1_mul(count * es, (size_t)r, &node_bytes)) && node_bytes &&
       !(scratch = simple__node_scratch(s, node_bytes)))
     err = SIMPLE_ERR_NOMEM;
+  if (n->nodes == 1 && !v && count <= SIMPLE__INLINE_BYTES &&
+      (size_t)p * count * es <= SIMPLE__INLINE_BYTES)
+    return rooted_inline(s, scatter, own, count, big, es, root, err);
   if (is_root) {
     /* The layout travels to the node in the root's slot. */
     memcpy(simple__node_my_slot(s)->data, &counts, sizeof counts);

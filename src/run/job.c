@@ -96,9 +96,17 @@ void simple_abort(simple_t *s, const char *fmt, ...) {
 }
 
 int simple__node_at_close(simple__node_t *n, void (*fn)(simple__node_t *n)) {
-  if (n->nclose >= SIMPLE__MAX_AT_CLOSE) return SIMPLE_ERR_NOMEM;
-  n->at_close[n->nclose++] = fn;
-  return 0;
+  /* Layers set themselves up lazily from whichever thread comes first (the
+   * message layer is not collective), so registrations may race. */
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  int rc = 0;
+  pthread_mutex_lock(&lock);
+  if (n->nclose >= SIMPLE__MAX_AT_CLOSE)
+    rc = SIMPLE_ERR_NOMEM;
+  else
+    n->at_close[n->nclose++] = fn;
+  pthread_mutex_unlock(&lock);
+  return rc;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -65,8 +65,8 @@ typedef struct simple__node {
 /* Registers fn to run once when the job ends on this node: after every
  * thread has returned from the SPMD function and before the inter-node
  * layer closes (so fn may still free MPI objects), in reverse order of
- * registration. Call from one thread at a time (e.g. under a node
- * barrier); returns SIMPLE_ERR_NOMEM when the table is full. */
+ * registration. Thread-safe; returns SIMPLE_ERR_NOMEM when the table is
+ * full. */
 int simple__node_at_close(simple__node_t *n, void (*fn)(simple__node_t *n));
 
 struct simple {

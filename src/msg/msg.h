@@ -1,0 +1,186 @@
+/* Internal to src/msg: mailboxes, envelopes, requests and buffers.
+ *
+ * Every thread has a mailbox in its node's shared memory: a short lock and
+ * two FIFO queues, the envelopes of messages that arrived before a matching
+ * receive (unexpected) and the receives posted before their message
+ * (posted). A sender (or, for messages from other nodes, the thread that
+ * pulled it from MPI) deposits into the destination mailbox: it takes the
+ * first matching posted receive, or appends its envelope. A receive takes
+ * the first matching envelope, or is appended to the posted queue. Both
+ * queues are FIFO and every message of one (source, destination) pair is
+ * deposited in send order, which gives MPI's non-overtaking order.
+ *
+ * Messages from other nodes: one MPI message on the msg communicator whose
+ * tag encodes (user tag, source thread, destination thread). Any thread of
+ * the node may pull arrived messages with MPI_Improbe(ANY_SOURCE, ANY_TAG)
+ * and deposit them in their destination's mailbox as MPI envelopes (the
+ * matched-message handle; nothing is received yet). Pulling is serialized
+ * by a per-node try-lock, held until the pulled message is deposited, so
+ * deposits keep MPI's order. The payload is received (MPI_Imrecv) straight
+ * into the receive buffer once a receive matches the envelope. */
+#ifndef SIMPLE_MSG_MSG_H
+#define SIMPLE_MSG_MSG_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "run/job.h"
+#include "simple/msg.h"
+
+/* Typed intra-node messages up to this size are copied into a library
+ * buffer when no receive is posted; larger ones wait for the receiver. */
+#define SIMPLE__MSG_EAGER ((size_t)16384)
+
+/* A library-owned message buffer (the object behind a simple_buf_t). */
+typedef struct simple__mbuf simple__mbuf_t;
+
+enum { SIMPLE__ENV_BUF, SIMPLE__ENV_RDV, SIMPLE__ENV_MPI };
+
+struct simple__req;
+
+/* A message that has arrived in a mailbox but is not received yet. */
+typedef struct simple__env {
+  struct simple__env *next;
+  int src, tag; /* global source rank, user tag */
+  size_t bytes;
+  int kind;
+  simple__mbuf_t *buf;      /* ENV_BUF: the payload, handed to the receiver */
+  const void *sdata;        /* ENV_RDV: the sender's buffer */
+  struct simple__req *sreq; /* ENV_RDV: the sender's request, completed when copied */
+  long long mpimsg;         /* ENV_MPI: the matched MPI message */
+} simple__env_t;
+
+struct simple__mbuf {
+  simple__env_t env; /* its envelope, when it travels inside a node */
+  unsigned char *data;
+  size_t size, cap, rpos;
+};
+
+enum { SIMPLE__REQ_SEND, SIMPLE__REQ_RECV, SIMPLE__REQ_BUFRECV };
+/* Request states. DONE and MPI are published by whichever thread matched
+ * the request; only the owner moves MPI to DONE. */
+enum {
+  SIMPLE__REQ_PENDING = 0,
+  SIMPLE__REQ_DONE = 1,
+  SIMPLE__REQ_MPI = 2,
+  SIMPLE__REQ_INLINE = 3 /* done, payload and envelope in the mailbox's first line */
+};
+
+typedef struct simple__req {
+  _Alignas(SIMPLE__CACHE_LINE) atomic_uint state;
+  atomic_uint sleepers;
+  int kind;
+  int remote;               /* may be matched by a message from another node */
+  int direct;               /* receive posted in MPI itself (tag and size from MPI) */
+  int src, tag;             /* receive: what it matches (wildcards allowed) */
+  void *buf;                /* receive: where the payload goes */
+  size_t cap;               /* receive: room in bytes */
+  struct simple__req *next; /* posted queue, or the owner's free list */
+  simple_status_t st;       /* receive: what matched */
+  int err;                  /* the operation's error, known at completion */
+  simple__mbuf_t *mbuf;     /* buffer receive: the result; truncation: temporary */
+  long long mpireq;         /* state MPI: the request to complete */
+  simple__env_t env;        /* rendezvous send: its envelope */
+  atomic_uint *word;        /* completion word: &state, or the mailbox's fstate */
+  atomic_uint *wsleep;
+  uint32_t gen; /* handle generation */
+} simple__req_t;
+
+/* Small messages to a thread blocked in simple_recv travel inside its
+ * mailbox: the sender writes envelope and payload where the receiver is
+ * already looking, so a message of up to 28 bytes costs about two transfers
+ * of one cache line (the sender's write, the receiver's read) instead of
+ * the lock, request, buffer and flag lines of the general path. Up to 220
+ * bytes, the rest of the payload goes in the three lines after the queues,
+ * whose transfers overlap with the first line's. */
+#define SIMPLE__MSG_INLINE_HEAD 28
+#define SIMPLE__MSG_INLINE      220
+
+/* A thread's mailbox. The first line is what senders touch on the fast
+ * path; the queues, in the second line, only on the general one. */
+typedef struct {
+  _Alignas(SIMPLE__CACHE_LINE) atomic_int lock;
+  atomic_uint nunexp; /* envelopes queued: read without the lock by probes */
+  atomic_uint fstate; /* the armed blocking receive's completion word */
+  atomic_uint fsleepers;
+  uint8_t farmed;  /* the owner's blocking receive waits here (under lock) */
+  uint8_t fcap;    /* min(its room, SIMPLE__MSG_INLINE) */
+  uint8_t rbytes;  /* inline delivery: size */
+  uint8_t finline; /* the armed receive takes inline deliveries (typed) */
+  int fsrc, ftag;  /* what the armed receive matches */
+  int rsrc, rtag;  /* inline delivery: envelope */
+  unsigned char fdata[SIMPLE__MSG_INLINE_HEAD]; /* inline delivery: payload head */
+  _Alignas(SIMPLE__CACHE_LINE) atomic_uint seq; /* bumped by every append, for blocked probes */
+  atomic_uint sleepers;
+  simple__env_t *uhead, *utail;
+  simple__req_t *phead, *ptail;
+  /* inline delivery: payload beyond the head */
+  _Alignas(SIMPLE__CACHE_LINE) unsigned char fext[SIMPLE__MSG_INLINE - SIMPLE__MSG_INLINE_HEAD];
+} simple__mailbox_t;
+
+_Static_assert(offsetof(simple__mailbox_t, seq) == SIMPLE__CACHE_LINE,
+               "the fast-path fields of a mailbox fill exactly its first cache line");
+
+/* One handle table entry: the object and the generation of its id. */
+typedef struct {
+  void *p;
+  uint32_t gen;
+  int next_free;
+} simple__handle_t;
+
+typedef struct {
+  simple__handle_t *h;
+  int n, cap, free_head;
+} simple__htab_t;
+
+/* A thread's state. The mailbox is written by others; what follows it
+ * only by the owner. */
+typedef struct {
+  simple__mailbox_t box;
+  _Alignas(SIMPLE__CACHE_LINE) simple__req_t blocking; /* blocking send/recv */
+  simple__htab_t reqs, bufs;
+  simple__req_t *free_reqs;
+  simple__req_t **all_reqs; /* every request ever made, freed at close */
+  int nall, capall;
+  unsigned probes;           /* empty probes, to poll MPI every k-th */
+  simple__mbuf_t *cache[16]; /* small freed buffers for reuse */
+  int ncache;
+  /* Buffers sent to other nodes whose MPI send is still in flight: the
+   * library owns them until MPI_Test says so. */
+  struct {
+    simple__mbuf_t *b;
+    long long req;
+  } * pend;
+  int npend, cappend;
+} simple__mth_t;
+
+typedef struct {
+  simple__node_t *n;
+  int tbits;  /* bits of a thread index in the MPI tag */
+  int tag_ub; /* largest user tag */
+  _Alignas(SIMPLE__CACHE_LINE) atomic_int poll_lock;
+  _Alignas(SIMPLE__CACHE_LINE) simple__mth_t *th; /* [threads] */
+} simple__msg_node_t;
+
+/* The node's message state, created on first use; NULL when out of memory. */
+simple__msg_node_t *simple__msg_state(simple_t *s);
+
+/* Buffers (msg_buf.c). */
+simple__mbuf_t *simple__mbuf_new(simple__mth_t *t, size_t cap);
+void simple__mbuf_free(simple__mth_t *t, simple__mbuf_t *b);
+int simple__mbuf_reserve(simple__mbuf_t *b, size_t cap);
+
+/* Handle tables: ids are (generation << 32) | (slot + 1). */
+int simple__htab_add(simple__htab_t *t, void *p, uint64_t *id);
+void *simple__htab_get(simple__htab_t *t, uint64_t id);
+void simple__htab_del(simple__htab_t *t, uint64_t id);
+
+/* Receives into a new buffer, or sends a buffer (msg.c). */
+int simple__msg_buf_recv(simple_t *s, int source, int tag, simple__mbuf_t **out,
+                         simple_status_t *status);
+int simple__msg_buf_send(simple_t *s, simple__mbuf_t *b, int dest, int tag);
+/* 0, or the error of a send to dest with tag (rank, tag range). */
+int simple__msg_check_dest(simple_t *s, int dest, int tag);
+
+#endif

@@ -1,0 +1,121 @@
+#include "net/net_msg.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <string.h>
+
+#include "net/net_state.h"
+#include "simple/core.h"
+
+_Static_assert(sizeof(MPI_Request) <= sizeof(long long), "MPI_Request fits a long long");
+_Static_assert(sizeof(MPI_Message) <= sizeof(long long), "MPI_Message fits a long long");
+
+static MPI_Comm msg_comm(simple__node_t *n) { return simple__net(n)->msg; }
+
+int simple__net_msg_tag_ub(simple__node_t *n) {
+  int *ub = NULL, flag = 0;
+  if (MPI_Comm_get_attr(msg_comm(n), MPI_TAG_UB, &ub, &flag) != MPI_SUCCESS || !flag || !ub)
+    return 32767;
+  return *ub;
+}
+
+int simple__net_msg_send(simple__node_t *n, const void *buf, size_t bytes, int dest, int tag) {
+  if (bytes > INT_MAX) return SIMPLE_ERR_COUNT;
+  return simple__net_ok(MPI_Send(buf, (int)bytes, MPI_BYTE, dest, tag, msg_comm(n)));
+}
+
+int simple__net_msg_isend(simple__node_t *n, const void *buf, size_t bytes, int dest, int tag,
+                          long long *req) {
+  if (bytes > INT_MAX) return SIMPLE_ERR_COUNT;
+  MPI_Request r;
+  int rc = MPI_Isend(buf, (int)bytes, MPI_BYTE, dest, tag, msg_comm(n), &r);
+  if (rc != MPI_SUCCESS) return SIMPLE_ERR_MPI;
+  memcpy(req, &r, sizeof r);
+  return 0;
+}
+
+int simple__net_msg_improbe(simple__node_t *n, int *found, int *src, int *tag, size_t *bytes,
+                            long long *msg) {
+  MPI_Message m;
+  MPI_Status st;
+  int flag = 0;
+  if (MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, msg_comm(n), &flag, &m, &st) != MPI_SUCCESS)
+    return SIMPLE_ERR_MPI;
+  *found = flag;
+  if (!flag) return 0;
+  int count = 0;
+  MPI_Get_count(&st, MPI_BYTE, &count);
+  *src = st.MPI_SOURCE;
+  *tag = st.MPI_TAG;
+  *bytes = (size_t)count;
+  memcpy(msg, &m, sizeof m);
+  return 0;
+}
+
+int simple__net_msg_mrecv(long long *msg, void *buf, size_t bytes) {
+  MPI_Message m;
+  memcpy(&m, msg, sizeof m);
+  int rc = MPI_Mrecv(buf, (int)bytes, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+  return simple__net_ok(rc);
+}
+
+int simple__net_msg_imrecv(long long *msg, void *buf, size_t bytes, long long *req) {
+  MPI_Message m;
+  MPI_Request r;
+  memcpy(&m, msg, sizeof m);
+  if (MPI_Imrecv(buf, (int)bytes, MPI_BYTE, &m, &r) != MPI_SUCCESS) return SIMPLE_ERR_MPI;
+  memcpy(req, &r, sizeof r);
+  return 0;
+}
+
+int simple__net_msg_irecv(simple__node_t *n, void *buf, size_t bytes, int src, int tag,
+                          long long *req) {
+  MPI_Request r;
+  int count = bytes > INT_MAX ? INT_MAX : (int)bytes;
+  if (MPI_Irecv(buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, msg_comm(n), &r) !=
+      MPI_SUCCESS)
+    return SIMPLE_ERR_MPI;
+  memcpy(req, &r, sizeof r);
+  return 0;
+}
+
+static int status_out(int rc, MPI_Status *st, int *tag, size_t *bytes) {
+  if (rc != MPI_SUCCESS) {
+    int cls = MPI_ERR_OTHER;
+    MPI_Error_class(rc, &cls);
+    if (cls != MPI_ERR_TRUNCATE) return SIMPLE_ERR_MPI;
+  }
+  int count = 0;
+  MPI_Get_count(st, MPI_BYTE, &count);
+  if (tag) *tag = st->MPI_TAG;
+  if (bytes) *bytes = count == MPI_UNDEFINED ? 0 : (size_t)count;
+  return rc == MPI_SUCCESS ? 0 : SIMPLE_ERR_TRUNCATE;
+}
+
+int simple__net_msg_recv(simple__node_t *n, void *buf, size_t bytes, int src, int tag, int *mtag,
+                         size_t *got) {
+  MPI_Status st;
+  int count = bytes > INT_MAX ? INT_MAX : (int)bytes;
+  int rc = MPI_Recv(buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, msg_comm(n), &st);
+  return status_out(rc, &st, mtag, got);
+}
+
+int simple__net_msg_test(long long *req, int *done, int *tag, size_t *bytes) {
+  MPI_Request r;
+  MPI_Status st;
+  memcpy(&r, req, sizeof r);
+  int rc = MPI_Test(&r, done, &st);
+  memcpy(req, &r, sizeof r);
+  if (!*done && rc == MPI_SUCCESS) return 0;
+  *done = 1;
+  return status_out(rc, &st, tag, bytes);
+}
+
+int simple__net_msg_wait(long long *req, int *tag, size_t *bytes) {
+  MPI_Request r;
+  MPI_Status st;
+  memcpy(&r, req, sizeof r);
+  int rc = MPI_Wait(&r, &st);
+  memcpy(req, &r, sizeof r);
+  return status_out(rc, &st, tag, bytes);
+}
