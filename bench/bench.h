@@ -27,6 +27,16 @@ int bench_node_hybrid(int argc, char **argv, const bench_opts_t *o);
 int bench_node_mpi(int argc, char **argv, const bench_opts_t *o);
 int bench_coll_hybrid(int argc, char **argv, const bench_opts_t *o);
 int bench_coll_mpi(int argc, char **argv, const bench_opts_t *o);
+/* simple-bench pingpong (bench_pingpong.c): the driver and its two workers
+ * (simple_send/recv between 2 threads; MPI_Send/Recv between 2 ranks). */
+int bench_pingpong_suite(int argc, char **argv);
+int bench_pingpong_hybrid(int argc, char **argv, const bench_opts_t *o);
+int bench_pingpong_mpi(int argc, char **argv, const bench_opts_t *o);
+/* simple-bench transpose (bench_transpose.c): the driver and its two
+ * workers (simple_transpose; flat MPI with MPI_Alltoall). */
+int bench_transpose_suite(int argc, char **argv);
+int bench_transpose_hybrid(int argc, char **argv, const bench_opts_t *o);
+int bench_transpose_mpi(int argc, char **argv, const bench_opts_t *o);
 
 /* The collectives of `simple-bench coll`, by name, in the order they run.
  * Those with in_default = 0 (the v-variants) run only when --only names

@@ -58,6 +58,12 @@ static void usage(FILE *f) {
           "  coll    every hybrid collective on NODES x THREADS processors, against\n"
           "          the MPI collective on NODES*THREADS single-threaded ranks\n"
           "          (Open MPI default and HAN; the faster is the anchor)\n"
+          "  pingpong  half round-trip latency and bandwidth, 0 B..4 MiB, thread to thread\n"
+          "          inside a node and node to node, each beside raw MPI between 2 processes;\n"
+          "          empty-probe cost; options --vcluster --quick --rounds --max-bytes --csv\n"
+          "  transpose  n x n matrix transpose (simple_transpose) against flat MPI\n"
+          "          (one rank per thread, MPI_Alltoall); options -N -t --vcluster --quick\n"
+          "          --rounds --max-n --csv\n"
           "\n"
           "options (both suites):\n"
           "  -t THREADS      threads per node (and MPI ranks per node); default 2\n"
@@ -170,6 +176,10 @@ static int worker(int argc, char **argv) {
   if (strcmp(name, "node-mpi") == 0) return bench_node_mpi(argc, argv, &o);
   if (strcmp(name, "coll-hybrid") == 0) return bench_coll_hybrid(argc, argv, &o);
   if (strcmp(name, "coll-mpi") == 0) return bench_coll_mpi(argc, argv, &o);
+  if (strcmp(name, "pingpong-hybrid") == 0) return bench_pingpong_hybrid(argc, argv, &o);
+  if (strcmp(name, "pingpong-mpi") == 0) return bench_pingpong_mpi(argc, argv, &o);
+  if (strcmp(name, "transpose-hybrid") == 0) return bench_transpose_hybrid(argc, argv, &o);
+  if (strcmp(name, "transpose-mpi") == 0) return bench_transpose_mpi(argc, argv, &o);
   fprintf(stderr, "simple-bench: unknown worker '%s'\n", name);
   return 2;
 }
@@ -727,6 +737,8 @@ int main(int argc, char **argv) {
   const char *suite = argv[1];
   if (strcmp(suite, "node") == 0) return suite_node(argc, argv);
   if (strcmp(suite, "coll") == 0) return suite_coll(argc, argv);
+  if (strcmp(suite, "pingpong") == 0) return bench_pingpong_suite(argc, argv);
+  if (strcmp(suite, "transpose") == 0) return bench_transpose_suite(argc, argv);
   fprintf(stderr, "simple-bench: unknown suite '%s'\n", suite);
   usage(stderr);
   return 2;

@@ -321,7 +321,7 @@ static void stage_own(const a2a_t *c) {
   const unsigned char *src = src_of(c, u);
   if (!src) return;
   for (int k = 0; k < c->P; k++) {
-    size_t off = c->tab[T_STAGE(c, k)], row;
+    size_t off = c->tab[T_STAGE(c, k)], row = 0;
     for (int w = 0; w < u; w++) {
       row_bytes(c, w, k, &row); /* checked by the plan */
       off += row;

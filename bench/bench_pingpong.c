@@ -1,0 +1,479 @@
+/* simple-bench pingpong: half round-trip latency and bandwidth of
+ * point-to-point messages (include/simple/msg.h), thread to thread inside a
+ * node and node to node, each beside raw MPI between two processes placed
+ * the same way, in one invocation (OSU latency method).
+ *
+ * Rows:
+ *   intra      simple: 2 threads of one process (simple_send/simple_recv);
+ *              MPI: 2 processes of one host (MPI_Send/MPI_Recv)
+ *   intra-buf  simple: the same with buffer ids handed back and forth (no
+ *              copy at any size); MPI as for intra
+ *   inter      simple: 1 thread on each of 2 nodes; MPI: 2 processes on 2
+ *              nodes (the virtual cluster with --vcluster, else 2 local
+ *              processes, exactly like the simple side's 2 nodes)
+ *   probe      cost of a non-blocking probe that finds nothing:
+ *              simple_iprobe(ANY_SOURCE, ANY_TAG) on 1 node (probe1) and on
+ *              2 nodes (probe2, which polls MPI every 64th call), against
+ *              MPI_Iprobe(ANY_SOURCE, ANY_TAG)
+ *
+ * Workers print "R <row> <bytes> <us>"; the driver runs the jobs in
+ * alternating order round by round and prints medians over rounds. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <simple.h>
+
+#include "bench.h"
+
+#define PP_SAMPLE_SECONDS 200e-6
+#define PP_MAX_ROWS       160
+#define PP_MAX_ROUNDS     32
+
+/* Sizes: 0, then powers of two from 1 B to max_bytes; --quick: a few. */
+static int pp_sizes(const bench_opts_t *o, size_t *out) {
+  int n = 0;
+  if (o->quick) {
+    static const size_t q[] = {0, 8, 4096, 65536, 1u << 20};
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
+      if (q[i] <= o->max_bytes) out[n++] = q[i];
+    return n;
+  }
+  out[n++] = 0;
+  for (size_t b = 1; b <= o->max_bytes && n < 40; b *= 2) out[n++] = b;
+  return n;
+}
+
+static int pp_samples(const bench_opts_t *o) {
+  return o->quick ? BENCH_SAMPLES_QUICK : BENCH_SAMPLES;
+}
+
+static unsigned char pat(size_t i, int who) {
+  return (unsigned char)(i * 131 + (size_t)who * 17 + 1);
+}
+
+static void pp_fill(unsigned char *b, size_t n, int who) {
+  for (size_t i = 0; i < n; i++) b[i] = pat(i, who);
+}
+
+static long pp_bad(const unsigned char *b, size_t n, int who) {
+  for (size_t i = 0; i < n; i++)
+    if (b[i] != pat(i, who)) return (long)i;
+  return -1;
+}
+
+static int pp_warmup(size_t bytes) { return bytes >= (1u << 20) ? 5 : bytes >= 65536 ? 20 : 200; }
+
+/* ------------------------------------------------------------------------
+ * simple side. */
+typedef struct {
+  const bench_opts_t *o;
+} pp_ctx_t;
+
+#define PP_CHECK(call, what)                                                         \
+  do {                                                                               \
+    int rc_ = (call);                                                                \
+    if (rc_) simple_abort(s, "pingpong: %s failed: %s", what, simple_strerror(rc_)); \
+  } while (0)
+
+/* One round trip of typed messages between pids 0 and 1. */
+static void rt_typed(simple_t *s, int me, unsigned char *sb, unsigned char *rb, size_t n) {
+  if (me == 0) {
+    PP_CHECK(simple_send(s, sb, n, SIMPLE_BYTE, 1, 1), "send");
+    PP_CHECK(simple_recv(s, rb, n, SIMPLE_BYTE, 1, 1, NULL), "recv");
+  } else {
+    PP_CHECK(simple_recv(s, rb, n, SIMPLE_BYTE, 0, 1, NULL), "recv");
+    PP_CHECK(simple_send(s, sb, n, SIMPLE_BYTE, 0, 1), "send");
+  }
+}
+
+/* One round trip of a buffer id: pid 0 sends *id, pid 1 sends back what it
+ * got; *id is pid 0's buffer again afterwards. */
+static void rt_buf(simple_t *s, int me, simple_buf_t *id) {
+  if (me == 0) {
+    PP_CHECK(simple_buf_send(s, *id, 1, 2), "buf_send");
+    PP_CHECK(simple_buf_recv(s, 1, 2, id, NULL), "buf_recv");
+  } else {
+    simple_buf_t got;
+    PP_CHECK(simple_buf_recv(s, 0, 2, &got, NULL), "buf_recv");
+    PP_CHECK(simple_buf_send(s, got, 0, 2), "buf_send");
+  }
+}
+
+static void pp_hybrid_main(simple_t *s, void *arg) {
+  const bench_opts_t *o = ((pp_ctx_t *)arg)->o;
+  const char *row = o->only ? o->only : "intra";
+  int me = simple_pid(s);
+  if (simple_nprocs(s) != 2) simple_abort(s, "pingpong: needs exactly 2 threads in the job");
+  int S = pp_samples(o);
+  double *samples = malloc(sizeof(double) * (size_t)S);
+  size_t sizes[40];
+  int ns = pp_sizes(o, sizes);
+  int with_buf = simple_nodes(s) == 1;
+  for (int variant = 0; variant < 1 + with_buf; variant++) {
+    for (int k = 0; k < ns; k++) {
+      size_t n = sizes[k];
+      unsigned char *sb = malloc(n + 1), *rb = malloc(n + 1);
+      pp_fill(sb, n, me);
+      simple_buf_t id = SIMPLE_BUF_NULL;
+      if (variant == 1 && me == 0) {
+        void *w;
+        PP_CHECK(simple_buf_create(s, n, &id), "buf_create");
+        PP_CHECK(simple_buf_extend(s, id, n, &w), "buf_extend");
+        pp_fill(w, n, 0);
+      }
+      /* One checked round trip, then warm-up. */
+      memset(rb, 0, n);
+      if (variant == 0) {
+        rt_typed(s, me, sb, rb, n);
+        long bad = pp_bad(rb, n, 1 - me);
+        if (bad >= 0) simple_abort(s, "pingpong %s %zu B: byte %ld wrong", row, n, bad);
+      } else {
+        rt_buf(s, me, &id);
+      }
+      double t0 = simple_time();
+      int w = pp_warmup(n);
+      for (int i = 0; i < w; i++)
+        if (variant == 0)
+          rt_typed(s, me, sb, rb, n);
+        else
+          rt_buf(s, me, &id);
+      int batch = bench_batch((simple_time() - t0) / w, PP_SAMPLE_SECONDS);
+      PP_CHECK(simple_bcast(s, &batch, 1, SIMPLE_INT32, 0), "bcast");
+      memset(rb, 0, n);
+      for (int j = 0; j < S; j++) {
+        double t = simple_time();
+        for (int i = 0; i < batch; i++)
+          if (variant == 0)
+            rt_typed(s, me, sb, rb, n);
+          else
+            rt_buf(s, me, &id);
+        samples[j] = (simple_time() - t) / batch / 2;
+      }
+      /* The timed messages carried the data. */
+      if (variant == 0 && pp_bad(rb, n, 1 - me) >= 0)
+        simple_abort(s, "pingpong %s %zu B: wrong data after the timed loop", row, n);
+      if (variant == 1 && me == 0) {
+        void *d;
+        size_t bytes;
+        PP_CHECK(simple_buf_data(s, id, &d, &bytes), "buf_data");
+        if (bytes != n || pp_bad(d, n, 0) >= 0)
+          simple_abort(s, "pingpong %s-buf %zu B: wrong buffer after the round trips", row, n);
+        PP_CHECK(simple_buf_free(s, id), "buf_free");
+      }
+      if (me == 0)
+        printf("R %s%s %zu %.4f\n", row, variant ? "-buf" : "", n,
+               1e6 * bench_median(samples, (size_t)S));
+      fflush(stdout);
+      free(sb);
+      free(rb);
+      PP_CHECK(simple_barrier(s), "barrier");
+    }
+  }
+  /* Empty probes: nothing is in flight (every message was received). */
+  int reps = o->quick ? 200000 : 1000000;
+  for (int j = 0; j < 5; j++) {
+    int flag = 0;
+    double t = simple_time();
+    for (int i = 0; i < reps; i++) {
+      PP_CHECK(simple_iprobe(s, SIMPLE_ANY_SOURCE, SIMPLE_ANY_TAG, &flag, NULL), "iprobe");
+      if (flag) simple_abort(s, "pingpong: a probe found a message where none was sent");
+    }
+    samples[j] = (simple_time() - t) / reps;
+  }
+  if (me == 0) printf("R probe%d 0 %.5f\n", simple_nodes(s), 1e6 * bench_median(samples, 5));
+  fflush(stdout);
+  PP_CHECK(simple_barrier(s), "barrier");
+  free(samples);
+}
+
+int bench_pingpong_hybrid(int argc, char **argv, const bench_opts_t *o) {
+  pp_ctx_t ctx = {o};
+  return simple_run(&argc, &argv, pp_hybrid_main, &ctx);
+}
+
+/* ------------------------------------------------------------------------
+ * MPI side: two single-threaded processes. */
+static void rt_mpi(int me, unsigned char *sb, unsigned char *rb, size_t n) {
+  if (me == 0) {
+    MPI_Send(sb, (int)n, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+    MPI_Recv(rb, (int)n, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Recv(rb, (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(sb, (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+  }
+}
+
+int bench_pingpong_mpi(int argc, char **argv, const bench_opts_t *o) {
+  MPI_Init(&argc, &argv);
+  const char *row = o->only ? o->only : "intra";
+  int me, np;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  if (np != 2) {
+    fprintf(stderr, "pingpong: the MPI side needs exactly 2 ranks\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  int S = pp_samples(o);
+  double *samples = malloc(sizeof(double) * (size_t)S);
+  size_t sizes[40];
+  int ns = pp_sizes(o, sizes);
+  for (int k = 0; k < ns; k++) {
+    size_t n = sizes[k];
+    unsigned char *sb = malloc(n + 1), *rb = malloc(n + 1);
+    pp_fill(sb, n, me);
+    memset(rb, 0, n);
+    rt_mpi(me, sb, rb, n);
+    if (pp_bad(rb, n, 1 - me) >= 0) {
+      fprintf(stderr, "pingpong mpi %zu B: wrong data\n", n);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    double t0 = MPI_Wtime();
+    int w = pp_warmup(n);
+    for (int i = 0; i < w; i++) rt_mpi(me, sb, rb, n);
+    int batch = bench_batch((MPI_Wtime() - t0) / w, PP_SAMPLE_SECONDS);
+    MPI_Bcast(&batch, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    memset(rb, 0, n);
+    for (int j = 0; j < S; j++) {
+      double t = MPI_Wtime();
+      for (int i = 0; i < batch; i++) rt_mpi(me, sb, rb, n);
+      samples[j] = (MPI_Wtime() - t) / batch / 2;
+    }
+    if (pp_bad(rb, n, 1 - me) >= 0) {
+      fprintf(stderr, "pingpong mpi %zu B: wrong data after the timed loop\n", n);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (me == 0) printf("R %s %zu %.4f\n", row, n, 1e6 * bench_median(samples, (size_t)S));
+    if (me == 0 && strcmp(row, "intra") == 0)
+      printf("R intra-buf %zu %.4f\n", n, 1e6 * bench_median(samples, (size_t)S));
+    fflush(stdout);
+    free(sb);
+    free(rb);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  int reps = o->quick ? 20000 : 100000;
+  for (int j = 0; j < 5; j++) {
+    int flag = 0;
+    double t = MPI_Wtime();
+    for (int i = 0; i < reps; i++) {
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      if (flag) MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    samples[j] = (MPI_Wtime() - t) / reps;
+  }
+  if (me == 0) {
+    double v = 1e6 * bench_median(samples, 5);
+    /* The same MPI probe is the anchor of both simple probe rows. */
+    printf("R probe1 0 %.5f\nR probe2 0 %.5f\n", v, v);
+  }
+  fflush(stdout);
+  MPI_Barrier(MPI_COMM_WORLD);
+  free(samples);
+  MPI_Finalize();
+  return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The driver. */
+typedef struct {
+  char row[32];
+  size_t bytes;
+  double v[2][PP_MAX_ROUNDS]; /* [simple, mpi][round] */
+  int n[2];
+} pp_row_t;
+
+static pp_row_t pp_rows[PP_MAX_ROWS];
+static int pp_nrows;
+
+static pp_row_t *pp_row(const char *row, size_t bytes) {
+  for (int i = 0; i < pp_nrows; i++)
+    if (pp_rows[i].bytes == bytes && strcmp(pp_rows[i].row, row) == 0) return &pp_rows[i];
+  if (pp_nrows == PP_MAX_ROWS) return NULL;
+  pp_row_t *r = &pp_rows[pp_nrows++];
+  memset(r, 0, sizeof *r);
+  snprintf(r->row, sizeof r->row, "%s", row);
+  r->bytes = bytes;
+  return r;
+}
+
+/* Runs a worker job; files its R lines under side (0 simple, 1 MPI),
+ * leaving out rows whose name starts with `skip` (the MPI probe anchor is
+ * taken from the intra job only). */
+static int pp_run(const char *cmd, int side, const char *skip) {
+  FILE *p = popen(cmd, "r");
+  if (!p) {
+    fprintf(stderr, "simple-bench: cannot run %s: %s\n", cmd, strerror(errno));
+    return -1;
+  }
+  char line[512], row[32];
+  size_t bytes;
+  double us;
+  while (fgets(line, sizeof line, p)) {
+    if (sscanf(line, "R %31s %zu %lf", row, &bytes, &us) == 3) {
+      if (skip && strncmp(row, skip, strlen(skip)) == 0) continue;
+      pp_row_t *r = pp_row(row, bytes);
+      if (r && r->n[side] < PP_MAX_ROUNDS) r->v[side][r->n[side]++] = us;
+    } else {
+      fputs(line, stderr);
+    }
+  }
+  int st = pclose(p);
+  if (st != 0) {
+    fprintf(stderr, "simple-bench: worker failed (status %d): %s\n", st, cmd);
+    return -1;
+  }
+  return 0;
+}
+
+static double pp_med(pp_row_t *r, int side) {
+  return r->n[side] ? bench_median(r->v[side], (size_t)r->n[side]) : NAN;
+}
+
+static void pp_self_dir(char *dir, size_t len) {
+  ssize_t n = readlink("/proc/self/exe", dir, len - 1);
+  if (n <= 0) {
+    snprintf(dir, len, ".");
+    return;
+  }
+  dir[n] = '\0';
+  char *slash = strrchr(dir, '/');
+  if (slash) *slash = '\0';
+}
+
+static void pp_usage(FILE *f) {
+  fprintf(f,
+          "usage: simple-bench pingpong [--vcluster] [--quick] [--rounds R] [--max-bytes N]"
+          " [--csv FILE]\n");
+}
+
+static int pp_cmp(const void *a, const void *b) {
+  const pp_row_t *x = a, *y = b;
+  int c = strcmp(x->row, y->row);
+  if (c) return c;
+  return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
+}
+
+int bench_pingpong_suite(int argc, char **argv) {
+  int quick = 0, vcluster = 0;
+  long rounds = -1;
+  size_t max_bytes = 4u << 20;
+  const char *csv = NULL;
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(a, "--quick") == 0) {
+      quick = 1;
+    } else if (strcmp(a, "--vcluster") == 0) {
+      vcluster = 1;
+    } else if (strcmp(a, "--rounds") == 0 && v) {
+      char *end;
+      rounds = strtol(v, &end, 10);
+      if (*end || rounds < 1 || rounds > PP_MAX_ROUNDS) {
+        fprintf(stderr, "simple-bench: --rounds needs a count from 1 to 32, not '%s'\n", v);
+        return 2;
+      }
+      i++;
+    } else if (strcmp(a, "--max-bytes") == 0 && v) {
+      char *end;
+      unsigned long long x = strtoull(v, &end, 10);
+      if (*end == 'K' || *end == 'k')
+        x <<= 10, end++;
+      else if (*end == 'M' || *end == 'm')
+        x <<= 20, end++;
+      if (*end || v[0] == '-' || x > (1ull << 30)) {
+        fprintf(stderr, "simple-bench: --max-bytes needs a size up to 1 GiB, not '%s'\n", v);
+        return 2;
+      }
+      max_bytes = (size_t)x;
+      i++;
+    } else if (strcmp(a, "--csv") == 0 && v) {
+      csv = v;
+      i++;
+    } else {
+      fprintf(stderr, "simple-bench: pingpong: unknown or incomplete option '%s'\n", a);
+      pp_usage(stderr);
+      return 2;
+    }
+  }
+  if (rounds < 0) rounds = quick ? 1 : 5;
+  FILE *out = NULL;
+  if (csv && !(out = fopen(csv, "w"))) {
+    fprintf(stderr, "simple-bench: cannot write %s: %s\n", csv, strerror(errno));
+    return 1;
+  }
+  char dir[PATH_MAX];
+  pp_self_dir(dir, sizeof dir);
+  char args[128];
+  snprintf(args, sizeof args, "--max-bytes %zu%s", max_bytes, quick ? " --quick" : "");
+  /* Jobs: [0] simple intra, [1] MPI intra, [2] simple inter, [3] MPI inter.
+   * Inside a node both sides are pinned one processor per core; between
+   * nodes on the virtual cluster each node's cgroup places them. */
+  char cmd[4][2 * PATH_MAX + 512];
+  const char *vc = vcluster ? " --vcluster" : "";
+  snprintf(cmd[0], sizeof cmd[0],
+           "SIMPLE_PIN=1 '%s/simplerun' -N 1 -t 2 '%s/simple-bench' --worker pingpong-hybrid"
+           " --only intra %s",
+           dir, dir, args);
+  snprintf(cmd[1], sizeof cmd[1],
+           "'%s/simplerun' --bind core -N 2 -t 1 '%s/simple-bench' --worker pingpong-mpi"
+           " --only intra %s",
+           dir, dir, args);
+  snprintf(cmd[2], sizeof cmd[2],
+           "%s'%s/simplerun'%s -N 2 -t 1 '%s/simple-bench' --worker pingpong-hybrid"
+           " --only inter %s",
+           vcluster ? "" : "SIMPLE_PIN=1 ", dir, vc, dir, args);
+  snprintf(cmd[3], sizeof cmd[3],
+           "'%s/simplerun'%s%s -N 2 -t 1 '%s/simple-bench' --worker pingpong-mpi"
+           " --only inter %s",
+           dir, vc, vcluster ? "" : " --bind core", dir, args);
+  printf(
+      "simple-bench pingpong: half round trip (OSU latency), simple vs raw MPI, 2 processors;"
+      " inter-node: %s; %ld round(s)\n",
+      vcluster ? "virtual cluster (TCP)" : "2 local processes", rounds);
+  fflush(stdout);
+  for (long r = 0; r < rounds; r++) {
+    fprintf(stderr, "  round %ld/%ld\n", r + 1, rounds);
+    static const int order[2][4] = {{0, 1, 2, 3}, {3, 2, 1, 0}};
+    for (int k = 0; k < 4; k++) {
+      int job = order[r % 2][k];
+      /* The MPI probe anchor comes from the intra job (same host). */
+      if (pp_run(cmd[job], job % 2, job == 3 ? "probe" : NULL) != 0) {
+        if (out) fclose(out);
+        return 1;
+      }
+    }
+  }
+  qsort(pp_rows, (size_t)pp_nrows, sizeof pp_rows[0], pp_cmp);
+  printf("%-10s %8s %11s %11s %9s %12s %12s\n", "row", "bytes", "simple_us", "mpi_us", "mpi/simp",
+         "simple_MB/s", "mpi_MB/s");
+  if (out) fprintf(out, "suite,row,bytes,simple_us,mpi_us,ratio,simple_MBps,mpi_MBps\n");
+  for (int i = 0; i < pp_nrows; i++) {
+    pp_row_t *r = &pp_rows[i];
+    double h = pp_med(r, 0), m = pp_med(r, 1);
+    double ratio = h > 0 ? m / h : NAN;
+    int probe = strncmp(r->row, "probe", 5) == 0;
+    double bh = r->bytes && h > 0 ? r->bytes / h : NAN, bm = r->bytes && m > 0 ? r->bytes / m : NAN;
+    if (probe)
+      printf("%-10s %8s %9.1fns %9.1fns %9.2f %12s %12s\n", r->row, "-", 1e3 * h, 1e3 * m, ratio,
+             "-", "-");
+    else
+      printf("%-10s %8zu %11.3f %11.3f %9.2f %12.1f %12.1f\n", r->row, r->bytes, h, m, ratio, bh,
+             bm);
+    if (out)
+      fprintf(out, "pingpong,%s,%zu,%.5f,%.5f,%.4f,%.2f,%.2f\n", r->row, r->bytes, h, m, ratio, bh,
+              bm);
+  }
+  printf(
+      "mpi/simp above 1: simple is faster. MB/s = bytes / half round trip. probe: one"
+      " simple_iprobe that finds nothing (probe1: 1 node, probe2: 2 nodes) vs one MPI_Iprobe.\n");
+  if (out && fclose(out) != 0) {
+    fprintf(stderr, "simple-bench: writing %s failed\n", csv);
+    return 1;
+  }
+  return 0;
+}

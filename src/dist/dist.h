@@ -1,0 +1,96 @@
+/* Internal to src/dist: the arithmetic of block-cyclic sets, the per-node
+ * state of the layer, and the node-level exchange engine shared by the
+ * redistributions. */
+#ifndef SIMPLE_DIST_DIST_H
+#define SIMPLE_DIST_DIST_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "node/node_sync.h"
+#include "run/job.h"
+#include "simple/dist.h"
+
+/* One dimension of n indices dealt out to np parts. Every kind is
+ * block-cyclic underneath (cyclic: b = 1); block keeps its own balanced
+ * formula (q or q + 1 each), which block-cyclic cannot express. An axis
+ * that is not dealt out is one part owning everything (np = 1, block). */
+typedef struct {
+  long n;
+  int np;
+  int cyc;     /* block-cyclic (and cyclic) */
+  long b;      /* block-cyclic block, clamped to [1, max(n, 1)] */
+  long q, rem; /* block: n / np, n % np */
+} simple__axis_t;
+
+void simple__axis_init(simple__axis_t *a, long n, int np, simple_kind_t kind, long b);
+/* Part of index g (0 <= g < n). */
+int simple__axis_owner(const simple__axis_t *a, long g);
+/* Local index of g at its owner. */
+long simple__axis_local(const simple__axis_t *a, long g);
+/* Indices part t owns. */
+long simple__axis_count(const simple__axis_t *a, int t);
+/* The global index of local index l of part t. */
+long simple__axis_global(const simple__axis_t *a, int t, long l);
+/* The end of the run of consecutive indices owned by g's owner that g
+ * starts: indices [g, end) have one owner and consecutive local indices. */
+long simple__axis_run_end(const simple__axis_t *a, long g);
+/* Part t's set as a range. */
+void simple__axis_range(const simple__axis_t *a, int t, simple_range_t *r);
+
+/* A validated descriptor: the row and column axes (one of them one part)
+ * and the part count. Returns 0 or SIMPLE_ERR_ARG. */
+typedef struct {
+  simple__axis_t ax[2]; /* [0] rows, [1] columns */
+  int dim;              /* the dealt-out dimension: 0 rows, 1 columns */
+  int np;
+} simple__layout_t;
+int simple__layout(const simple_t *s, const simple_dist_t *d, simple__layout_t *l);
+/* Local storage of part t: rows and row length (leading dimension). */
+long simple__layout_rows(const simple__layout_t *l, int t);
+long simple__layout_cols(const simple__layout_t *l, int t);
+
+/* ------------------------------------------------------------------------
+ * Per-node state (simple__node_t.dist), created by thread 0 of the node
+ * inside the first call and freed by an at-close hook. Buffers only grow.
+ * Everything is touched inside collective calls only, and every call ends
+ * with a node barrier, so thread 0 may grow any of it before the first
+ * barrier of the next call. */
+typedef struct {
+  void *buf;
+  size_t cap;
+} simple__dist_buf_t;
+
+typedef struct {
+  int r, p, P;
+  /* per thread: work lists of the redistribution builder, h-relation
+   * packing, counts of the h-relation (6 p size_t) */
+  simple__dist_buf_t *work, *pack, *cnt;
+  /* per thread: MPI requests of a driver (2 P) */
+  simple__dist_buf_t *reqs;
+  /* node: piece sizes, out[r][p] and in[r][p] (bytes); every thread's
+   * message sizes and offsets (4 P words) follow its requests in reqs */
+  simple__dist_buf_t tab;
+  /* node: the messages, out then in */
+  simple__dist_buf_t msg;
+  /* node: the next node-local piece to copy (a work queue, reset by thread
+   * 0 before the call's first barrier) */
+  atomic_int next;
+} simple__dist_t;
+
+/* Thread 0 only, before the call's first barrier: the node's state
+ * (created on first use), or NULL when out of memory. */
+simple__dist_t *simple__dist_state(simple_t *s);
+/* Grows a buffer to at least `bytes` (contents not kept); 0 or
+ * SIMPLE_ERR_NOMEM. */
+int simple__dist_grow(simple__dist_buf_t *b, size_t bytes);
+
+/* The node barrier carrying a code: SIMPLE_ERR_FATAL, the thread's own rc,
+ * SIMPLE_ERR_PEER when another thread's was non-zero, or 0. */
+int simple__dist_sync(simple_t *s, int rc);
+
+/* Overflow-checked size arithmetic: 0 or SIMPLE_ERR_COUNT. */
+int simple__dist_mul(size_t a, size_t b, size_t *out);
+int simple__dist_add(size_t *acc, size_t x);
+
+#endif

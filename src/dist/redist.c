@@ -1,0 +1,684 @@
+/* Redistribution of 1D and 2D arrays: any distribution to any other,
+ * transpose, circular shift of rows. One engine for all three (paper 002,
+ * 3.1.3 and 3.1.5, multithreaded on every node):
+ *
+ * Pieces. Thread u (its part of the source) sends thread v (its part of
+ * the destination) the piece X(u, v): the elements u holds that v must
+ * hold. A piece is a list of K "lines" (destination rows) by R "runs"
+ * (stretches of consecutive destination columns that are also consecutive
+ * in both local storages), W elements per line in all; it travels as
+ * K x W elements in destination order. Both ends build the same lists
+ * from the descriptors alone, so no sizes are announced.
+ *
+ * Parts over the nodes (both descriptors SIMPLE_OVER_NODES): the parts
+ * are nodes, storage is node-shared, and a piece goes node to node; the
+ * node's threads share each piece by lines when packing and unpacking,
+ * and the node-local piece in 4 r chunks of lines from the queue below.
+ *
+ * Messages. The pieces from the threads of node a to those of node b
+ * travel as one message, ordered by source thread, then destination
+ * thread. Every thread packs its own pieces straight from its storage into
+ * the node's out-messages (transposes through 32 x 8 tiles); threads
+ * 0..D-1 then drive the transfers, thread l on lane l, while the others
+ * copy the pieces that stay on the node straight from source to
+ * destination storage, taking them from a node-wide queue; the drivers
+ * take from the queue too, testing their transfers every few lines (MPI
+ * moves data only inside MPI calls), and wait for them once the queue is
+ * empty. Then every thread unpacks the pieces addressed to it. Steps of
+ * the schedule: at step st (1..P-1) node a sends to a + st and receives
+ * from a - st (mod P); step st belongs to driver (st - 1) mod D on both
+ * ends, so both ends of a message use one lane. Receives are posted at
+ * the start, so messages never wait for them.
+ *
+ * Errors: every thread's verdict on its arguments travels in its slot;
+ * with several nodes the node masters combine them among nodes (one word,
+ * recursive doubling) while the others size their pieces, so the whole
+ * job returns before any data moves, and no node waits for messages that
+ * will not come.
+ *
+ * Barriers: 2 on one node (publish, finish); 5 on several (publish, sizes
+ * and verdict known, packed, transferred, unpacked). Everything is
+ * allocated by thread 0 before the first one (node state, grown from call
+ * to call). */
+#include <stdint.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "dist/dist.h"
+#include "net/net.h"
+#include "net/net_dist.h"
+#include "simple/dist.h"
+
+#define TAG_REDIST 0x7d01
+
+/* Tile of the transposing copy: 32 lines by 8 elements along a run. The
+ * strided side (8 source rows, 256 bytes of each) stays in L1 while the 32
+ * lines walk across it, and 8 rows whose stride is a power of two still
+ * fit the ways of one cache set; measured against 8x8, 16x16, 32x32 and
+ * 8x64 tiles on 1024..4096-square matrices of doubles, it was the
+ * fastest or close to it everywhere. */
+#define TILE_K 32
+#define TILE_T 8
+
+enum { MODE_PLAIN, MODE_SHIFT, MODE_TRANSPOSE };
+
+typedef struct {
+  simple__layout_t src, dst;
+  int mode;
+  long k; /* shift, in [0, rows) */
+  size_t es;
+  long maxdim;
+  int bynode; /* both over SIMPLE_OVER_NODES: parts are nodes, storage node-shared */
+} plan_t;
+
+/* The lists of one piece, in the calling thread's work buffer. */
+typedef struct {
+  long K, R, W;
+  long *as, *ad;       /* [K] offset of line k (elements) in source / destination storage */
+  long *bs, *bd, *len; /* [R] offset of run r, its length */
+  long sts;            /* source step along a run: 1, or the source row length (transpose) */
+} piece_t;
+
+/* ------------------------------------------------------------------------
+ * Sets along one axis of a layout. */
+
+static int owns(const simple__layout_t *l, int dim, int part, long g) {
+  return l->dim != dim || simple__axis_owner(&l->ax[dim], g) == part;
+}
+
+static long loc(const simple__layout_t *l, int dim, long g) {
+  return l->dim == dim ? simple__axis_local(&l->ax[dim], g) : g;
+}
+
+/* The set of indices along dim that part holds. */
+static void set_of(const simple__layout_t *l, int dim, int part, simple_range_t *r) {
+  simple__axis_range(&l->ax[dim], l->dim == dim ? part : 0, r);
+}
+
+/* Runs of consecutive indices of set a (src, dim da, part u) that set b
+ * (dst, dim db, part v) also holds, split where either storage jumps. */
+static void runs(const plan_t *pl, piece_t *x, int da, int u, int db, int v, long step_s) {
+  const simple__layout_t *S = &pl->src, *D = &pl->dst;
+  simple_range_t a;
+  set_of(S, da, u, &a);
+  long lds = simple__layout_cols(S, u);
+  x->R = x->W = 0;
+  for (long g0 = a.lo; g0 < a.hi; g0 += a.stride) {
+    long e = a.hi - g0 < a.block ? a.hi : g0 + a.block;
+    for (long g = g0; g < e;) {
+      long e2 = e;
+      if (D->dim == db) {
+        long re = simple__axis_run_end(&D->ax[db], g);
+        if (re < e2) e2 = re;
+      }
+      if (owns(D, db, v, g)) {
+        long ls = loc(S, da, g);
+        x->bs[x->R] = step_s == 1 ? ls : ls * lds;
+        x->bd[x->R] = loc(D, db, g);
+        x->len[x->R] = e2 - g;
+        x->W += e2 - g;
+        x->R++;
+      }
+      g = e2;
+    }
+  }
+}
+
+/* The lines of a piece: indices g of the source set (axis ds, part u, or
+ * of the destination set when the source holds the whole axis) that both
+ * hold, after the map g -> (g + k) mod n from source to destination. */
+static void lines(const plan_t *pl, piece_t *x, int ds, int u, int dd, int v, long k,
+                  int transpose) {
+  const simple__layout_t *S = &pl->src, *D = &pl->dst;
+  long n = S->ax[ds].n, lds = simple__layout_cols(S, u), ldd = simple__layout_cols(D, v);
+  int by_dst = S->dim != ds && D->dim == dd;
+  simple_range_t a;
+  if (by_dst)
+    set_of(D, dd, v, &a);
+  else
+    set_of(S, ds, u, &a);
+  x->K = 0;
+  for (long g0 = a.lo; g0 < a.hi; g0 += a.stride) {
+    long e = a.hi - g0 < a.block ? a.hi : g0 + a.block;
+    for (long g = g0; g < e; g++) {
+      long i = by_dst ? (g - k + n) % n : g; /* source index */
+      long j = by_dst ? g : (g + k) % n;     /* destination index */
+      if (!by_dst && !owns(D, dd, v, j)) continue;
+      long ls = loc(S, ds, i);
+      x->as[x->K] = transpose ? ls : ls * lds;
+      x->ad[x->K] = loc(D, dd, j) * ldd;
+      x->K++;
+    }
+  }
+}
+
+/* Builds piece X(u, v) in the work buffer w (5 maxdim longs). */
+static void build(const plan_t *pl, int u, int v, long *w, piece_t *x) {
+  long m = pl->maxdim;
+  x->as = w;
+  x->ad = w + m;
+  x->bs = w + 2 * m;
+  x->bd = w + 3 * m;
+  x->len = w + 4 * m;
+  if (pl->mode == MODE_TRANSPOSE) {
+    /* Destination rows are source columns, destination columns source
+     * rows. */
+    x->sts = simple__layout_cols(&pl->src, u);
+    lines(pl, x, 1, u, 0, v, 0, 1);
+    runs(pl, x, 0, u, 1, v, x->sts);
+  } else {
+    x->sts = 1;
+    lines(pl, x, 0, u, 0, v, pl->k, 0);
+    runs(pl, x, 1, u, 1, v, 1);
+  }
+}
+
+static size_t piece_bytes(const plan_t *pl, const piece_t *x) {
+  return (size_t)x->K * (size_t)x->W * pl->es;
+}
+
+/* ------------------------------------------------------------------------
+ * Copying a piece. An end addresses element (k, r, t) of the piece at
+ * base + (a[k] + b[r] + t step) elements, or in a message (a, b NULL) at
+ * base + (k W + (run r's start within the line) + t). */
+
+typedef struct {
+  unsigned char *base;
+  const long *a, *b;
+  long step;
+} end_t;
+
+/* The destination side is contiguous along a run (step 1) in every
+ * strided copy: only the source steps. */
+#define COPY_TILE(T)                                      \
+  do {                                                    \
+    const T *sp = (const T *)(const void *)s0;            \
+    T *dp = (T *)(void *)d0;                              \
+    for (long t = 0; t < tn; t++) dp[t] = sp[t * s.step]; \
+  } while (0)
+
+/* Transfers a copying driver keeps moving: MPI progresses only inside MPI
+ * calls, so a driver that copies tests its requests every POLL_LINES lines
+ * (and every tile row) until they are done. */
+typedef struct {
+  simple__net_req_t *req;
+  int n, done, rc;
+} poll_t;
+
+#define POLL_LINES 32
+
+static void progress(poll_t *pl) {
+  if (!pl || pl->done) return;
+  int rc = simple__net_testall(pl->req, pl->n, &pl->done);
+  if (rc && !pl->rc) pl->rc = rc;
+}
+
+/* Copies lines [kb, ke) of a piece (a message end addresses the whole
+ * piece: line k at k W). */
+static void copy_lines(const piece_t *x, long kb, long ke, end_t s, end_t d, size_t es,
+                       poll_t *pl) {
+  if (ke <= kb || x->W == 0) return;
+  /* Every destination end steps by 1 along a run (storage_dst, message). */
+  if (s.step == 1 && d.step == 1) {
+    for (long k = kb; k < ke; k++) {
+      if (pl && (k - kb) % POLL_LINES == 0) progress(pl);
+      long off = 0, sk = s.a ? s.a[k] : k * x->W, dk = d.a ? d.a[k] : k * x->W;
+      for (long r = 0; r < x->R; r++) {
+        long sr = s.b ? s.b[r] : off, dr = d.b ? d.b[r] : off;
+        memcpy(d.base + (size_t)(dk + dr) * es, s.base + (size_t)(sk + sr) * es,
+               (size_t)x->len[r] * es);
+        off += x->len[r];
+      }
+    }
+    return;
+  }
+  /* Tiled: TILE_K lines at a time, each run in stretches of TILE_T, so
+   * the block of the strided side stays in cache while the lines walk
+   * across it. */
+  for (long k0 = kb; k0 < ke; k0 += TILE_K) {
+    long k1 = ke - k0 < TILE_K ? ke : k0 + TILE_K, off = 0;
+    progress(pl);
+    for (long r = 0; r < x->R; r++) {
+      long sr = s.b ? s.b[r] : off, dr = d.b ? d.b[r] : off;
+      for (long t0 = 0; t0 < x->len[r]; t0 += TILE_T) {
+        long tn = x->len[r] - t0 < TILE_T ? x->len[r] - t0 : TILE_T;
+        for (long k = k0; k < k1; k++) {
+          long sk = s.a ? s.a[k] : k * x->W, dk = d.a ? d.a[k] : k * x->W;
+          const unsigned char *s0 = s.base + (size_t)(sk + sr + t0 * s.step) * es;
+          unsigned char *d0 = d.base + (size_t)(dk + dr + t0) * es;
+          switch (es) {
+            case 1: COPY_TILE(uint8_t); break;
+            case 2: COPY_TILE(uint16_t); break;
+            case 4: COPY_TILE(uint32_t); break;
+            case 8: COPY_TILE(uint64_t); break;
+            default:
+              for (long t = 0; t < tn; t++)
+                memcpy(d0 + (size_t)t * es, s0 + (size_t)(t * s.step) * es, es);
+          }
+        }
+      }
+      off += x->len[r];
+    }
+  }
+}
+
+static void copy_piece(const piece_t *x, end_t s, end_t d, size_t es, poll_t *pl) {
+  copy_lines(x, 0, x->K, s, d, es, pl);
+}
+
+/* Lines of a piece that thread `me` of r copies when a node's threads
+ * share one piece. */
+static void share(const piece_t *x, int me, int r, long *kb, long *ke) {
+  *kb = x->K * me / r;
+  *ke = x->K * (me + 1) / r;
+}
+
+static end_t storage_src(const void *base, const piece_t *x) {
+  end_t e = {(unsigned char *)(uintptr_t)base, x->as, x->bs, x->sts};
+  return e;
+}
+static end_t storage_dst(void *base, const piece_t *x) {
+  end_t e = {base, x->ad, x->bd, 1};
+  return e;
+}
+static end_t message(void *base) {
+  end_t e = {base, NULL, NULL, 1};
+  return e;
+}
+
+/* ------------------------------------------------------------------------
+ * Checks and the plan. */
+
+static int check(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,
+                 const simple_dist_t *ddst, size_t es, int mode, long k, plan_t *pl) {
+  int err;
+  if (!dsrc || !ddst || es == 0) return SIMPLE_ERR_ARG;
+  /* Parts are threads (each its own storage) or nodes (node-shared
+   * storage, the same pointer from every thread of the node), the same on
+   * both sides. */
+  pl->bynode = dsrc->over == SIMPLE_OVER_NODES;
+  if (dsrc->over != ddst->over || (dsrc->over != SIMPLE_OVER_THREADS && !pl->bynode))
+    return SIMPLE_ERR_ARG;
+  if ((err = simple__layout(s, dsrc, &pl->src)) || (err = simple__layout(s, ddst, &pl->dst)))
+    return err;
+  if (mode == MODE_TRANSPOSE ? (ddst->rows != dsrc->cols || ddst->cols != dsrc->rows)
+                             : (ddst->rows != dsrc->rows || ddst->cols != dsrc->cols))
+    return SIMPLE_ERR_ARG;
+  pl->mode = mode;
+  pl->es = es;
+  pl->k = 0;
+  if (mode == MODE_SHIFT && dsrc->rows > 0) {
+    pl->k = k % dsrc->rows;
+    if (pl->k < 0) pl->k += dsrc->rows;
+  }
+  pl->maxdim = dsrc->rows > dsrc->cols ? dsrc->rows : dsrc->cols;
+  int me = pl->bynode ? s->node->node : s->pid;
+  size_t ns, nd, bytes;
+  if (simple__dist_mul((size_t)simple__layout_rows(&pl->src, me),
+                       (size_t)simple__layout_cols(&pl->src, me), &ns) ||
+      simple__dist_mul((size_t)simple__layout_rows(&pl->dst, me),
+                       (size_t)simple__layout_cols(&pl->dst, me), &nd) ||
+      simple__dist_mul(ns > nd ? ns : nd, es, &bytes) || bytes > (size_t)PTRDIFF_MAX)
+    return SIMPLE_ERR_COUNT;
+  if ((ns && !src) || (nd && !dst)) return SIMPLE_ERR_NULL;
+  if (ns && nd && src == dst) return SIMPLE_ERR_ARG;
+  return 0;
+}
+
+/* Bytes thread t of this node holds in `l` (storage of the global part);
+ * t = -1: the node's part. */
+static int part_bytes(const simple__node_t *n, const simple__layout_t *l, int t, size_t es,
+                      size_t *out) {
+  int pid = t < 0 ? n->node : n->first_pid[n->node] + t;
+  size_t e;
+  return simple__dist_mul((size_t)simple__layout_rows(l, pid), (size_t)simple__layout_cols(l, pid),
+                          &e) ||
+                 simple__dist_mul(e, es, out)
+             ? SIMPLE_ERR_COUNT
+             : 0;
+}
+
+/* Thread 0, before the first barrier: every buffer the call needs. */
+static int prepare(simple_t *s, const plan_t *pl, simple__dist_t **out) {
+  simple__node_t *n = s->node;
+  simple__dist_t *st = simple__dist_state(s);
+  *out = st;
+  if (!st) return SIMPLE_ERR_NOMEM;
+  atomic_store_explicit(&st->next, 0, memory_order_relaxed); /* published by the barrier */
+  size_t wb;
+  if (simple__dist_mul((size_t)pl->maxdim + 1, 5 * sizeof(long), &wb)) return SIMPLE_ERR_COUNT;
+  for (int t = 0; t < n->threads; t++)
+    if (simple__dist_grow(&st->work[t], wb)) return SIMPLE_ERR_NOMEM;
+  if (n->nodes == 1) return 0;
+  size_t tab = 2 * (size_t)n->threads * (size_t)n->nprocs * sizeof(size_t);
+  if (simple__dist_grow(&st->tab, tab)) return SIMPLE_ERR_NOMEM;
+  size_t per =
+      2 * (size_t)n->nodes * sizeof(simple__net_req_t) + 4 * (size_t)n->nodes * sizeof(size_t);
+  for (int t = 0; t < n->threads; t++)
+    if (simple__dist_grow(&st->reqs[t], per)) return SIMPLE_ERR_NOMEM;
+  /* The messages: at most what the node's threads hold, each way, plus
+   * the rounding of every message's start to a cache line. */
+  size_t msg = 2 * (size_t)n->nodes * SIMPLE__CACHE_LINE, b;
+  for (int t = pl->bynode ? -1 : 0; t < (pl->bynode ? 0 : n->threads); t++) {
+    if (part_bytes(n, &pl->src, t, pl->es, &b) || simple__dist_add(&msg, b) ||
+        part_bytes(n, &pl->dst, t, pl->es, &b) || simple__dist_add(&msg, b))
+      return SIMPLE_ERR_COUNT;
+  }
+  return simple__dist_grow(&st->msg, msg) ? SIMPLE_ERR_NOMEM : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The exchange. */
+
+typedef struct {
+  simple__node_t *n;
+  const plan_t *pl;
+  simple__dist_t *st;
+  const simple__slot_t *slots;
+  int r, me, pid, P, node, first, D, C; /* C: chunks per message */
+  long *work;
+  size_t *out, *in;                /* [r][p]: bytes of X(first + t, v), X(u, first + t) */
+  size_t *osz, *ooff, *isz, *ioff; /* [P] per node message */
+  unsigned char *mout, *min;
+} xc_t;
+
+/* The node-local pieces u -> v (both on this node), straight from source
+ * to destination storage, taken from the node's queue (pair q = u r + v)
+ * by whoever is free: copiers at once, drivers between tests of their
+ * transfers and after them; so the work balances itself whatever the
+ * network does. */
+static void local_pieces(const xc_t *c, poll_t *pl) {
+  piece_t x;
+  if (c->pl->bynode) {
+    /* One piece, node to itself, in 4 r chunks of lines. */
+    int nch = 4 * c->r;
+    for (;;) {
+      int q = atomic_fetch_add_explicit(&c->st->next, 1, memory_order_relaxed);
+      if (q >= nch) break;
+      build(c->pl, c->node, c->node, c->work, &x);
+      copy_lines(&x, x.K * q / nch, x.K * (q + 1) / nch, storage_src(c->slots[0].send, &x),
+                 storage_dst(c->slots[0].recv, &x), c->pl->es, pl);
+    }
+    return;
+  }
+  for (;;) {
+    int q = atomic_fetch_add_explicit(&c->st->next, 1, memory_order_relaxed);
+    if (q >= c->r * c->r) break;
+    int u = q / c->r, v = q % c->r;
+    build(c->pl, c->first + u, c->first + v, c->work, &x);
+    copy_piece(&x, storage_src(c->slots[u].send, &x), storage_dst(c->slots[v].recv, &x), c->pl->es,
+               pl);
+  }
+}
+
+/* Chunk ch of C of an m-byte message: cache-line aligned cuts. */
+static void chunk(size_t m, int C, int ch, size_t *lo, size_t *len) {
+  size_t per = (m / (size_t)C + SIMPLE__CACHE_LINE - 1) & ~(size_t)(SIMPLE__CACHE_LINE - 1);
+  size_t a = per * (size_t)ch, b = per * (size_t)(ch + 1);
+  if (a > m) a = m;
+  if (b > m || ch == C - 1) b = m;
+  *lo = a;
+  *len = b - a;
+}
+
+static int lanes_of(const simple__node_t *n) {
+  int m = n->threads_of[0];
+  for (int k = 1; k < n->nodes; k++)
+    if (n->threads_of[k] < m) m = n->threads_of[k];
+  return m < n->lanes ? m : n->lanes;
+}
+
+/* Sizes of the calling thread's outgoing and incoming remote pieces, into
+ * its row of each table. */
+static void size_pieces(const xc_t *c) {
+  int p = c->n->nprocs, r = c->r, me = c->me;
+  piece_t x;
+  for (int v = 0; v < p; v++) {
+    size_t b = 0;
+    if (v < c->first || v >= c->first + r) {
+      build(c->pl, c->pid, v, c->work, &x);
+      b = piece_bytes(c->pl, &x);
+    }
+    c->out[(size_t)me * p + v] = b;
+  }
+  for (int u = 0; u < p; u++) {
+    size_t b = 0;
+    if (u < c->first || u >= c->first + r) {
+      build(c->pl, u, c->pid, c->work, &x);
+      b = piece_bytes(c->pl, &x);
+    }
+    c->in[(size_t)me * p + u] = b;
+  }
+}
+
+/* Everything after the sizes are known on the node. */
+static int exchange(simple_t *s, xc_t *c) {
+  const plan_t *pl = c->pl;
+  simple__node_t *n = c->n;
+  int p = n->nprocs, r = c->r, me = c->me, rc = 0;
+  piece_t x;
+  /* Message sizes and offsets: every thread reads the whole tables
+   * (r p entries), which saves a barrier over one thread doing it. The
+   * upper bound thread 0 allocated holds them. */
+  size_t at = 0;
+  if (pl->bynode)
+    for (int k = 0; k < c->P; k++) {
+      /* One piece each way per node pair: every thread sizes them all
+       * (P pieces, no table, no barrier). */
+      c->osz[k] = c->isz[k] = 0;
+      if (k == c->node) continue;
+      build(pl, c->node, k, c->work, &x);
+      c->osz[k] = piece_bytes(pl, &x);
+      build(pl, k, c->node, c->work, &x);
+      c->isz[k] = piece_bytes(pl, &x);
+    }
+  for (int k = 0; k < c->P; k++) {
+    size_t o = 0;
+    if (pl->bynode) {
+      o = c->osz[k];
+    } else {
+      for (int t = 0; t < r; t++)
+        for (int v = n->first_pid[k]; v < n->first_pid[k + 1]; v++) o += c->out[(size_t)t * p + v];
+    }
+    c->osz[k] = o;
+    c->ooff[k] = at;
+    at += (o + SIMPLE__CACHE_LINE - 1) & ~(size_t)(SIMPLE__CACHE_LINE - 1);
+  }
+  c->min = c->mout + at;
+  at = 0;
+  for (int k = 0; k < c->P; k++) {
+    size_t i = 0;
+    if (pl->bynode) {
+      i = c->isz[k];
+    } else {
+      for (int t = 0; t < r; t++)
+        for (int u = n->first_pid[k]; u < n->first_pid[k + 1]; u++) i += c->in[(size_t)t * p + u];
+    }
+    c->isz[k] = i;
+    c->ioff[k] = at;
+    at += (i + SIMPLE__CACHE_LINE - 1) & ~(size_t)(SIMPLE__CACHE_LINE - 1);
+  }
+  /* Drivers post their receives first: item i = (st - 1) C + ch is chunk
+   * ch of the message of step st, on lane i mod D, on both ends. */
+  simple__net_req_t *req = c->st->reqs[me].buf;
+  int nreq = 0, items = (c->P - 1) * c->C;
+  if (me < c->D)
+    for (int i = me; i < items && !rc; i += c->D) {
+      int st = i / c->C + 1, from = (c->node - st + c->P) % c->P;
+      size_t lo, len;
+      chunk(c->isz[from], c->C, i % c->C, &lo, &len);
+      if (len == 0) continue;
+      rc = simple__net_irecv(n, me, c->min + c->ioff[from] + lo, len, from, TAG_REDIST, &req[nreq]);
+      if (!rc) nreq++;
+    }
+  /* Every thread packs its own pieces into the out-messages: in message k,
+   * after the pieces of the node's lower threads. Parts over nodes: the
+   * threads share the node's one piece for node k by lines. */
+  for (int k = 0; k < c->P; k++) {
+    if (k == c->node || c->osz[k] == 0) continue;
+    if (pl->bynode) {
+      long kb, ke;
+      build(pl, c->node, k, c->work, &x);
+      share(&x, me, r, &kb, &ke);
+      copy_lines(&x, kb, ke, storage_src(c->slots[0].send, &x), message(c->mout + c->ooff[k]),
+                 pl->es, NULL);
+      continue;
+    }
+    size_t off = c->ooff[k];
+    for (int t = 0; t < me; t++)
+      for (int v = n->first_pid[k]; v < n->first_pid[k + 1]; v++) off += c->out[(size_t)t * p + v];
+    for (int v = n->first_pid[k]; v < n->first_pid[k + 1]; v++) {
+      size_t b = c->out[(size_t)me * p + v];
+      if (b == 0) continue;
+      build(pl, c->pid, v, c->work, &x);
+      copy_piece(&x, storage_src(c->slots[me].send, &x), message(c->mout + off), pl->es, NULL);
+      off += b;
+    }
+  }
+  int rc2 = simple__dist_sync(s, rc);
+  /* The only failures so far are MPI's, after which the job cannot be
+   * trusted to communicate: report without waiting for posted receives. */
+  if (rc2) return rc2;
+  if (me < c->D) {
+    for (int i = me; i < items && !rc; i += c->D) {
+      int st = i / c->C + 1, to = (c->node + st) % c->P;
+      size_t lo, len;
+      chunk(c->osz[to], c->C, i % c->C, &lo, &len);
+      if (len == 0) continue;
+      rc = simple__net_isend(n, me, c->mout + c->ooff[to] + lo, len, to, TAG_REDIST, &req[nreq]);
+      if (!rc) nreq++;
+    }
+    poll_t pr = {req, nreq, 0, 0};
+    if (!rc) local_pieces(c, &pr);
+    int w = simple__net_waitall(req, nreq);
+    if (!rc) rc = pr.rc ? pr.rc : w;
+  } else {
+    local_pieces(c, NULL);
+  }
+  if ((rc = simple__dist_sync(s, rc))) return rc;
+  /* Every thread unpacks the pieces addressed to it: in the message from
+   * node k, source thread u's pieces follow those of k's lower threads,
+   * and within them this thread's follows those of its lower threads. */
+  for (int k = 0; k < c->P; k++) {
+    if (k == c->node || c->isz[k] == 0) continue;
+    if (pl->bynode) {
+      long kb, ke;
+      build(pl, k, c->node, c->work, &x);
+      share(&x, me, r, &kb, &ke);
+      copy_lines(&x, kb, ke, message(c->min + c->ioff[k]), storage_dst(c->slots[0].recv, &x),
+                 pl->es, NULL);
+      continue;
+    }
+    size_t off = c->ioff[k];
+    for (int u = n->first_pid[k]; u < n->first_pid[k + 1]; u++) {
+      size_t mine = c->in[(size_t)me * p + u];
+      for (int t = 0; t < r; t++) {
+        if (t == me) {
+          if (mine) {
+            build(pl, u, c->pid, c->work, &x);
+            copy_piece(&x, message(c->min + off), storage_dst(c->slots[me].recv, &x), pl->es, NULL);
+          }
+        }
+        off += c->in[(size_t)t * p + u];
+      }
+    }
+  }
+  return simple__dist_sync(s, 0);
+}
+
+static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,
+                  const simple_dist_t *ddst, size_t es, int mode, long k) {
+  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  simple__node_t *n = s->node;
+  plan_t pl;
+  memset(&pl, 0, sizeof pl);
+  int err = check(s, src, dsrc, dst, ddst, es, mode, k, &pl);
+  simple__dist_t *st = NULL;
+  if (!err && s->thread == 0) err = prepare(s, &pl, &st);
+  /* Each thread's verdict travels in its slot instead of failing the
+   * publish: with several nodes, a node must not return before all nodes
+   * have agreed, or one whose arguments were fine would wait forever for
+   * the others' messages. */
+  int rc;
+  const simple__slot_t *slots = simple__node_publish(s, src, dst, NULL, (size_t)err, 0, &rc);
+  if (!slots) return rc;
+  int bad = 0;
+  for (int t = 0; t < n->threads; t++) {
+    bad |= slots[t].n != 0;
+    /* Node-shared storage: one pointer on every thread of the node. */
+    if (!err && pl.bynode && (slots[t].send != slots[0].send || slots[t].recv != slots[0].recv))
+      bad = 1;
+  }
+  if (!err && pl.bynode &&
+      (slots[s->thread].send != slots[0].send || slots[s->thread].recv != slots[0].recv))
+    err = SIMPLE_ERR_ARG;
+  if (n->nodes == 1 && bad) return err ? err : SIMPLE_ERR_PEER;
+  xc_t c;
+  memset(&c, 0, sizeof c);
+  c.n = n;
+  c.pl = &pl;
+  c.st = st = n->dist;
+  c.slots = slots;
+  c.r = n->threads;
+  c.me = s->thread;
+  c.pid = s->pid;
+  c.P = n->nodes;
+  c.node = n->node;
+  c.first = n->first_pid[n->node];
+  if (!bad) c.work = st->work[c.me].buf;
+  if (c.P == 1) {
+    local_pieces(&c, NULL);
+    return simple__dist_sync(s, 0);
+  }
+  /* Drivers: as in simple_alltoall, D = min(P - 1, max(1, L - 1)); but
+   * when the nodes are fewer than the threads that could drive, each
+   * message is cut into C chunks on C lanes, so that L - 1 threads drive
+   * (several streams between two nodes, as many threads copying). */
+  int L = lanes_of(n), d = L - 1 > 1 ? L - 1 : 1;
+  c.C = d / (c.P - 1) > 1 ? d / (c.P - 1) : 1;
+  c.D = (c.P - 1) * c.C < d ? (c.P - 1) * c.C : d;
+  /* One verdict for the job: the node masters agree on it (recursive
+   * doubling on lane 0, one word) while the other threads size their
+   * pieces; the node barrier that follows hands it to every thread. */
+  int mine = err;
+  if (c.me == 0) {
+    int32_t v = bad, tmp = 0;
+    int e = simple__coll_net_allreduce_rd(n, 0, &v, &tmp, 1, SIMPLE_INT32, SIMPLE_MAX);
+    if (e)
+      mine = e;
+    else if (v && !err)
+      mine = SIMPLE_ERR_PEER;
+    bad |= v || e;
+  }
+  if (!bad) {
+    size_t rp = (size_t)c.r * (size_t)n->nprocs;
+    c.work = st->work[c.me].buf;
+    c.out = st->tab.buf;
+    c.in = c.out + rp;
+    /* Every thread computes the message sizes and offsets itself, into its
+     * own room after its requests. */
+    c.osz = (size_t *)(void *)((simple__net_req_t *)st->reqs[c.me].buf + 2 * (size_t)c.P);
+    c.ooff = c.osz + c.P;
+    c.isz = c.ooff + c.P;
+    c.ioff = c.isz + c.P;
+    c.mout = st->msg.buf;
+    if (!pl.bynode) size_pieces(&c);
+  }
+  if ((rc = simple__dist_sync(s, mine))) return rc;
+  return exchange(s, &c);
+}
+
+int simple_redistribute(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,
+                        const simple_dist_t *ddst, size_t elem_size) {
+  return redist(s, src, dsrc, dst, ddst, elem_size, MODE_PLAIN, 0);
+}
+
+int simple_transpose(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,
+                     const simple_dist_t *ddst, size_t elem_size) {
+  return redist(s, src, dsrc, dst, ddst, elem_size, MODE_TRANSPOSE, 0);
+}
+
+int simple_shift(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,
+                 const simple_dist_t *ddst, long k, size_t elem_size) {
+  return redist(s, src, dsrc, dst, ddst, elem_size, MODE_SHIFT, k);
+}
