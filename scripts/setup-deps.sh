@@ -5,13 +5,17 @@
 set -euo pipefail
 
 # Open MPI is the default MPI, MPICH the second one the library is tested
-# against; hwloc pins threads; iproute2 builds the virtual cluster.
+# against; hwloc pins threads; iproute2 builds the virtual cluster; FFTW
+# (with its MPI transforms), OpenBLAS and ScaLAPACK serve the applications
+# and are the anchors of their benchmarks; gnuplot draws the plots.
 packages=(
   build-essential cmake pkg-config
   openmpi-bin libopenmpi-dev
   mpich libmpich-dev
   hwloc libhwloc-dev
   iproute2 procps
+  libfftw3-dev libfftw3-mpi-dev
+  libopenblas-dev libscalapack-openmpi-dev
   gnuplot-nox
 )
 

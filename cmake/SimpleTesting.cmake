@@ -1,0 +1,37 @@
+# Helpers to register SPMD test programs, for tests/ and apps/*/.
+# Every SPMD test program runs under several node x thread layouts through
+# simplerun; each (program, layout) pair is one CTest test.
+
+# Layouts, written NODESxTHREADS (per-node counts joined by '-'): those of
+# the node library, and those of everything over the whole job (odd node
+# counts, nodes of different sizes).
+set(SIMPLE_NODE_LAYOUTS 1x1 1x4 2x2 3x1-2-3 1x8)
+set(SIMPLE_JOB_LAYOUTS 1x1 1x4 2x2 3x1-2-3 4x1 5x2)
+
+function(simple_layout_args layout out)
+  string(REPLACE "x" ";" parts ${layout})
+  list(GET parts 0 nodes)
+  list(GET parts 1 threads)
+  string(REPLACE "-" "," threads ${threads})
+  set(${out} -N ${nodes} -t ${threads} PARENT_SCOPE)
+endfunction()
+
+# simple_spmd_test(NAME SOURCE LABEL [LAYOUTS l1 l2 ...])
+function(simple_spmd_test name source label)
+  cmake_parse_arguments(T "" "" "LAYOUTS" ${ARGN})
+  if(NOT T_LAYOUTS)
+    set(T_LAYOUTS ${SIMPLE_NODE_LAYOUTS})
+  endif()
+  add_executable(${name} ${source})
+  target_link_libraries(${name} PRIVATE simple::simple m)
+  target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_compile_options(${name} PRIVATE ${SIMPLE_WARNINGS})
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
+  # The test harness (tests/harness.h) is reachable from every folder.
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+  foreach(layout ${T_LAYOUTS})
+    simple_layout_args(${layout} args)
+    add_test(NAME ${name}.${layout} COMMAND ${SIMPLE_LAUNCHER} ${args} $<TARGET_FILE:${name}>)
+    set_tests_properties(${name}.${layout} PROPERTIES TIMEOUT 300 LABELS "${label}")
+  endforeach()
+endfunction()
