@@ -32,6 +32,10 @@ int bench_coll_mpi(int argc, char **argv, const bench_opts_t *o);
 int bench_pingpong_suite(int argc, char **argv);
 int bench_pingpong_hybrid(int argc, char **argv, const bench_opts_t *o);
 int bench_pingpong_mpi(int argc, char **argv, const bench_opts_t *o);
+/* simple-bench rma (bench_rma.c): the driver, and its worker (one job per
+ * backend, chosen by SIMPLE_RMA in the worker's environment). */
+int bench_rma_suite(int argc, char **argv);
+int bench_rma_worker(int argc, char **argv, const bench_opts_t *o);
 /* simple-bench transpose (bench_transpose.c): the driver and its two
  * workers (simple_transpose; flat MPI with MPI_Alltoall). */
 int bench_transpose_suite(int argc, char **argv);

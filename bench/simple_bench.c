@@ -61,6 +61,9 @@ static void usage(FILE *f) {
           "  pingpong  half round-trip latency and bandwidth, 0 B..4 MiB, thread to thread\n"
           "          inside a node and node to node, each beside raw MPI between 2 processes;\n"
           "          empty-probe cost; options --vcluster --quick --rounds --max-bytes --csv\n"
+          "  rma     one-sided BSP supersteps: put/get throughput and sync latency, inside\n"
+          "          a node and between nodes, one-sided (MPI windows) against two-sided\n"
+          "          backend; options -N -t --vcluster --quick --rounds --max-bytes --csv\n"
           "  transpose  n x n matrix transpose (simple_transpose) against flat MPI\n"
           "          (one rank per thread, MPI_Alltoall); options -N -t --vcluster --quick\n"
           "          --rounds --max-n --csv\n"
@@ -178,6 +181,7 @@ static int worker(int argc, char **argv) {
   if (strcmp(name, "coll-mpi") == 0) return bench_coll_mpi(argc, argv, &o);
   if (strcmp(name, "pingpong-hybrid") == 0) return bench_pingpong_hybrid(argc, argv, &o);
   if (strcmp(name, "pingpong-mpi") == 0) return bench_pingpong_mpi(argc, argv, &o);
+  if (strcmp(name, "rma") == 0) return bench_rma_worker(argc, argv, &o);
   if (strcmp(name, "transpose-hybrid") == 0) return bench_transpose_hybrid(argc, argv, &o);
   if (strcmp(name, "transpose-mpi") == 0) return bench_transpose_mpi(argc, argv, &o);
   fprintf(stderr, "simple-bench: unknown worker '%s'\n", name);
@@ -738,6 +742,7 @@ int main(int argc, char **argv) {
   if (strcmp(suite, "node") == 0) return suite_node(argc, argv);
   if (strcmp(suite, "coll") == 0) return suite_coll(argc, argv);
   if (strcmp(suite, "pingpong") == 0) return bench_pingpong_suite(argc, argv);
+  if (strcmp(suite, "rma") == 0) return bench_rma_suite(argc, argv);
   if (strcmp(suite, "transpose") == 0) return bench_transpose_suite(argc, argv);
   fprintf(stderr, "simple-bench: unknown suite '%s'\n", suite);
   usage(stderr);

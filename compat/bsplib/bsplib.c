@@ -1,0 +1,279 @@
+/* The BSPlib API over simple's one-sided layer; see include/simple/bsplib.h.
+ * Uses the public headers only: the calling thread's handle comes from
+ * simple_self(). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <simple.h>
+#include <simple/bsplib.h>
+
+/* The program's main, for the bsp_begin-in-main style: bsp_begin runs it
+ * again on every thread. Weak, so that programs of the native API (and
+ * hosts that load the library without a main of their own) link and load
+ * as before. */
+extern int main(int argc, char **argv) __attribute__((weak));
+
+static void (*spmd_part)(void);
+static int job_argc;
+static char **job_argv;
+static int main_rc;                     /* main's value on processor 0 */
+static _Thread_local double start_time; /* this thread's bsp_begin */
+
+/* Where a thread other than processor 0 leaves the SPMD part at bsp_end. */
+static _Thread_local jmp_buf *leave;
+static _Thread_local int begun, ended;
+
+static simple_t *self_or_abort(const char *call) {
+  simple_t *s = simple_self();
+  if (!s) {
+    fprintf(stderr,
+            "simple: %s called outside the SPMD part (before bsp_begin or in a thread"
+            " the job did not start)\n",
+            call);
+    exit(1);
+  }
+  if (ended) simple_abort(s, "%s called after bsp_end", call);
+  return s;
+}
+
+void bsp_vabort(const char *format, va_list args) {
+  char msg[1024];
+  vsnprintf(msg, sizeof msg, format, args);
+  size_t n = strlen(msg);
+  if (n && msg[n - 1] == '\n') msg[n - 1] = '\0';
+  simple_abort(simple_self(), "bsp_abort: %s", msg);
+}
+
+void bsp_abort(const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  bsp_vabort(format, ap);
+}
+
+/* Ends the job with the one-sided layer's message when a call failed. */
+static void check(simple_t *s, int rc, const char *call) {
+  if (rc == 0) return;
+  const char *why = simple_rma_error(s);
+  size_t n = strlen(call);
+  /* The layer's message starts with the call's name: "put: processor..." */
+  if (strncmp(why, call, n) == 0 && why[n] == ':') simple_abort(s, "bsp_%s", why);
+  simple_abort(s, "bsp_%s: %s", call, why[0] ? why : simple_strerror(rc));
+}
+
+static void check_int(simple_t *s, const char *call, const char *what, int v) {
+  if (v < 0)
+    simple_abort(s, "bsp_%s: processor %d passed a negative %s (%d)", call, simple_pid(s), what, v);
+}
+
+/* ------------------------------------------------------------------------
+ * Start and end. */
+
+static void job(simple_t *s, void *arg) {
+  (void)arg;
+  jmp_buf jb;
+  leave = &jb;
+  begun = ended = 0;
+  if (setjmp(jb) == 0) {
+    if (spmd_part) {
+      spmd_part();
+    } else {
+      int rc = main(job_argc, job_argv);
+      if (simple_pid(s) == 0) main_rc = rc;
+    }
+  }
+  leave = NULL;
+}
+
+/* argc/argv from /proc/self/cmdline, for a rerun of main without
+ * bsp_init. */
+static void args_from_proc(void) {
+  static char buf[1 << 16];
+  static char *argv[1024];
+  int argc = 0;
+  FILE *f = fopen("/proc/self/cmdline", "rb");
+  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  if (f) fclose(f);
+  buf[n] = '\0';
+  for (size_t i = 0; i < n && argc < 1023; i += strlen(buf + i) + 1) argv[argc++] = buf + i;
+  argv[argc] = NULL;
+  job_argc = argc;
+  job_argv = argv;
+}
+
+void bsp_init(void (*spmd)(void), int argc, char *argv[]) {
+  spmd_part = spmd;
+  job_argc = argc;
+  job_argv = argv;
+}
+
+void bsp_begin(int maxprocs) {
+  (void)maxprocs;
+  simple_t *s = simple_self();
+  if (s) {
+    /* The rerun inside the job: the SPMD part starts here. */
+    if (begun) simple_abort(s, "bsp_begin called twice");
+    begun = 1;
+    start_time = simple_time();
+    return;
+  }
+  if (!spmd_part && !main) {
+    fprintf(stderr, "simple: bsp_begin: no main to run (call bsp_init first)\n");
+    exit(1);
+  }
+  if (!job_argv) args_from_proc();
+  int rc = simple_run(&job_argc, &job_argv, job, NULL);
+  fflush(NULL);
+  exit(rc != 0 ? 1 : main_rc);
+}
+
+void bsp_end(void) {
+  simple_t *s = self_or_abort("bsp_end");
+  check(s, simple_rma_sync(s), "end");
+  ended = 1;
+  if (simple_pid(s) != 0 && leave) longjmp(*leave, 1);
+}
+
+/* Threads of the job from the environment, before it starts: the
+ * SIMPLE_THREADS spec (set by simplerun) and the launcher's process count. */
+static int env_nprocs(void) {
+  const char *spec = getenv("SIMPLE_THREADS");
+  const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS"};
+  long nodes = 1;
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    const char *v = getenv(vars[i]);
+    if (v && atol(v) > 0) {
+      nodes = atol(v);
+      break;
+    }
+  }
+  if (spec && *spec) {
+    if (strchr(spec, ',')) {
+      long sum = 0;
+      for (const char *p = spec; *p;) {
+        sum += atol(p);
+        p += strcspn(p, ",");
+        if (*p) p++;
+      }
+      return sum > 0 ? (int)sum : 1;
+    }
+    long r = atol(spec);
+    return r > 0 ? (int)(r * nodes) : 1;
+  }
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  long per = cores > 0 ? cores / nodes : 1;
+  return (int)(nodes * (per > 0 ? per : 1));
+}
+
+int bsp_nprocs(void) {
+  simple_t *s = simple_self();
+  return s ? simple_nprocs(s) : env_nprocs();
+}
+
+int bsp_pid(void) {
+  simple_t *s = simple_self();
+  return s ? simple_pid(s) : 0;
+}
+
+double bsp_time(void) { return simple_time() - start_time; }
+
+void bsp_sync(void) {
+  simple_t *s = self_or_abort("bsp_sync");
+  check(s, simple_rma_sync(s), "sync");
+}
+
+/* ------------------------------------------------------------------------
+ * DRMA. */
+
+void bsp_push_reg(const void *ident, int size) {
+  simple_t *s = self_or_abort("bsp_push_reg");
+  check_int(s, "push_reg", "size", size);
+  check(s, simple_rma_push_reg(s, ident, (size_t)size), "push_reg");
+}
+
+void bsp_pop_reg(const void *ident) {
+  simple_t *s = self_or_abort("bsp_pop_reg");
+  check(s, simple_rma_pop_reg(s, ident), "pop_reg");
+}
+
+void bsp_put(int pid, const void *src, void *dst, int offset, int nbytes) {
+  simple_t *s = self_or_abort("bsp_put");
+  check_int(s, "put", "offset", offset);
+  check_int(s, "put", "byte count", nbytes);
+  check(s, simple_rma_put(s, pid, src, dst, (size_t)offset, (size_t)nbytes), "put");
+}
+
+void bsp_hpput(int pid, const void *src, void *dst, int offset, int nbytes) {
+  simple_t *s = self_or_abort("bsp_hpput");
+  check_int(s, "hpput", "offset", offset);
+  check_int(s, "hpput", "byte count", nbytes);
+  check(s, simple_rma_hpput(s, pid, src, dst, (size_t)offset, (size_t)nbytes), "hpput");
+}
+
+void bsp_get(int pid, const void *src, int offset, void *dst, int nbytes) {
+  simple_t *s = self_or_abort("bsp_get");
+  check_int(s, "get", "offset", offset);
+  check_int(s, "get", "byte count", nbytes);
+  check(s, simple_rma_get(s, pid, src, (size_t)offset, dst, (size_t)nbytes), "get");
+}
+
+void bsp_hpget(int pid, const void *src, int offset, void *dst, int nbytes) {
+  simple_t *s = self_or_abort("bsp_hpget");
+  check_int(s, "hpget", "offset", offset);
+  check_int(s, "hpget", "byte count", nbytes);
+  check(s, simple_rma_hpget(s, pid, src, (size_t)offset, dst, (size_t)nbytes), "hpget");
+}
+
+/* ------------------------------------------------------------------------
+ * BSMP. */
+
+void bsp_set_tagsize(int *tag_nbytes) {
+  simple_t *s = self_or_abort("bsp_set_tagsize");
+  if (!tag_nbytes) simple_abort(s, "bsp_set_tagsize: NULL argument");
+  check_int(s, "set_tagsize", "tag size", *tag_nbytes);
+  size_t v = (size_t)*tag_nbytes;
+  check(s, simple_bsmp_set_tagsize(s, &v), "set_tagsize");
+  *tag_nbytes = (int)v;
+}
+
+void bsp_send(int pid, const void *tag, const void *payload, int payload_nbytes) {
+  simple_t *s = self_or_abort("bsp_send");
+  check_int(s, "send", "payload size", payload_nbytes);
+  check(s, simple_bsmp_send(s, pid, tag, payload, (size_t)payload_nbytes), "send");
+}
+
+void bsp_qsize(int *nmessages, int *accum_nbytes) {
+  simple_t *s = self_or_abort("bsp_qsize");
+  size_t m = 0, b = 0;
+  check(s, simple_bsmp_qsize(s, &m, &b), "qsize");
+  if (nmessages) *nmessages = (int)m;
+  if (accum_nbytes) *accum_nbytes = (int)b;
+}
+
+void bsp_get_tag(int *status, void *tag) {
+  simple_t *s = self_or_abort("bsp_get_tag");
+  ptrdiff_t st = -1;
+  check(s, simple_bsmp_get_tag(s, &st, tag), "get_tag");
+  *status = (int)st;
+}
+
+void bsp_move(void *payload, int reception_nbytes) {
+  simple_t *s = self_or_abort("bsp_move");
+  check_int(s, "move", "reception size", reception_nbytes);
+  check(s, simple_bsmp_move(s, payload, (size_t)reception_nbytes), "move");
+}
+
+int bsp_hpmove(void **tag_ptr_buf, void **payload_ptr_buf) {
+  simple_t *s = self_or_abort("bsp_hpmove");
+  const void *t = NULL, *p = NULL;
+  ptrdiff_t st = -1;
+  check(s, simple_bsmp_hpmove(s, &t, &p, &st), "hpmove");
+  if (st >= 0) {
+    *tag_ptr_buf = (void *)t;
+    *payload_ptr_buf = (void *)p;
+  }
+  return (int)st;
+}
