@@ -5,6 +5,7 @@
 #include <mpi.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +119,7 @@ static void *thread_main(void *p) {
     fprintf(stderr, "simple: node %d thread %d: SIMPLE_PIN could not bind to a core\n",
             s->node->node, s->thread);
   s->fn(s, s->arg);
+  atomic_fetch_add_explicit(&s->node->departed, 1, memory_order_seq_cst);
   self = NULL;
   return NULL;
 }
@@ -145,6 +147,73 @@ static void free_node(simple__node_t *n) {
     free(n->slots[k]);
     free(n->scratch[k]);
   }
+}
+
+/* A thread that crashes on a signal: say which node and thread and why,
+ * then die of the same signal, so that the MPI launcher sees the process
+ * end abnormally and takes down the other nodes (Open MPI's mpirun and
+ * MPICH's hydra both do). Only async-signal-safe calls: write and raise;
+ * the thread-local handle was set when the thread started. Installed after
+ * MPI_Init, replacing the MPI library's handler (which names no thread). */
+static int crash_node = -1;
+
+static size_t put_str(char *buf, size_t at, const char *str) {
+  while (*str && at < 255) buf[at++] = *str++;
+  return at;
+}
+
+static size_t put_int(char *buf, size_t at, long v) {
+  char digits[24];
+  int k = 0;
+  if (v < 0) {
+    at = put_str(buf, at, "-");
+    v = -v;
+  }
+  do digits[k++] = (char)('0' + v % 10);
+  while ((v /= 10) > 0 && k < 23);
+  while (k > 0 && at < 255) buf[at++] = digits[--k];
+  return at;
+}
+
+static void on_crash(int sig) {
+  static const struct {
+    int sig;
+    const char *name;
+  } names[] = {{SIGSEGV, "SIGSEGV (invalid memory access)"},
+               {SIGBUS, "SIGBUS (bus error)"},
+               {SIGFPE, "SIGFPE (arithmetic error)"},
+               {SIGILL, "SIGILL (illegal instruction)"},
+               {SIGABRT, "SIGABRT (abort, e.g. a failed assert)"}};
+  const char *what = "a signal";
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (names[i].sig == sig) what = names[i].name;
+  char buf[256];
+  size_t at = put_str(buf, 0, "simple: crash on node ");
+  at = put_int(buf, at, crash_node);
+  if (self) {
+    at = put_str(buf, at, " thread ");
+    at = put_int(buf, at, self->thread);
+    at = put_str(buf, at, " (pid ");
+    at = put_int(buf, at, self->pid);
+    at = put_str(buf, at, ")");
+  }
+  at = put_str(buf, at, ": ");
+  at = put_str(buf, at, what);
+  at = put_str(buf, at, "\n");
+  ssize_t w = write(STDERR_FILENO, buf, at);
+  (void)w;
+  raise(sig); /* the handler was reset to the default: the process dies */
+}
+
+static void catch_crashes(int node) {
+  crash_node = node;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_crash;
+  sa.sa_flags = (int)(SA_RESETHAND | SA_NODEFER);
+  sigemptyset(&sa.sa_mask);
+  int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaction(sigs[i], &sa, NULL);
 }
 
 /* Sets the team's shape: thread counts of every node, host-local placement,
@@ -223,6 +292,8 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
    * so we go to sleep almost at once. */
   simple__wait_policy.spin = spin >= 0 ? (unsigned)spin : n->oversubscribed ? 50u : 20000u;
   simple__wait_policy.fatal = &n->fatal;
+  simple__wait_policy.departed = &n->departed;
+  catch_crashes(rank);
 
   if (pin) {
     int pin_cores;
@@ -280,6 +351,7 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
   simple__node_t node;
   memset(&node, 0, sizeof node);
   atomic_init(&node.fatal, 0);
+  atomic_init(&node.departed, 0);
   node.comm = &comm;
   rc = configure(&node, comm);
   simple_t *team = NULL;
@@ -327,6 +399,7 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
   simple__net_close(&node);
   simple__pin_close();
   simple__wait_policy.fatal = NULL;
+  simple__wait_policy.departed = NULL;
   free(team);
   free(tids);
   free_node(&node);

@@ -51,7 +51,8 @@ typedef struct simple__node {
   void *scratch[2];         /* node-shared work space, by call parity */
   size_t scratch_size[2];
 
-  atomic_int fatal; /* the job failed: waits return SIMPLE_ERR_FATAL */
+  atomic_int fatal;    /* the job failed: waits return SIMPLE_ERR_FATAL */
+  atomic_int departed; /* threads that returned from the SPMD function */
 
   /* Per-layer state of the upper layers (src/dist, src/rma, src/msg), set up
    * lazily by each layer and released by its at-close hook. */

@@ -27,7 +27,29 @@ static int job_failed(void) {
          atomic_load_explicit(simple__wait_policy.fatal, memory_order_relaxed);
 }
 
+/* A barrier needs every thread of the node; one that has returned from the
+ * SPMD function will never come. Checked on each sleep timeout, so the job
+ * ends within SIMPLE__SLEEP_NS of the departure instead of hanging. */
+static void check_departed(atomic_uint *word, unsigned old) {
+  if (!simple__wait_policy.departed ||
+      atomic_load_explicit(simple__wait_policy.departed, memory_order_seq_cst) == 0)
+    return;
+  /* A thread departs only after leaving its last barrier, which changed
+   * the word: if it is unchanged, the departed thread is missing from it. */
+  if (atomic_load_explicit(word, memory_order_seq_cst) != old) return;
+  simple_abort(NULL,
+               "a thread returned from its SPMD function while other threads of its node "
+               "wait for it in a barrier or collective (every thread must make the same "
+               "collective calls)");
+}
+
+static int wait_impl(atomic_uint *word, unsigned old, atomic_uint *sleepers, int all_threads);
+
 int simple__wait_while(atomic_uint *word, unsigned old, atomic_uint *sleepers) {
+  return wait_impl(word, old, sleepers, 0);
+}
+
+static int wait_impl(atomic_uint *word, unsigned old, atomic_uint *sleepers, int all_threads) {
   unsigned spin = simple__wait_policy.spin;
   for (unsigned i = 0; i < spin; i++) {
     if (atomic_load_explicit(word, memory_order_acquire) != old) return 0;
@@ -47,6 +69,7 @@ int simple__wait_while(atomic_uint *word, unsigned old, atomic_uint *sleepers) {
       break;
     }
     futex_wait(word, old);
+    if (all_threads) check_departed(word, old);
   }
   atomic_fetch_sub_explicit(sleepers, 1, memory_order_relaxed);
   atomic_thread_fence(memory_order_acquire);
@@ -78,7 +101,7 @@ unsigned simple__barrier_wait(simple__barrier_t *b, unsigned flag) {
     atomic_store_explicit(&b->count, 0, memory_order_relaxed);
     atomic_store_explicit(&b->gen, gen + 1, memory_order_seq_cst);
     simple__wake_all(&b->gen, &b->sleepers);
-  } else if (simple__wait_while(&b->gen, gen, &b->sleepers) != 0) {
+  } else if (wait_impl(&b->gen, gen, &b->sleepers, 1) != 0) {
     return SIMPLE__BARRIER_FATAL;
   }
   return atomic_load_explicit(flags, memory_order_relaxed);

@@ -19,6 +19,9 @@
 typedef struct {
   unsigned spin;        /* polls before sleeping */
   atomic_int *fatal;    /* non-zero: the job failed; waits return early */
+  atomic_int *departed; /* threads of this node that returned from the SPMD
+                           function: a barrier waiting for them would wait
+                           forever, so it ends the job instead */
 } simple__wait_policy_t;
 
 extern simple__wait_policy_t simple__wait_policy;

@@ -1,0 +1,42 @@
+/* Failures that must end the whole job, never hang it (run by
+ * expect_failure.sh, which checks the exit status and the message):
+ *   crash    the last thread of the last node dereferences an invalid
+ *            pointer while every other thread waits in a collective;
+ *   depart   that thread returns from its SPMD function while the others
+ *            wait in a collective;
+ *   kill     that node's process is killed from outside (SIGKILL) while
+ *            the others wait.
+ * The victim is on a node with at least two threads where the layout has
+ * one, so that its own node has threads waiting for it too. */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static const char *mode = "crash";
+
+static void test(simple_t *s, void *arg) {
+  (void)arg;
+  int last = simple_nodes(s) - 1;
+  int victim = simple_node(s) == last && simple_thread(s) == simple_threads(s) - 1;
+  CHECK_OK(simple_barrier(s));
+  if (victim) {
+    if (strcmp(mode, "crash") == 0) {
+      volatile int *nowhere = (volatile int *)(size_t)8;
+      *nowhere = 1;
+    } else if (strcmp(mode, "kill") == 0) {
+      kill(getpid(), SIGKILL);
+    }
+    return; /* depart */
+  }
+  /* Waits for the victim forever, unless the job ends. */
+  simple_barrier(s);
+  simple_abort(s, "the barrier returned although a thread never came");
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1) mode = argv[1];
+  return simple_run(&argc, &argv, test, NULL);
+}
