@@ -187,7 +187,7 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
   int me = s->thread, r = n->threads, p = n->nprocs;
   int err = root < 0 || root >= p ? SIMPLE_ERR_RANK : simple__check_buffer(NULL, 0, type);
   int is_root = s->pid == root, in_place = own == SIMPLE_IN_PLACE;
-  int root_node = err ? 0 : simple__c1_node_of(n, root);
+  int root_node = err ? 0 : simple__node_of(n, root);
   size_t es = simple_type_size(type);
   layout_t l = {v ? counts : NULL, v ? displs : NULL, count};
   void *scratch = NULL;

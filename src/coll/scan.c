@@ -42,37 +42,6 @@
  * messages. */
 #define LANE_MIN_BYTES 8192
 
-/* Local scan of elements [lo, hi) of every thread's buffers, in thread
- * order: recv[u] gets the inclusive (exclusive: u > 0 only) prefix, total
- * the combination of all threads. Thread u's input is read before its
- * output overwrites it, so in-place calls are safe. */
-static void scan_slice(const simple__slot_t *slots, int r, int exclusive, simple_type_t type,
-                       simple_op_t op, size_t lo, size_t hi, unsigned char *total) {
-  _Alignas(SIMPLE__CACHE_LINE) unsigned char acc[CHUNK_BYTES];
-  _Alignas(SIMPLE__CACHE_LINE) unsigned char tmp[CHUNK_BYTES];
-  size_t es = simple_type_size(type), per = CHUNK_BYTES / es;
-  for (size_t off = lo; off < hi; off += per) {
-    size_t m = hi - off < per ? hi - off : per, bytes = m * es, at = off * es;
-#define SRC(u) ((const unsigned char *)slots[u].send + at)
-#define DST(u) ((unsigned char *)slots[u].recv + at)
-    memcpy(acc, SRC(0), bytes);
-    if (!exclusive && DST(0) != SRC(0)) memcpy(DST(0), acc, bytes);
-    for (int u = 1; u < r; u++) {
-      if (exclusive) {
-        memcpy(tmp, SRC(u), bytes);
-        memcpy(DST(u), acc, bytes);
-        simple__op_apply(op, type, acc, tmp, m);
-      } else {
-        simple__op_apply(op, type, acc, SRC(u), m);
-        memcpy(DST(u), acc, bytes);
-      }
-    }
-    memcpy(total + at, acc, bytes);
-#undef SRC
-#undef DST
-  }
-}
-
 /* buf = x (op) buf, count elements, through a stack accumulator. */
 static void apply_left(simple_op_t op, simple_type_t type, const unsigned char *x,
                        unsigned char *buf, size_t count) {
@@ -149,7 +118,7 @@ static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, s
   unsigned char *w = slots[0].ptr;
   size_t lo, hi;
   simple__node_slice(count, es, r, me, &lo, &hi);
-  if (lo < hi) scan_slice(slots, r, exclusive, type, op, lo, hi, w);
+  if (lo < hi) simple__node_scan_slice(slots, r, exclusive, type, op, lo, hi, w);
   int rc = simple__node_finish(s);
   if (rc) return rc;
   int lanes = bytes < LANE_MIN_BYTES ? 1 : simple__coll_lanes(n);

@@ -5,19 +5,6 @@
 
 #include "net/net.h"
 
-int simple__c1_node_of(const simple__node_t *n, int pid) {
-  /* Binary search over first_pid: the largest k with first_pid[k] <= pid. */
-  int lo = 0, hi = n->nodes - 1;
-  while (lo < hi) {
-    int mid = (lo + hi + 1) / 2;
-    if (n->first_pid[mid] <= pid)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  return lo;
-}
-
 int simple__c1_sync(simple_t *s, int rc) {
   unsigned f = simple__barrier_wait(&s->node->barrier, rc ? 1u : 0u);
   if (f & SIMPLE__BARRIER_FATAL) return SIMPLE_ERR_FATAL;

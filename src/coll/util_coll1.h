@@ -17,9 +17,6 @@ enum { SIMPLE__C1_TAG_SCAN = 0x5c01, SIMPLE__C1_TAG_GATHER, SIMPLE__C1_TAG_SCATT
 /* Requests posted at once by one thread; more transfers go in batches. */
 #define SIMPLE__C1_BATCH 16
 
-/* The node of global rank pid (0 <= pid < nprocs). */
-int simple__c1_node_of(const simple__node_t *n, int pid);
-
 /* For a rooted transfer between root_node and node k != root_node: the
  * lane (and the thread that drives it on both nodes). The P - 1 other
  * nodes are dealt round-robin over `lanes` lanes, starting after the root. */

@@ -533,18 +533,6 @@ static int req_wait(simple__msg_node_t *m, simple__mth_t *me, simple__req_t *r) 
 
 /* ------------------------------------------------------------------------
  * Argument checks. */
-static int node_of(const simple__node_t *n, int pid) {
-  int lo = 0, hi = n->nodes - 1;
-  while (lo < hi) {
-    int mid = (lo + hi + 1) / 2;
-    if (n->first_pid[mid] <= pid)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  return lo;
-}
-
 static int check_rank(const simple__node_t *n, int r, int any_ok) {
   if (any_ok && r == SIMPLE_ANY_SOURCE) return 0;
   return r < 0 || r >= n->nprocs ? SIMPLE_ERR_RANK : 0;
@@ -654,7 +642,7 @@ int simple_send(simple_t *s, const void *buf, size_t count, simple_type_t type, 
   if (err) return err;
   simple__node_t *n = s->node;
   size_t bytes = count * simple_type_size(type);
-  int dnode = node_of(n, dest);
+  int dnode = simple__node_of(n, dest);
   if (dnode != n->node)
     return simple__net_msg_send(n, buf, bytes, dnode,
                                 mpi_tag(m, tag, s->thread, dest - n->first_pid[dnode]));
@@ -681,7 +669,7 @@ int simple_isend(simple_t *s, const void *buf, size_t count, simple_type_t type,
     req_put(me, r);
     return SIMPLE_ERR_NOMEM;
   }
-  int dnode = node_of(n, dest), rc;
+  int dnode = simple__node_of(n, dest), rc;
   if (dnode != n->node) {
     rc = simple__net_msg_isend(n, buf, bytes, dnode,
                                mpi_tag(m, tag, s->thread, dest - n->first_pid[dnode]), &r->mpireq);
@@ -763,7 +751,7 @@ static int post_direct(simple__msg_node_t *m, simple__mth_t *me, simple__req_t *
     if (e) deliver(me, r, e);
     return e != NULL;
   }
-  int node = node_of(n, r->src), sth = r->src - n->first_pid[node];
+  int node = simple__node_of(n, r->src), sth = r->src - n->first_pid[node];
   int mtag = r->tag == SIMPLE_ANY_TAG ? -1 : mpi_tag(m, r->tag, sth, me - m->th);
   int rc = simple__net_msg_irecv(n, r->buf, r->cap, node, mtag, &r->mpireq);
   atomic_store_explicit(&m->poll_lock, 0, memory_order_release);
@@ -793,7 +781,7 @@ int simple_recv(simple_t *s, void *buf, size_t count, simple_type_t type, int so
     /* The node's only thread, with nothing queued or posted: no other
      * thread can pull MPI messages or touch the mailbox, so this is a plain
      * MPI_Recv, with no lock and no request. */
-    int node = node_of(n, source), mtag = 0;
+    int node = simple__node_of(n, source), mtag = 0;
     size_t got = 0;
     int rc = simple__net_msg_recv(
         n, buf, r->cap, node,
@@ -967,7 +955,7 @@ int simple__msg_buf_send(simple_t *s, simple__mbuf_t *b, int dest, int tag) {
   simple__msg_node_t *m = s->node->msg;
   simple__mth_t *me = &m->th[s->thread];
   simple__node_t *n = s->node;
-  int dnode = node_of(n, dest);
+  int dnode = simple__node_of(n, dest);
   if (dnode != n->node) {
     /* The buffer is the library's: send it without waiting, free it when
      * MPI is done with it. */

@@ -58,11 +58,8 @@ int simple_node_share(simple_t *s, void **ptr, int root) {
 
 typedef enum { REDUCE, ALLREDUCE, SCAN, EXSCAN } combine_kind_t;
 
-/* Scans elements [lo, hi) of every thread's input in thread order. Only
- * the calling thread touches these elements of any buffer, which is what
- * makes in-place calls (send == recv) safe without copies. */
-static void scan_slice(const simple__slot_t *slots, int r, combine_kind_t kind,
-                       simple_type_t type, simple_op_t op, size_t lo, size_t hi) {
+void simple__node_scan_slice(const simple__slot_t *slots, int r, int exclusive, simple_type_t type,
+                             simple_op_t op, size_t lo, size_t hi, unsigned char *total) {
   _Alignas(SIMPLE__CACHE_LINE) unsigned char acc[CHUNK_BYTES];
   _Alignas(SIMPLE__CACHE_LINE) unsigned char tmp[CHUNK_BYTES];
   size_t es = simple_type_size(type), per = CHUNK_BYTES / es;
@@ -71,20 +68,21 @@ static void scan_slice(const simple__slot_t *slots, int r, combine_kind_t kind,
 #define SRC(u) ((const unsigned char *)slots[u].send + at)
 #define DST(u) ((unsigned char *)slots[u].recv + at)
     memcpy(acc, SRC(0), bytes);
-    if (kind == SCAN) {
+    if (!exclusive) {
       if (DST(0) != SRC(0)) memcpy(DST(0), acc, bytes);
       for (int u = 1; u < r; u++) {
         simple__op_apply(op, type, acc, SRC(u), m);
         memcpy(DST(u), acc, bytes);
       }
-    } else { /* EXSCAN */
+    } else {
       for (int u = 1; u < r; u++) {
         /* Read thread u's input before its output overwrites it in place. */
         memcpy(tmp, SRC(u), bytes);
         memcpy(DST(u), acc, bytes);
-        if (u + 1 < r) simple__op_apply(op, type, acc, tmp, m);
+        if (u + 1 < r || total) simple__op_apply(op, type, acc, tmp, m);
       }
     }
+    if (total) memcpy(total + at, acc, bytes);
 #undef SRC
 #undef DST
   }
@@ -158,7 +156,7 @@ static int combine(simple_t *s, const void *send, void *recv, size_t count, simp
       for (int u = 1; u < r; u++)
         memcpy((char *)slots[u].recv + lo * es, (char *)slots[0].recv + lo * es, (hi - lo) * es);
     } else {
-      scan_slice(slots, r, kind, type, op, lo, hi);
+      simple__node_scan_slice(slots, r, kind == EXSCAN, type, op, lo, hi, NULL);
     }
   }
   return simple__node_finish(s);

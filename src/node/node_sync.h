@@ -40,6 +40,16 @@ int simple__node_finish(simple_t *s);
  * block is never grown while a slower thread still reads it. */
 void *simple__node_scratch(simple_t *s, size_t bytes);
 
+/* Scans elements [lo, hi) of every thread's buffers (slots' send -> recv)
+ * in thread order: inclusive, or exclusive (thread 0's recv untouched).
+ * Only the calling thread touches these elements of any buffer, which makes
+ * in-place calls (send == recv) safe without copies. If total is not NULL,
+ * the combination of all r threads goes to total + lo (elements). Cost:
+ * (r - 1) applications of op and r copies of the slice, in L1-sized
+ * chunks. */
+void simple__node_scan_slice(const simple__slot_t *slots, int r, int exclusive, simple_type_t type,
+                             simple_op_t op, size_t lo, size_t hi, unsigned char *total);
+
 /* The sliced combination of the node library, for layers that combine
  * into a buffer of their own: combines elements [lo, hi) of every thread's
  * slots[u].send, in thread order, into dest (element-indexed like the

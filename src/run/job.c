@@ -39,6 +39,10 @@ int simple_threads_on(const simple_t *s, int node) {
 int simple_node_of(const simple_t *s, int pid) {
   const simple__node_t *n = s->node;
   if (pid < 0 || pid >= n->nprocs) return -1;
+  return simple__node_of(n, pid);
+}
+
+int simple__node_of(const simple__node_t *n, int pid) {
   /* Binary search over the prefix sums: nodes may differ in size. */
   int lo = 0, hi = n->nodes - 1;
   while (lo < hi) {

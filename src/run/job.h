@@ -63,6 +63,9 @@ typedef struct simple__node {
   void (*at_close[SIMPLE__MAX_AT_CLOSE])(struct simple__node *n);
 } simple__node_t;
 
+/* The node of global rank pid (0 <= pid < nprocs): O(log NODES). */
+int simple__node_of(const simple__node_t *n, int pid);
+
 /* Registers fn to run once when the job ends on this node: after every
  * thread has returned from the SPMD function and before the inter-node
  * layer closes (so fn may still free MPI objects), in reverse order of
