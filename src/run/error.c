@@ -3,8 +3,7 @@
 const char *simple_strerror(int code) {
   switch (code) {
 #define SIMPLE__ERRNO_TEXT(name, value, text) \
-  case SIMPLE_##name:                         \
-    return text;
+  case SIMPLE_##name: return text;
     SIMPLE_ERRNO_MAP(SIMPLE__ERRNO_TEXT)
 #undef SIMPLE__ERRNO_TEXT
   }
@@ -14,8 +13,7 @@ const char *simple_strerror(int code) {
 const char *simple_errname(int code) {
   switch (code) {
 #define SIMPLE__ERRNO_NAME(name, value, text) \
-  case SIMPLE_##name:                         \
-    return "SIMPLE_" #name;
+  case SIMPLE_##name: return "SIMPLE_" #name;
     SIMPLE_ERRNO_MAP(SIMPLE__ERRNO_NAME)
 #undef SIMPLE__ERRNO_NAME
   }

@@ -16,6 +16,7 @@
 #include "net/net.h"
 #include "run/options.h"
 #include "run/pin.h"
+#include "run/watchdog.h"
 
 static _Thread_local simple_t *self;
 /* The job running in this process, for simple_abort(NULL, ...) and for
@@ -250,9 +251,14 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
   }
   long pin = simple__env_long("SIMPLE_PIN", 0);
   long spin = simple__env_long("SIMPLE_SPIN", -2);
+  long watchdog = simple__env_long("SIMPLE_WATCHDOG", 0);
   if (!bad && (pin < 0 || pin > 1)) {
     bad = 1;
     snprintf(err, sizeof err, "SIMPLE_PIN must be 0 or 1");
+  }
+  if (!bad && watchdog < 0) {
+    bad = 1;
+    snprintf(err, sizeof err, "SIMPLE_WATCHDOG must be a non-negative number of seconds");
   }
   if (!bad && spin == -1) {
     bad = 1;
@@ -289,6 +295,7 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
   n->local_first_core = before;
   n->oversubscribed = threads > cores || total > (online > 0 ? online : 1);
   n->pin = (int)pin;
+  n->watchdog_s = watchdog;
 
   /* Spinning pays only while every thread has a core: then a wake-up is a
    * cache-line transfer away and sleeping would cost microseconds. When
@@ -383,6 +390,8 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
     return startup_error(rank, rc, "could not set up the inter-node communicators");
   }
   running = &node;
+  if (simple__watchdog_start(&node, node.watchdog_s) != 0)
+    fprintf(stderr, "simple: node %d: could not start the watchdog\n", node.node);
   for (int t = 0; t < node.threads; t++) {
     team[t] = (simple_t){
         .node = &node, .thread = t, .pid = node.first_pid[node.node] + t, .fn = fn, .arg = arg};
@@ -397,6 +406,7 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
   }
   thread_main(&team[0]);
   for (int t = 1; t < started; t++) pthread_join(tids[t], NULL);
+  simple__watchdog_stop(&node);
   running = NULL;
 
   while (node.nclose > 0) node.at_close[--node.nclose](&node);

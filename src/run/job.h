@@ -41,6 +41,7 @@ typedef struct simple__node {
   int local_first_core; /* threads of lower local ranks on this host */
   int oversubscribed;   /* more runnable threads on the host than cores */
   int pin;              /* SIMPLE_PIN: bind each thread to a core */
+  long watchdog_s;      /* SIMPLE_WATCHDOG: longest wait before aborting, 0: off */
   void *comm;           /* the job's MPI communicator (MPI_Comm, opaque here) */
   void *net;            /* src/net's state: its communicators */
   int lanes;            /* inter-node lanes: threads of a node that may drive

@@ -21,8 +21,7 @@ int simple__parse_threads(const char *spec, int node, int nodes, int *threads, c
   const char *p = spec;
   for (;;) {
     if (parse_count(&p, &v) != 0 || v < 1 || v > SIMPLE__MAX_THREADS) {
-      snprintf(err, errlen,
-               "SIMPLE_THREADS='%s': each count must be an integer from 1 to %d", spec,
+      snprintf(err, errlen, "SIMPLE_THREADS='%s': each count must be an integer from 1 to %d", spec,
                SIMPLE__MAX_THREADS);
       return -1;
     }

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "run/watchdog.h"
 #include "simple/core.h"
 
 simple__wait_policy_t simple__wait_policy = {.spin = 1000, .fatal = NULL};
@@ -62,6 +63,8 @@ static int wait_impl(atomic_uint *word, unsigned old, atomic_uint *sleepers, int
    * at the word; the waker changes the word, then looks for sleepers. With
    * both sides sequentially consistent one of us sees the other. */
   atomic_fetch_add_explicit(sleepers, 1, memory_order_seq_cst);
+  simple__watch_enter(all_threads ? "a node barrier (a collective call of every thread)"
+                                  : "a wait for another thread of the node");
   int rc = 0;
   while (atomic_load_explicit(word, memory_order_seq_cst) == old) {
     if (job_failed()) {
@@ -71,6 +74,7 @@ static int wait_impl(atomic_uint *word, unsigned old, atomic_uint *sleepers, int
     futex_wait(word, old);
     if (all_threads) check_departed(word, old);
   }
+  simple__watch_leave();
   atomic_fetch_sub_explicit(sleepers, 1, memory_order_relaxed);
   atomic_thread_fence(memory_order_acquire);
   return rc;

@@ -5,7 +5,12 @@
  *   depart   that thread returns from its SPMD function while the others
  *            wait in a collective;
  *   kill     that node's process is killed from outside (SIGKILL) while
- *            the others wait.
+ *            the others wait;
+ *   stuck    that thread never comes (it sleeps), with SIMPLE_WATCHDOG set:
+ *            the watchdog reports where every thread is and aborts;
+ *   leave    every thread of the last node returns, with SIMPLE_WATCHDOG
+ *            set: the other nodes wait in MPI for a node that is gone, and
+ *            their watchdogs end the job.
  * The victim is on a node with at least two threads where the layout has
  * one, so that its own node has threads waiting for it too. */
 #define _POSIX_C_SOURCE 200809L
@@ -22,6 +27,9 @@ static void test(simple_t *s, void *arg) {
   int last = simple_nodes(s) - 1;
   int victim = simple_node(s) == last && simple_thread(s) == simple_threads(s) - 1;
   CHECK_OK(simple_barrier(s));
+  if (strcmp(mode, "leave") == 0 && simple_node(s) == last && simple_nodes(s) > 1) return;
+  if (victim && strcmp(mode, "stuck") == 0)
+    for (;;) pause();
   if (victim) {
     if (strcmp(mode, "crash") == 0) {
       volatile int *nowhere = (volatile int *)(size_t)8;
@@ -32,7 +40,8 @@ static void test(simple_t *s, void *arg) {
     return; /* depart */
   }
   /* Waits for the victim forever, unless the job ends. */
-  simple_barrier(s);
+  if (simple_barrier(s) == SIMPLE_ERR_FATAL) /* the job is ending: wait for it */
+    for (;;) pause();
   simple_abort(s, "the barrier returned although a thread never came");
 }
 

@@ -1,0 +1,118 @@
+#include "run/watchdog.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "run/job.h"
+
+typedef struct {
+  _Alignas(SIMPLE__CACHE_LINE) _Atomic(const char *) what; /* NULL: not waiting */
+  atomic_llong since_ns;
+} watch_slot_t;
+
+typedef struct {
+  simple__node_t *node;
+  long limit_s;
+  watch_slot_t *slots; /* [threads] */
+  atomic_int stop;
+  pthread_t tid;
+} watchdog_t;
+
+/* One job per process at a time, so one watchdog. */
+static _Atomic(watchdog_t *) active;
+
+static long long now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static watch_slot_t *my_slot(void) {
+  watchdog_t *w = atomic_load_explicit(&active, memory_order_acquire);
+  if (!w) return NULL;
+  simple_t *s = simple_self();
+  return s ? &w->slots[simple_thread(s)] : NULL;
+}
+
+void simple__watch_enter(const char *what) {
+  watch_slot_t *slot = my_slot();
+  if (!slot) return;
+  atomic_store_explicit(&slot->since_ns, now_ns(), memory_order_relaxed);
+  atomic_store_explicit(&slot->what, what, memory_order_release);
+}
+
+void simple__watch_leave(void) {
+  watch_slot_t *slot = my_slot();
+  if (slot) atomic_store_explicit(&slot->what, NULL, memory_order_release);
+}
+
+static void *watch_main(void *arg) {
+  watchdog_t *w = arg;
+  long long limit = (long long)w->limit_s * 1000000000LL;
+  while (!atomic_load(&w->stop)) {
+    struct timespec nap = {0, 100000000L};
+    nanosleep(&nap, NULL);
+    long long now = now_ns();
+    int fire = 0;
+    for (int t = 0; t < w->node->threads; t++) {
+      const char *what = atomic_load_explicit(&w->slots[t].what, memory_order_acquire);
+      if (what && now - atomic_load_explicit(&w->slots[t].since_ns, memory_order_relaxed) > limit)
+        fire = 1;
+    }
+    if (!fire || atomic_load(&w->stop)) continue;
+    /* Where every thread of the node is, then the end of the job. */
+    for (int t = 0; t < w->node->threads; t++) {
+      const char *what = atomic_load_explicit(&w->slots[t].what, memory_order_acquire);
+      if (what)
+        fprintf(stderr, "simple: watchdog: node %d thread %d has waited %.1f s in %s\n",
+                w->node->node, t,
+                1e-9 * (double)(now -
+                                atomic_load_explicit(&w->slots[t].since_ns, memory_order_relaxed)),
+                what);
+      else
+        fprintf(stderr, "simple: watchdog: node %d thread %d is not waiting (computing)\n",
+                w->node->node, t);
+    }
+    simple_abort(NULL, "watchdog: a wait lasted longer than SIMPLE_WATCHDOG=%ld s", w->limit_s);
+  }
+  return NULL;
+}
+
+int simple__watchdog_start(simple__node_t *n, long seconds) {
+  if (seconds <= 0) return 0;
+  watchdog_t *w = calloc(1, sizeof *w);
+  if (!w) return SIMPLE_ERR_NOMEM;
+  w->slots = aligned_alloc(SIMPLE__CACHE_LINE, sizeof(watch_slot_t) * (size_t)n->threads);
+  if (!w->slots) {
+    free(w);
+    return SIMPLE_ERR_NOMEM;
+  }
+  for (int t = 0; t < n->threads; t++) {
+    atomic_init(&w->slots[t].what, NULL);
+    atomic_init(&w->slots[t].since_ns, 0);
+  }
+  w->node = n;
+  w->limit_s = seconds;
+  atomic_init(&w->stop, 0);
+  atomic_store(&active, w);
+  if (pthread_create(&w->tid, NULL, watch_main, w) != 0) {
+    atomic_store(&active, NULL);
+    free(w->slots);
+    free(w);
+    return SIMPLE_ERR_NOMEM;
+  }
+  return 0;
+}
+
+void simple__watchdog_stop(simple__node_t *n) {
+  (void)n;
+  watchdog_t *w = atomic_exchange(&active, NULL);
+  if (!w) return;
+  atomic_store(&w->stop, 1);
+  pthread_join(w->tid, NULL);
+  free(w->slots);
+  free(w);
+}
