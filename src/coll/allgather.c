@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "coll/coll.h"
 #include "coll/util_coll1.h"
 #include "net/net.h"
 #include "simple/coll.h"
@@ -36,8 +37,8 @@ static size_t dsp(const layout_t *l, int i) {
 
 #define ALIGN_UP(x) (((x) + SIMPLE__CACHE_LINE - 1) / SIMPLE__CACHE_LINE * SIMPLE__CACHE_LINE)
 
-static int gather_all(simple_t *s, const void *send, size_t count, void *recv,
-                      const size_t *counts, const size_t *displs, simple_type_t type, int v) {
+static int gather_all(simple_t *s, const void *send, size_t count, void *recv, const size_t *counts,
+                      const size_t *displs, simple_type_t type, int v) {
   if (!s) return SIMPLE_ERR_NOT_IN_JOB;
   simple__node_t *n = s->node;
   int me = s->thread, r = n->threads, p = n->nprocs, P = n->nodes, pid = s->pid;
@@ -76,8 +77,8 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv,
     const simple__slot_t *slots = simple__node_publish(s, send, recv, NULL, count, err, &rc);
     if (!slots) return rc;
     for (int u = 0; u < r && count; u++)
-      if (u != me || !in_place) memcpy((unsigned char *)recv + dsp(&l, u) * es, slots[u].data,
-                                       count * es);
+      if (u != me || !in_place)
+        memcpy((unsigned char *)recv + dsp(&l, u) * es, slots[u].data, count * es);
     return 0;
   }
   if (P == 1) {
@@ -142,17 +143,20 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv,
   size_t at = 0;
   for (int i = 0; i < p; i++) {
     size_t b = cnt(&l, i) * es;
-    if (b && !(in_place && i == pid)) memcpy((unsigned char *)recv + dsp(&l, i) * es, packed + at, b);
+    if (b && !(in_place && i == pid))
+      memcpy((unsigned char *)recv + dsp(&l, i) * es, packed + at, b);
     at += b;
   }
   return 0;
 }
 
 int simple_allgather(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type) {
+  SIMPLE__COLL_CHECK(s, "allgather", count, type, -1, -1);
   return gather_all(s, send, count, recv, NULL, NULL, type, 0);
 }
 
-int simple_allgatherv(simple_t *s, const void *send, size_t count, void *recv,
-                      const size_t *counts, const size_t *displs, simple_type_t type) {
+int simple_allgatherv(simple_t *s, const void *send, size_t count, void *recv, const size_t *counts,
+                      const size_t *displs, simple_type_t type) {
+  SIMPLE__COLL_CHECK(s, "allgatherv", -1, type, -1, -1);
   return gather_all(s, send, count, recv, counts, displs, type, 1);
 }

@@ -15,8 +15,8 @@
  * (paper 001: the other threads only raise their flags, by arriving at the
  * barrier), reduces among nodes, and everyone reads the result from the
  * scratch after the closing barrier. */
-static int reduce_small(simple_t *s, const simple__slot_t *slots, size_t count,
-                        simple_type_t type, simple_op_t op, int want_result, void *recv) {
+static int reduce_small(simple_t *s, const simple__slot_t *slots, size_t count, simple_type_t type,
+                        simple_op_t op, int want_result, void *recv) {
   simple__node_t *n = s->node;
   size_t bytes = count * simple_type_size(type);
   unsigned char *acc = slots[0].ptr, *tmp = acc + bytes;
@@ -36,8 +36,8 @@ static int reduce_small(simple_t *s, const simple__slot_t *slots, size_t count,
 /* Large vectors: every thread combines a slice of the node's inputs into
  * the scratch; lane l of the scratch is then reduced among nodes by thread
  * l of every node, all lanes at once; everyone copies the result out. */
-static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count,
-                        simple_type_t type, simple_op_t op, int want_result, void *recv) {
+static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, simple_type_t type,
+                        simple_op_t op, int want_result, void *recv) {
   simple__node_t *n = s->node;
   int me = s->thread, r = n->threads;
   size_t es = simple_type_size(type), bytes = count * es;
@@ -96,11 +96,13 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
 
 int simple_allreduce(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
                      simple_op_t op) {
+  SIMPLE__COLL_CHECK(s, "allreduce", count, type, op, -1);
   return reduce_common(s, send, recv, count, type, op, -1);
 }
 
 int simple_reduce(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
                   simple_op_t op, int root) {
+  SIMPLE__COLL_CHECK(s, "reduce", count, type, op, root);
   if (s && root < 0) return SIMPLE_ERR_RANK;
   return reduce_common(s, send, recv, count, type, op, root);
 }

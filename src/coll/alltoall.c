@@ -471,8 +471,8 @@ static int alltoall_inline(simple_t *s, const void *out, void *recv, size_t coun
   int in_place = out == recv;
   if (!err && bytes) memcpy(simple__node_my_slot(s)->data, out, (size_t)r * bytes);
   int rc;
-  const simple__slot_t *slots = simple__node_publish(s, in_place ? SIMPLE_IN_PLACE : out, recv,
-                                                     NULL, count, err, &rc);
+  const simple__slot_t *slots =
+      simple__node_publish(s, in_place ? SIMPLE_IN_PLACE : out, recv, NULL, count, err, &rc);
   if (!slots) return rc;
   /* In place is all or nothing, as on the general path. */
   int first = slots[0].send == SIMPLE_IN_PLACE;
@@ -485,6 +485,7 @@ static int alltoall_inline(simple_t *s, const void *out, void *recv, size_t coun
 }
 
 int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type) {
+  SIMPLE__COLL_CHECK(s, "alltoall", count, type, -1, -1);
   if (!s) return SIMPLE_ERR_NOT_IN_JOB;
   simple__node_t *n = s->node;
   int in_place = send == SIMPLE_IN_PLACE;
@@ -528,6 +529,7 @@ static int extent(const size_t *counts, const size_t *displs, int p, size_t *out
 
 int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts, const size_t *sdispls,
                      void *recv, const size_t *rcounts, const size_t *rdispls, simple_type_t type) {
+  SIMPLE__COLL_CHECK(s, "alltoallv", -1, type, -1, -1);
   if (!s) return SIMPLE_ERR_NOT_IN_JOB;
   simple__node_t *n = s->node;
   int p = n->nprocs, in_place = send == SIMPLE_IN_PLACE;

@@ -8,10 +8,12 @@
 #include "simple/node.h"
 
 int simple_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, int root) {
+  SIMPLE__COLL_CHECK(s, "bcast", count, type, -1, root);
   if (!s) return SIMPLE_ERR_NOT_IN_JOB;
   simple__node_t *n = s->node;
   if (n->nodes == 1) return simple_node_bcast(s, buf, count, type, root);
-  int err = root < 0 || root >= n->nprocs ? SIMPLE_ERR_RANK : simple__check_buffer(buf, count, type);
+  int err =
+      root < 0 || root >= n->nprocs ? SIMPLE_ERR_RANK : simple__check_buffer(buf, count, type);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, buf, buf, NULL, count, err, &rc);
   if (!slots) return rc;

@@ -24,14 +24,30 @@ int simple__coll_lanes(const simple__node_t *n);
  * Rabenseifner: recursive-halving reduce-scatter, recursive-doubling
  * allgather, with the same fold: cost 2 log2 P alpha + 2 beta n + 2 beta n
  * for the fold. Best for large vectors. */
-int simple__coll_net_allreduce_rd(simple__node_t *n, int lane, void *buf, void *tmp,
-                                  size_t count, simple_type_t type, simple_op_t op);
-int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void *tmp,
-                                   size_t count, simple_type_t type, simple_op_t op);
+int simple__coll_net_allreduce_rd(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
+                                  simple_type_t type, simple_op_t op);
+int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
+                                   simple_type_t type, simple_op_t op);
 
 /* buf = in (op) buf, through tmp (count elements): the left operand is the
  * lower-ranked contribution, as simple__op_apply's acc. */
 void simple__coll_apply_left(simple_op_t op, simple_type_t type, const void *in, void *buf,
                              void *tmp, size_t count);
+
+/* Checked mode (SIMPLE_CHECK=1, src/coll/check.c): every thread of the job
+ * compares the collective it called and its arguments (count -1, type,
+ * op, root -1 where they do not apply) with the others'. Returns 0, or
+ * SIMPLE_ERR_ARG on a thread whose call differs (SIMPLE_ERR_PEER on the
+ * others) after printing the mismatch with its call sites. */
+int simple__coll_check(simple_t *s, const char *call, long long count, int type, int op, int root,
+                       const void *caller);
+#define SIMPLE__COLL_CHECK(s, call, count, type, op, root)                                        \
+  do {                                                                                            \
+    if ((s) && (s)->node->checked) {                                                              \
+      int check_rc_ = simple__coll_check((s), (call), (long long)(count), (int)(type), (int)(op), \
+                                         (root), __builtin_return_address(0));                    \
+      if (check_rc_) return check_rc_;                                                            \
+    }                                                                                             \
+  } while (0)
 
 #endif

@@ -42,6 +42,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "coll/coll.h"
 #include "coll/util_coll1.h"
 #include "net/net.h"
 #include "simple/coll.h"
@@ -68,8 +69,10 @@ static int node_contiguous(const simple__node_t *n, const layout_t *l, int k, si
   for (int i = n->first_pid[k]; i < n->first_pid[k + 1]; i++) {
     size_t c = cnt(l, i);
     if (c == 0) continue;
-    if (!seen) *base = dsp(l, i);
-    else if (dsp(l, i) != pos) contiguous = 0;
+    if (!seen)
+      *base = dsp(l, i);
+    else if (dsp(l, i) != pos)
+      contiguous = 0;
     seen = 1;
     pos = dsp(l, i) + c;
     sum += c;
@@ -154,8 +157,8 @@ static int root_transfers(simple__node_t *n, int scatter, const layout_t *l, int
  * Nobody touches another thread's buffer, so one barrier instead of two.
  * The choice depends on count and type only, the same on every thread.
  * Cost: b + p n/B at the root. */
-static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void *big,
-                         size_t es, int root, int err) {
+static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void *big, size_t es,
+                         int root, int err) {
   int r = s->node->threads, is_root = s->pid == root;
   size_t bytes = count * es;
   unsigned char *data = simple__node_my_slot(s)->data;
@@ -303,20 +306,24 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
 
 int simple_gather(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
                   int root) {
+  SIMPLE__COLL_CHECK(s, "gather", count, type, -1, root);
   return rooted(s, 0, 0, (void *)send, count, recv, NULL, NULL, type, root);
 }
 
 int simple_gatherv(simple_t *s, const void *send, size_t count, void *recv, const size_t *counts,
                    const size_t *displs, simple_type_t type, int root) {
+  SIMPLE__COLL_CHECK(s, "gatherv", -1, type, -1, root);
   return rooted(s, 0, 1, (void *)send, count, recv, counts, displs, type, root);
 }
 
 int simple_scatter(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
                    int root) {
+  SIMPLE__COLL_CHECK(s, "scatter", count, type, -1, root);
   return rooted(s, 1, 0, recv, count, (void *)send, NULL, NULL, type, root);
 }
 
 int simple_scatterv(simple_t *s, const void *send, const size_t *counts, const size_t *displs,
                     void *recv, size_t count, simple_type_t type, int root) {
+  SIMPLE__COLL_CHECK(s, "scatterv", -1, type, -1, root);
   return rooted(s, 1, 1, recv, count, (void *)send, counts, displs, type, root);
 }

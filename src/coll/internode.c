@@ -54,7 +54,9 @@ static int fold_out(simple__node_t *n, int lane, void *buf, size_t bytes, int po
 }
 
 /* The node rank of survivor `newrank`. */
-static int real_rank(int newrank, int rem) { return newrank < rem ? 2 * newrank + 1 : newrank + rem; }
+static int real_rank(int newrank, int rem) {
+  return newrank < rem ? 2 * newrank + 1 : newrank + rem;
+}
 
 static int pof2_below(int P) {
   int p = 1;
@@ -62,8 +64,8 @@ static int pof2_below(int P) {
   return p;
 }
 
-int simple__coll_net_allreduce_rd(simple__node_t *n, int lane, void *buf, void *tmp,
-                                  size_t count, simple_type_t type, simple_op_t op) {
+int simple__coll_net_allreduce_rd(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
+                                  simple_type_t type, simple_op_t op) {
   int P = n->nodes, pof2 = pof2_below(P), rem = P - pof2, rc = 0;
   size_t bytes = count * simple_type_size(type);
   int newrank = fold_in(n, lane, buf, tmp, count, type, op, pof2, &rc);
@@ -90,8 +92,8 @@ static size_t piece(size_t count, int k, int i) {
   return (size_t)i * q + ((size_t)i < r ? (size_t)i : r);
 }
 
-int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void *tmp,
-                                   size_t count, simple_type_t type, simple_op_t op) {
+int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
+                                   simple_type_t type, simple_op_t op) {
   int P = n->nodes, pof2 = pof2_below(P), rem = P - pof2, rc = 0;
   size_t es = simple_type_size(type);
   unsigned char *b = buf, *t = tmp;
@@ -135,7 +137,10 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
       rc = simple__net_sendrecv(n, lane, b + m0 * es, (m1 - m0) * es, partner, b + p0 * es,
                                 (p1 - p0) * es, partner, TAG_AG);
       if (rc) return rc;
-      if (plo < lo) lo = plo; else hi = phi;
+      if (plo < lo)
+        lo = plo;
+      else
+        hi = phi;
     }
   }
   return fold_out(n, lane, buf, count * es, pof2);

@@ -31,6 +31,7 @@
  * threads that drove it. */
 #include <string.h>
 
+#include "coll/coll.h"
 #include "coll/util_coll1.h"
 #include "simple/coll.h"
 #include "simple/node.h"
@@ -82,12 +83,12 @@ static int scan_small(simple_t *s, const simple__slot_t *slots, int exclusive, s
   if (me == 0) {
     memcpy(w, slots[0].data, bytes);
     for (int u = 1; u < r; u++) simple__op_apply(op, type, w, slots[u].data, count);
-    rc = simple__c1_net_exscan(n, 0, w, w + stride, w + 2 * stride, w + 3 * stride, count, type,
-                               op);
+    rc =
+        simple__c1_net_exscan(n, 0, w, w + stride, w + 2 * stride, w + 3 * stride, count, type, op);
   }
   /* Node 0 has no prefix: its threads need nothing from the exchange. */
   if (n->node > 0 && (rc = simple__c1_sync(s, rc)) != 0) return rc;
-  int last = exclusive ? me - 1 : me; /* local threads combined into the result */
+  int last = exclusive ? me - 1 : me;      /* local threads combined into the result */
   if (n->node == 0 && last < 0) return rc; /* exscan's pid 0: left untouched */
   /* X (op) (local prefix), grouped as on the large path, so that a result
    * does not depend on which path computed it. */
@@ -134,8 +135,8 @@ static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, s
   return 0;
 }
 
-static int scan_common(simple_t *s, const void *send, void *recv, size_t count,
-                       simple_type_t type, simple_op_t op, int exclusive) {
+static int scan_common(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
+                       simple_op_t op, int exclusive) {
   if (!s) return SIMPLE_ERR_NOT_IN_JOB;
   simple__node_t *n = s->node;
   /* One node: the node library's scan is the whole job's. */
@@ -148,8 +149,9 @@ static int scan_common(simple_t *s, const void *send, void *recv, size_t count,
   if (!err) err = simple__check_buffer(recv, count, type);
   size_t bytes = err ? 0 : count * simple_type_size(type);
   int small = bytes <= SIMPLE__INLINE_BYTES;
-  size_t stride = small ? SIMPLE__INLINE_BYTES
-                        : (bytes + SIMPLE__CACHE_LINE - 1) / SIMPLE__CACHE_LINE * SIMPLE__CACHE_LINE;
+  size_t stride = small
+                      ? SIMPLE__INLINE_BYTES
+                      : (bytes + SIMPLE__CACHE_LINE - 1) / SIMPLE__CACHE_LINE * SIMPLE__CACHE_LINE;
   void *w = NULL;
   if (s->thread == 0 && !err && count && !(w = simple__node_scratch(s, 4 * stride)))
     err = SIMPLE_ERR_NOMEM;
@@ -164,10 +166,12 @@ static int scan_common(simple_t *s, const void *send, void *recv, size_t count,
 
 int simple_scan(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
                 simple_op_t op) {
+  SIMPLE__COLL_CHECK(s, "scan", count, type, op, -1);
   return scan_common(s, send, recv, count, type, op, 0);
 }
 
 int simple_exscan(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
                   simple_op_t op) {
+  SIMPLE__COLL_CHECK(s, "exscan", count, type, op, -1);
   return scan_common(s, send, recv, count, type, op, 1);
 }

@@ -50,8 +50,7 @@ int simple__c1_net_exscan(simple__node_t *n, int lane, void *part, void *res, vo
   for (int mask = 1; mask < P; mask <<= 1) {
     int partner = me ^ mask;
     if (partner >= P) continue; /* our block is the last; nobody above needs it */
-    rc = simple__net_sendrecv(n, lane, pa, bytes, partner, tm, bytes, partner,
-                              SIMPLE__C1_TAG_SCAN);
+    rc = simple__net_sendrecv(n, lane, pa, bytes, partner, tm, bytes, partner, SIMPLE__C1_TAG_SCAN);
     if (rc) return rc;
     if (partner < me) {
       /* The partner's block lies just below ours: it goes on the left. */

@@ -35,8 +35,7 @@ int simple__c1_mul(size_t a, size_t b, size_t *out);
 /* Elements needed to hold blocks [first, last) of a v-layout:
  * max(displs[i] + counts[i]), with overflow checked (SIMPLE_ERR_COUNT);
  * SIMPLE_ERR_NULL if counts or displs is NULL with a non-empty range. */
-int simple__c1_extent(const size_t *counts, const size_t *displs, int first, int last,
-                      size_t *out);
+int simple__c1_extent(const size_t *counts, const size_t *displs, int first, int last, size_t *out);
 
 /* Sum of counts[first..last) elements, overflow checked. */
 int simple__c1_sum(const size_t *counts, int first, int last, size_t *out);

@@ -252,9 +252,14 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
   long pin = simple__env_long("SIMPLE_PIN", 0);
   long spin = simple__env_long("SIMPLE_SPIN", -2);
   long watchdog = simple__env_long("SIMPLE_WATCHDOG", 0);
+  long checked = simple__env_long("SIMPLE_CHECK", 0);
   if (!bad && (pin < 0 || pin > 1)) {
     bad = 1;
     snprintf(err, sizeof err, "SIMPLE_PIN must be 0 or 1");
+  }
+  if (!bad && (checked < 0 || checked > 1)) {
+    bad = 1;
+    snprintf(err, sizeof err, "SIMPLE_CHECK must be 0 or 1");
   }
   if (!bad && watchdog < 0) {
     bad = 1;
@@ -296,6 +301,7 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
   n->oversubscribed = threads > cores || total > (online > 0 ? online : 1);
   n->pin = (int)pin;
   n->watchdog_s = watchdog;
+  n->checked = (int)checked;
 
   /* Spinning pays only while every thread has a core: then a wake-up is a
    * cache-line transfer away and sleeping would cost microseconds. When

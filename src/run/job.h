@@ -42,6 +42,7 @@ typedef struct simple__node {
   int oversubscribed;   /* more runnable threads on the host than cores */
   int pin;              /* SIMPLE_PIN: bind each thread to a core */
   long watchdog_s;      /* SIMPLE_WATCHDOG: longest wait before aborting, 0: off */
+  int checked;          /* SIMPLE_CHECK: collectives compare their calls first */
   void *comm;           /* the job's MPI communicator (MPI_Comm, opaque here) */
   void *net;            /* src/net's state: its communicators */
   int lanes;            /* inter-node lanes: threads of a node that may drive
