@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all setup build test demo asan tsan mpich ci clean format format-check
+.PHONY: all setup build test demo asan tsan mpich soak ci clean format format-check
 
 all: build
 
@@ -44,6 +44,13 @@ mpich: setup
 	cmake -S . -B build-mpich -DSIMPLE_MPI=mpich
 	cmake --build build-mpich -j $(JOBS)
 	ctest --test-dir build-mpich --output-on-failure -j 2 -L 'node|run|tools'
+
+# The soak test: a million mixed operations on 2x2 and 3 nodes of 1, 2, 3
+# threads, every result checked, peak memory reported (minutes).
+soak: setup
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS) -DSIMPLE_SOAK=ON
+	cmake --build $(BUILD) -j $(JOBS)
+	ctest --test-dir $(BUILD) --output-on-failure -V -L soak
 
 # What CI runs (.ci/run).
 ci: test tsan mpich
