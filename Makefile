@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all setup build test demo asan tsan mpich soak ci clean format format-check
+.PHONY: all setup build test demo asan tsan mpich soak fuzz ci clean format format-check
 
 all: build
 
@@ -24,14 +24,17 @@ test: build
 demo: build
 	@scripts/demo.sh $(BUILD)
 
-# Sanitizer builds, each one command: ASan+UBSan over the whole suite,
+# Sanitizer builds, each one command: ASan+UBSan+LeakSanitizer over the
+# whole suite (tests/lsan.supp: only MPI's and its libraries' own memory),
 # TSan over the thread code (the runtime, the node library, the collectives;
 # history_size=7 keeps the stacks of races between long collective calls).
 asan: setup
 	cmake -S . -B build-asan -DSIMPLE_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug
 	cmake --build build-asan -j $(JOBS)
-	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  ctest --test-dir build-asan --output-on-failure -j 2 -LE install
+	ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ctest --test-dir build-asan --output-on-failure -j 2 -LE 'install|vcluster'
 
 tsan: setup
 	cmake -S . -B build-tsan -DSIMPLE_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug
@@ -52,11 +55,22 @@ soak: setup
 	cmake --build $(BUILD) -j $(JOBS)
 	ctest --test-dir $(BUILD) --output-on-failure -V -L soak
 
+# libFuzzer targets (clang): argument validation, message and BSMP unpack;
+# each runs FUZZ_RUNS inputs (default 50000, fixed seed) in a one-thread job.
+FUZZ_RUNS ?= 50000
+fuzz: setup
+	CC=clang cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
+	  -DSIMPLE_SANITIZE=fuzzer-no-link,address,undefined -DSIMPLE_FUZZ=ON \
+	  -DSIMPLE_FUZZ_RUNS=$(FUZZ_RUNS) -DSIMPLE_BUILD_APPS=OFF
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_args fuzz_unpack
+	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ctest --test-dir build-fuzz --output-on-failure -L fuzz
+
 # What CI runs (.ci/run).
 ci: test tsan mpich
 
 clean:
-	rm -rf build build-asan build-tsan build-mpich
+	rm -rf build build-asan build-tsan build-mpich build-fuzz
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.h.in')

@@ -7,7 +7,8 @@ set -euo pipefail
 # Open MPI is the default MPI, MPICH the second one the library is tested
 # against; hwloc pins threads; iproute2 builds the virtual cluster; FFTW
 # (with its MPI transforms), OpenBLAS and ScaLAPACK serve the applications
-# and are the anchors of their benchmarks; gnuplot draws the plots.
+# and are the anchors of their benchmarks; gnuplot draws the plots; clang
+# brings libFuzzer (make fuzz).
 packages=(
   build-essential cmake pkg-config
   openmpi-bin libopenmpi-dev
@@ -17,6 +18,7 @@ packages=(
   libfftw3-dev libfftw3-mpi-dev
   libopenblas-dev libscalapack-openmpi-dev
   gnuplot-nox
+  clang
 )
 
 missing=()

@@ -59,7 +59,7 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
   if (!err && in_place) {
     /* The thread's block is already in place in recv. */
     count = cnt(&l, pid);
-    send = (const unsigned char *)recv + dsp(&l, pid) * es;
+    send = count ? (const unsigned char *)recv + dsp(&l, pid) * es : recv;
   }
   /* A count that disagrees with counts[pid] is refused after the publish,
    * on the whole node, which still takes part in the exchange (with

@@ -348,6 +348,7 @@ static void local_blocks(const a2a_t *c, int lo, int hi) {
   for (int b = lo; b < hi; b++) {
     int i = b / r, j = b % r;
     size_t bytes = sc(c, i, first + j) * c->es;
+    if (!bytes) continue; /* an empty block's buffers may be NULL */
     unsigned char *dst = dst_of(c, j) + rd(c, j, first + i) * c->es;
     if (stage) {
       if (bytes && !(i == j && is_in_place(c, i))) memcpy(dst, stage + off, bytes);

@@ -206,7 +206,7 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
     if (!err && in_place) {
       /* The root's block is already in place in big. */
       count = cnt(&l, root);
-      own = (unsigned char *)big + dsp(&l, root) * es;
+      own = count ? (unsigned char *)big + dsp(&l, root) * es : big;
     }
     /* A count that disagrees with counts[root] is refused after the
      * publish, with the node's other threads', so that the transfers with
@@ -252,9 +252,9 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
         if (u == me) mine_bad = 1;
       }
     unsigned char *b = slots[rt].recv;
-    if (!bad) {
+    if (!bad && count) {
       unsigned char *at = b + dsp(&l, s->pid) * es;
-      if (at != (unsigned char *)own && count) {
+      if (at != (unsigned char *)own) {
         if (scatter)
           memcpy(own, at, count * es);
         else
