@@ -26,7 +26,8 @@ demo: build
 
 # Sanitizer builds, each one command: ASan+UBSan+LeakSanitizer over the
 # whole suite (tests/lsan.supp: only MPI's and its libraries' own memory),
-# TSan over the thread code (the runtime, the node library, the collectives;
+# TSan over the thread code (the runtime, the node library, the collectives,
+# the one-sided layer;
 # history_size=7 keeps the stacks of races between long collective calls).
 asan: setup
 	cmake -S . -B build-asan -DSIMPLE_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug
@@ -40,7 +41,7 @@ tsan: setup
 	cmake -S . -B build-tsan -DSIMPLE_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug
 	cmake --build build-tsan -j $(JOBS)
 	TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1 history_size=7" \
-	  ctest --test-dir build-tsan --output-on-failure -j 2 -L '^(node|run|coll)$$'
+	  ctest --test-dir build-tsan --output-on-failure -j 2 -L '^(node|run|coll|rma)$$'
 
 # The library against MPICH: a smoke subset (node library, runtime, launcher).
 mpich: setup
