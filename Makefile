@@ -21,8 +21,9 @@ build: setup $(BUILD)/CMakeCache.txt
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j 2
 
+# QUICK=1: the short tour (under 2 minutes on 2 cores).
 demo: build
-	@scripts/demo.sh $(BUILD)
+	@scripts/demo.sh $(BUILD) $(if $(QUICK),--quick)
 
 # Sanitizer builds, each one command: ASan+UBSan+LeakSanitizer over the
 # whole suite (tests/lsan.supp: only MPI's and its libraries' own memory),

@@ -17,7 +17,7 @@ packages=(
   iproute2 procps
   libfftw3-dev libfftw3-mpi-dev
   libopenblas-dev libscalapack-openmpi-dev
-  gnuplot-nox
+  gnuplot-nox python3
   clang
 )
 

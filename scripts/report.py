@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""The papers' experiments reproduced: runs the simple-bench suites (each
+one against its anchor, side by side), and writes BUILD/report/index.md
+with one PNG plot per suite (gnuplot) and a summary table: for every row,
+our time, the anchor's time and the ratio.
+
+    scripts/report.py BUILD [--quick] [--only SUITE,SUITE...]
+
+On the virtual cluster (2 nodes x 2 threads) when it can be made (root,
+network namespaces), on local processes otherwise. Suites that are not in
+this build of simple-bench are skipped with a note."""
+
+import csv
+import math
+import os
+import subprocess
+import sys
+import time
+
+# name, what it reproduces, the suite's options (beyond -N/-t/--vcluster),
+# whether it takes -N/--vcluster, and the CSV columns: the row's group, the
+# x axis, our time, the anchor's time (None: the first other time column).
+SUITES = [
+    dict(name="node", title="paper 001 Fig. 1 (one node): global sum, threads of one process "
+         "against MPI_Allreduce among as many ranks", nodes=False, group="op", x="bytes",
+         ours="simple_us", anchor="mpi_us"),
+    dict(name="coll", title="paper 000 Fig. 4, paper 002 Fig. 6: hybrid collectives (reduction, "
+         "all-to-all, ...) against flat MPI (best of Open MPI default and HAN)", nodes=True,
+         group="op", x="bytes", ours="simple_us", anchor="anchor_us"),
+    dict(name="transpose", title="paper 002 Fig. 6: matrix transpose, hybrid against flat MPI "
+         "(MPI_Alltoall)", nodes=True, group=None, x="n", ours="simple_us", anchor="mpi_us"),
+    dict(name="pingpong", title="paper 003 Fig. 3: ping-pong latency against message size, "
+         "simple against raw MPI", nodes=False, group="row", x="bytes", ours="simple_us",
+         anchor="mpi_us"),
+    dict(name="rma", title="paper 004: one-sided puts/gets and supersteps, MPI windows "
+         "(onesided) against two-sided messages", nodes=True, group="op", x="bytes",
+         ours="onesided_us", anchor="twosided_us"),
+    dict(name="sort", title="paper 000 radix sort, paper 004 RDXSORT: hybrid against flat MPI "
+         "and one thread", nodes=True, group=None, x=None, ours=None, anchor=None),
+    dict(name="fft", title="paper 000, paper 002 Sec. 3.3: 2D FFT, hybrid against FFTW-MPI",
+         nodes=True, group=None, x=None, ours=None, anchor=None),
+    dict(name="queens", title="paper 000: n-queens scaling", nodes=False, group=None, x=None,
+         ours=None, anchor=None),
+    dict(name="matmul", title="paper 004 Figs. 7-8: Cannon with put and get against ScaLAPACK "
+         "pdgemm", nodes=True, group=None, x=None, ours=None, anchor=None),
+]
+
+TIME_SUFFIXES = ("_us", "_ms", "_s")
+
+
+def can_vcluster():
+    if os.geteuid() != 0:
+        return False
+    probe = "simple-probe-%d" % os.getpid()
+    if subprocess.run(["ip", "netns", "add", probe], capture_output=True).returncode != 0:
+        return False
+    subprocess.run(["ip", "netns", "delete", probe], capture_output=True)
+    return True
+
+
+def suite_known(bench, name):
+    out = subprocess.run([bench, "--help"], capture_output=True, text=True)
+    return any(line.split()[:1] == [name] for line in (out.stdout + out.stderr).splitlines())
+
+
+def pick(cols, want, avoid=()):
+    """The column named `want`, or the first time column not in avoid."""
+    if want and want in cols:
+        return want
+    for c in cols:
+        if c.endswith(TIME_SUFFIXES) and c not in avoid:
+            return c
+    return None
+
+
+def to_float(v):
+    try:
+        f = float(v)
+        return f if math.isfinite(f) else None
+    except (TypeError, ValueError):
+        return None
+
+
+def plot(outdir, s, rows, cols):
+    """One log-log panel: our time (solid) and the anchor's (dashed) per group."""
+    x, ours, anchor, group = s["xcol"], s["ourscol"], s["anchorcol"], s.get("group")
+    if not (x and ours and anchor) or x not in cols:
+        return None
+    groups = {}
+    for r in rows:
+        g = r.get(group, "") if group else s["name"]
+        xv, o, a = to_float(r.get(x)), to_float(r.get(ours)), to_float(r.get(anchor))
+        if xv is None or xv <= 0 or o is None or a is None or o <= 0 or a <= 0:
+            continue
+        groups.setdefault(g, []).append((xv, o, a))
+    if not groups:
+        return None
+    dat = os.path.join(outdir, s["name"] + ".dat")
+    with open(dat, "w") as f:
+        for g, pts in groups.items():
+            f.write("# %s\n" % g)
+            for p in sorted(pts):
+                f.write("%g %g %g\n" % p)
+            f.write("\n\n")
+    png = s["name"] + ".png"
+    gp = ["set terminal pngcairo size 1000,640" if has_pngcairo() else "set terminal png size 1000,640",
+          "set output '%s'" % os.path.join(outdir, png),
+          "set title \"%s\" noenhanced font ',10'" % s["title"].replace('"', "'"),
+          "set logscale xy", "set xlabel '%s' noenhanced" % x,
+          "set ylabel 'time (%s)' noenhanced" % ours.rsplit("_", 1)[-1],
+          "set key outside right noenhanced", "set grid"]
+    plots = []
+    for i, g in enumerate(groups):
+        plots.append("'%s' index %d using 1:2 with linespoints lt %d dt 1 title '%s (simple)'"
+                     % (dat, i, i + 1, g))
+        plots.append("'%s' index %d using 1:3 with linespoints lt %d dt 2 title '%s (%s)'"
+                     % (dat, i, i + 1, g, anchor.rsplit("_", 1)[0]))
+    gp.append("plot " + ", ".join(plots))
+    r = subprocess.run(["gnuplot"], input="\n".join(gp), text=True, capture_output=True)
+    if r.returncode != 0:
+        print("report: gnuplot failed for %s: %s" % (s["name"], r.stderr.strip()), file=sys.stderr)
+        return None
+    return png
+
+
+_pngcairo = None
+
+
+def has_pngcairo():
+    global _pngcairo
+    if _pngcairo is None:
+        r = subprocess.run(["gnuplot", "-e", "set terminal"], capture_output=True, text=True)
+        _pngcairo = "pngcairo" in (r.stdout + r.stderr)
+    return _pngcairo
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    build, quick = sys.argv[1], "--quick" in sys.argv[2:]
+    bench = os.path.join(build, "bin", "simple-bench")
+    outdir = os.path.join(build, "report")
+    os.makedirs(outdir, exist_ok=True)
+    vc = can_vcluster()
+    where = ("the virtual cluster, 2 nodes x 2 threads" if vc
+             else "this machine, local processes (no virtual cluster: needs root and namespaces)")
+    print("report: %s run on %s; writing %s" % ("quick" if quick else "full", where, outdir))
+    sections, summary, t_start = [], [], time.time()
+    only = None
+    if "--only" in sys.argv[2:]:
+        k = sys.argv.index("--only")
+        only = sys.argv[k + 1].split(",") if k + 1 < len(sys.argv) else []
+    todo = [s for s in SUITES if suite_known(bench, s["name"]) and (not only or s["name"] in only)]
+    skipped = [s["name"] for s in SUITES if s not in todo and (not only or s["name"] in only)]
+    for i, s in enumerate(todo):
+        csv_path = os.path.join(outdir, s["name"] + ".csv")
+        cmd = [bench, s["name"], "--csv", csv_path]
+        if quick:
+            cmd.append("--quick")
+        if s["nodes"]:
+            cmd += ["--vcluster", "-N", "2", "-t", "2"] if vc else ["-N", "1", "-t", "2"]
+        elif s["name"] == "pingpong" and vc:
+            cmd.append("--vcluster")
+        print("report: [%d/%d] %s: %s" % (i + 1, len(todo), s["name"], " ".join(cmd[1:])),
+              flush=True)
+        t0 = time.time()
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        took = time.time() - t0
+        if r.returncode != 0 or not os.path.exists(csv_path):
+            print("report: %s failed (exit %d):\n%s" % (s["name"], r.returncode, r.stderr[-2000:]),
+                  file=sys.stderr)
+            sections.append("## %s\n\n%s\n\nFailed (exit %d); see the log below.\n\n```\n%s\n```\n"
+                            % (s["name"], s["title"], r.returncode, r.stderr[-2000:]))
+            continue
+        with open(csv_path) as f:
+            rows = list(csv.DictReader(f))
+        cols = list(rows[0].keys()) if rows else []
+        s["xcol"] = s["x"] if s["x"] in cols else (cols[1] if len(cols) > 1 else None)
+        s["ourscol"] = pick(cols, s["ours"])
+        s["anchorcol"] = pick(cols, s["anchor"], avoid=(s["ourscol"],))
+        png = plot(outdir, s, rows, cols)
+        text = ["## %s\n" % s["name"], s["title"] + ".\n",
+                "`simple-bench %s` (%.0f s). Raw table: [%s.csv](%s.csv). Output:\n"
+                % (" ".join(cmd[2:]).replace(csv_path, s["name"] + ".csv"), took, s["name"],
+                   s["name"]),
+                "```\n" + r.stdout.strip() + "\n```\n"]
+        if png:
+            text.append("![%s](%s)\n" % (s["title"], png))
+        sections.append("\n".join(text))
+        for row in rows:
+            o, a = to_float(row.get(s["ourscol"])), to_float(row.get(s["anchorcol"]))
+            label = " ".join(str(row.get(c, "")) for c in cols[1:3])
+            ratio = to_float(row.get("ratio"))
+            if ratio is None and o and a:
+                ratio = a / o
+            summary.append((s["name"], label, o, s["ourscol"], a, s["anchorcol"], ratio))
+    total = time.time() - t_start
+    lines = ["# simple: the papers' experiments\n",
+             "Run on %s, %s mode, %.0f s in all, %s.\n" % (where, "quick" if quick else "full",
+                                                          total, time.strftime("%Y-%m-%d %H:%M")),
+             "Every suite runs simple and its anchor in one invocation, interleaved; medians. "
+             "A ratio above 1 means simple is faster.\n"]
+    if skipped:
+        lines.append("Not in this build: %s.\n" % ", ".join(skipped))
+    lines.append("## Summary\n\n| suite | row | ours | anchor | ratio |\n| --- | --- | --- | --- | --- |")
+    fmt = lambda v, c: "-" if v is None else "%.4g %s" % (v, (c or "").rsplit("_", 1)[-1])
+    for name, label, o, oc, a, ac, ratio in summary:
+        lines.append("| %s | %s | %s | %s | %s |" % (name, label, fmt(o, oc), fmt(a, ac),
+                                                    "-" if ratio is None else "%.2f" % ratio))
+    lines.append("")
+    lines += sections
+    with open(os.path.join(outdir, "index.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\nsummary (ours, anchor, ratio anchor/ours; above 1: simple is faster)")
+    print("%-10s %-28s %14s %14s %8s" % ("suite", "row", "ours", "anchor", "ratio"))
+    for name, label, o, oc, a, ac, ratio in summary:
+        print("%-10s %-28s %14s %14s %8s" % (name, label[:28], fmt(o, oc), fmt(a, ac),
+                                           "-" if ratio is None else "%.2f" % ratio))
+    print("\nreport: %s (%.0f s)" % (os.path.join(outdir, "index.md"), total))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
