@@ -69,7 +69,7 @@ fuzz: setup
 	  ctest --test-dir build-fuzz --output-on-failure -L fuzz
 
 # What CI runs (.ci/run).
-ci: test tsan mpich
+ci: test asan tsan fuzz mpich
 
 clean:
 	rm -rf build build-asan build-tsan build-mpich build-fuzz
