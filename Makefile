@@ -75,7 +75,7 @@ clean:
 	rm -rf build build-asan build-tsan build-mpich build-fuzz
 
 format:
-	clang-format -i $$(git ls-files '*.c' '*.h' '*.h.in')
+	clang-format -i $$(git ls-files '*.c' '*.h')
 
 format-check:
-	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h' '*.h.in')
+	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')

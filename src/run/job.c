@@ -96,7 +96,12 @@ void simple_abort(simple_t *s, const char *fmt, ...) {
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
   /* MPI_Abort on the world takes down every process of the job, so no node
-   * is left waiting for one that is gone. */
+   * is left waiting for one that is gone. It can itself hang when several
+   * processes abort at once or one is in MPI_Finalize (Open MPI's PMIx
+   * abort path): SIGALRM, at its default action, ends this process 5 s on,
+   * and the launcher takes a process that died as a failed job. */
+  signal(SIGALRM, SIG_DFL);
+  alarm(5);
   if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, 1);
   _exit(1);
 }

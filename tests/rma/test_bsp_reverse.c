@@ -27,8 +27,10 @@ static void spmd(void) {
   bsp_sync();
   for (int i = 0; i < nloc; i++) BSP_CHECK(x[i] == (int)(total - 1 - ((long)s * nloc + i)));
   bsp_pop_reg(x);
-  bsp_end();
+  /* Processors other than 0 leave at bsp_end (BSPlib: only processor 0
+   * goes on after it), so what they own is freed before. */
   free(x);
+  bsp_end();
 }
 
 int main(int argc, char **argv) {
