@@ -3,11 +3,11 @@
 #ifndef SIMPLE_H
 #define SIMPLE_H
 
-#include "simple/core.h"
-#include "simple/node.h"
 #include "simple/coll.h"
+#include "simple/core.h"
 #include "simple/dist.h"
-#include "simple/rma.h"
 #include "simple/msg.h"
+#include "simple/node.h"
+#include "simple/rma.h"
 
 #endif

@@ -14,48 +14,48 @@
 
 #include <simple.h>
 
-#define CHECK(cond)                                                                  \
-  do {                                                                               \
+#define CHECK(cond)                                                                     \
+  do {                                                                                  \
     if (!(cond)) simple_abort(s, "%s:%d: check failed: %s", __FILE__, __LINE__, #cond); \
   } while (0)
 
-#define CHECK_EQ(a, b)                                                                     \
-  do {                                                                                     \
-    long long a_ = (long long)(a), b_ = (long long)(b);                                    \
-    if (a_ != b_)                                                                          \
-      simple_abort(s, "%s:%d: %s == %lld, expected %s == %lld", __FILE__, __LINE__, #a, a_, \
-                   #b, b_);                                                                \
+#define CHECK_EQ(a, b)                                                                          \
+  do {                                                                                          \
+    long long a_ = (long long)(a), b_ = (long long)(b);                                         \
+    if (a_ != b_)                                                                               \
+      simple_abort(s, "%s:%d: %s == %lld, expected %s == %lld", __FILE__, __LINE__, #a, a_, #b, \
+                   b_);                                                                         \
   } while (0)
 
 /* A call that must succeed. */
-#define CHECK_OK(call)                                                                 \
-  do {                                                                                 \
-    int rc_ = (call);                                                                  \
-    if (rc_ != 0)                                                                      \
-      simple_abort(s, "%s:%d: %s returned %s (%s)", __FILE__, __LINE__, #call,         \
-                   simple_errname(rc_), simple_strerror(rc_));                         \
+#define CHECK_OK(call)                                                         \
+  do {                                                                         \
+    int rc_ = (call);                                                          \
+    if (rc_ != 0)                                                              \
+      simple_abort(s, "%s:%d: %s returned %s (%s)", __FILE__, __LINE__, #call, \
+                   simple_errname(rc_), simple_strerror(rc_));                 \
   } while (0)
 
 /* A call that must fail with a given code. */
-#define CHECK_RC(call, want)                                                             \
-  do {                                                                                   \
-    int rc_ = (call), want_ = (want);                                                    \
-    if (rc_ != want_)                                                                    \
-      simple_abort(s, "%s:%d: %s returned %s, expected %s", __FILE__, __LINE__, #call,   \
-                   simple_errname(rc_), simple_errname(want_));                          \
+#define CHECK_RC(call, want)                                                           \
+  do {                                                                                 \
+    int rc_ = (call), want_ = (want);                                                  \
+    if (rc_ != want_)                                                                  \
+      simple_abort(s, "%s:%d: %s returned %s, expected %s", __FILE__, __LINE__, #call, \
+                   simple_errname(rc_), simple_errname(want_));                        \
   } while (0)
 
-#define TEST_MAIN(fn)                                                       \
-  int main(int argc, char **argv) {                                         \
-    int rc_ = simple_run(&argc, &argv, fn, NULL);                           \
+#define TEST_MAIN(fn)                                                        \
+  int main(int argc, char **argv) {                                          \
+    int rc_ = simple_run(&argc, &argv, fn, NULL);                            \
     if (rc_ != 0) fprintf(stderr, "simple_run: %s\n", simple_strerror(rc_)); \
-    return rc_ == 0 ? 0 : 1;                                                \
+    return rc_ == 0 ? 0 : 1;                                                 \
   }
 
 /* Every datatype, for loops over types. */
 static const simple_type_t test_types[] = {
-    SIMPLE_INT8,  SIMPLE_INT16,  SIMPLE_INT32,  SIMPLE_INT64,         SIMPLE_UINT8,
-    SIMPLE_UINT16, SIMPLE_UINT32, SIMPLE_UINT64, SIMPLE_FLOAT,        SIMPLE_DOUBLE,
+    SIMPLE_INT8,          SIMPLE_INT16,          SIMPLE_INT32,  SIMPLE_INT64, SIMPLE_UINT8,
+    SIMPLE_UINT16,        SIMPLE_UINT32,         SIMPLE_UINT64, SIMPLE_FLOAT, SIMPLE_DOUBLE,
     SIMPLE_FLOAT_COMPLEX, SIMPLE_DOUBLE_COMPLEX, SIMPLE_BYTE};
 #define TEST_NTYPES (sizeof test_types / sizeof test_types[0])
 
@@ -156,46 +156,53 @@ static inline void test_fill(simple_op_t op, simple_type_t t, void *buf, size_t 
 
 /* The reference combination, written with the plain C operators of each
  * type: acc[i] = acc[i] op in[i]. Independent of the library's kernels. */
-#define TEST_INT_COMBINE(T)                                              \
-  {                                                                      \
-    T *a = acc;                                                          \
-    const T *b = in;                                                     \
-    for (size_t i = 0; i < n; i++) switch (op) {                         \
-        case SIMPLE_SUM: a[i] = (T)(a[i] + b[i]); break;                 \
-        case SIMPLE_PROD: a[i] = (T)(a[i] * b[i]); break;                \
-        case SIMPLE_MIN: if (b[i] < a[i]) a[i] = b[i]; break;            \
-        case SIMPLE_MAX: if (b[i] > a[i]) a[i] = b[i]; break;            \
-        case SIMPLE_BAND: a[i] = (T)(a[i] & b[i]); break;                \
-        case SIMPLE_BOR: a[i] = (T)(a[i] | b[i]); break;                 \
-        case SIMPLE_BXOR: a[i] = (T)(a[i] ^ b[i]); break;                \
-        case SIMPLE_LAND: a[i] = (T)(a[i] != 0 && b[i] != 0); break;     \
-        case SIMPLE_LOR: a[i] = (T)(a[i] != 0 || b[i] != 0); break;      \
-        default: break;                                                  \
-      }                                                                  \
-  }                                                                      \
+#define TEST_INT_COMBINE(T)                                          \
+  {                                                                  \
+    T *a = acc;                                                      \
+    const T *b = in;                                                 \
+    for (size_t i = 0; i < n; i++) switch (op) {                     \
+        case SIMPLE_SUM: a[i] = (T)(a[i] + b[i]); break;             \
+        case SIMPLE_PROD: a[i] = (T)(a[i] * b[i]); break;            \
+        case SIMPLE_MIN:                                             \
+          if (b[i] < a[i]) a[i] = b[i];                              \
+          break;                                                     \
+        case SIMPLE_MAX:                                             \
+          if (b[i] > a[i]) a[i] = b[i];                              \
+          break;                                                     \
+        case SIMPLE_BAND: a[i] = (T)(a[i] & b[i]); break;            \
+        case SIMPLE_BOR: a[i] = (T)(a[i] | b[i]); break;             \
+        case SIMPLE_BXOR: a[i] = (T)(a[i] ^ b[i]); break;            \
+        case SIMPLE_LAND: a[i] = (T)(a[i] != 0 && b[i] != 0); break; \
+        case SIMPLE_LOR: a[i] = (T)(a[i] != 0 || b[i] != 0); break;  \
+        default: break;                                              \
+      }                                                              \
+  }                                                                  \
   break;
 
-#define TEST_FLT_COMBINE(T)                                  \
-  {                                                          \
-    T *a = acc;                                              \
-    const T *b = in;                                         \
-    for (size_t i = 0; i < n; i++) switch (op) {             \
-        case SIMPLE_SUM: a[i] = a[i] + b[i]; break;          \
-        case SIMPLE_PROD: a[i] = a[i] * b[i]; break;         \
-        case SIMPLE_MIN: if (b[i] < a[i]) a[i] = b[i]; break; \
-        case SIMPLE_MAX: if (b[i] > a[i]) a[i] = b[i]; break; \
-        default: break;                                      \
-      }                                                      \
-  }                                                          \
-  break;
-
-#define TEST_CPLX_COMBINE(T)                         \
+#define TEST_FLT_COMBINE(T)                          \
   {                                                  \
     T *a = acc;                                      \
     const T *b = in;                                 \
-    for (size_t i = 0; i < n; i++)                   \
-      a[i] = op == SIMPLE_SUM ? a[i] + b[i] : a[i] * b[i]; \
+    for (size_t i = 0; i < n; i++) switch (op) {     \
+        case SIMPLE_SUM: a[i] = a[i] + b[i]; break;  \
+        case SIMPLE_PROD: a[i] = a[i] * b[i]; break; \
+        case SIMPLE_MIN:                             \
+          if (b[i] < a[i]) a[i] = b[i];              \
+          break;                                     \
+        case SIMPLE_MAX:                             \
+          if (b[i] > a[i]) a[i] = b[i];              \
+          break;                                     \
+        default: break;                              \
+      }                                              \
   }                                                  \
+  break;
+
+#define TEST_CPLX_COMBINE(T)                                                            \
+  {                                                                                     \
+    T *a = acc;                                                                         \
+    const T *b = in;                                                                    \
+    for (size_t i = 0; i < n; i++) a[i] = op == SIMPLE_SUM ? a[i] + b[i] : a[i] * b[i]; \
+  }                                                                                     \
   break;
 
 static inline void test_combine(simple_op_t op, simple_type_t t, void *acc, const void *in,

@@ -102,8 +102,8 @@ SIMPLE_API int simple_scatter(simple_t *s, const void *send, void *recv, size_t 
  * root); thread i receives `count` elements, which must equal counts[i].
  * One more barrier than scatter, to publish the root's counts. */
 SIMPLE_API int simple_scatterv(simple_t *s, const void *send, const size_t *counts,
-                               const size_t *displs, void *recv, size_t count,
-                               simple_type_t type, int root);
+                               const size_t *displs, void *recv, size_t count, simple_type_t type,
+                               int root);
 
 /* Every thread's recv gets count elements from every thread, in rank
  * order. SIMPLE_IN_PLACE as send: each thread's block is already at

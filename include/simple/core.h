@@ -17,8 +17,8 @@ extern "C" {
 
 #if defined(__GNUC__)
 #define SIMPLE_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#define SIMPLE_NORETURN __attribute__((noreturn))
-#define SIMPLE_API __attribute__((visibility("default")))
+#define SIMPLE_NORETURN     __attribute__((noreturn))
+#define SIMPLE_API          __attribute__((visibility("default")))
 #else
 #define SIMPLE_PRINTF(f, a)
 #define SIMPLE_NORETURN
@@ -44,8 +44,8 @@ extern "C" {
   X(ERR_THREAD_LEVEL, 10, "the MPI library cannot provide MPI_THREAD_MULTIPLE") \
   X(ERR_CONFIG, 11, "invalid configuration (environment or options)")           \
   X(ERR_FATAL, 12, "the job is in a fatal state after an earlier failure")      \
-  X(ERR_UNSUPPORTED, 13, "operation not supported by this build")              \
-  X(ERR_NOT_IN_JOB, 14, "the calling thread is not part of a running job")             \
+  X(ERR_UNSUPPORTED, 13, "operation not supported by this build")               \
+  X(ERR_NOT_IN_JOB, 14, "the calling thread is not part of a running job")      \
   X(ERR_TRUNCATE, 15, "message larger than the receive buffer (truncated)")
 
 enum {
@@ -108,8 +108,7 @@ typedef enum {
  *   acc[i] = acc[i] (op) in[i]
  * where acc always holds the contribution of lower ranks, so the operation
  * need not commute; it must be associative. */
-typedef void simple_user_fn(void *acc, const void *in, size_t count, simple_type_t type,
-                            void *ctx);
+typedef void simple_user_fn(void *acc, const void *in, size_t count, simple_type_t type, void *ctx);
 
 /* Registers a user-defined op; usable from any thread of any job in this
  * process until simple_op_free. Ops used across nodes must be created in the

@@ -30,7 +30,8 @@ SIMPLE_API int simple_node_barrier(simple_t *s);
 /* Copies count elements from thread `root`'s buf into every other thread's
  * buf (the paper's "replicate").
  * Cost: 2b + n/B per thread, all threads copying at once. */
-SIMPLE_API int simple_node_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, int root);
+SIMPLE_API int simple_node_bcast(simple_t *s, void *buf, size_t count, simple_type_t type,
+                                 int root);
 
 /* Hands thread `root`'s pointer *ptr to every thread of the node (the
  * paper's "broadcast" of a shared read-only buffer): on return *ptr is the
@@ -53,17 +54,17 @@ SIMPLE_API int simple_node_share(simple_t *s, void **ptr, int root);
 /* recv (significant at thread root only; may be NULL elsewhere) gets the
  * combination of all threads' send. */
 SIMPLE_API int simple_node_reduce(simple_t *s, const void *send, void *recv, size_t count,
-                       simple_type_t type, simple_op_t op, int root);
+                                  simple_type_t type, simple_op_t op, int root);
 /* Every thread's recv gets the combination of all threads' send. */
 SIMPLE_API int simple_node_allreduce(simple_t *s, const void *send, void *recv, size_t count,
-                          simple_type_t type, simple_op_t op);
+                                     simple_type_t type, simple_op_t op);
 /* Inclusive scan: thread t's recv gets the combination of threads 0..t. */
 SIMPLE_API int simple_node_scan(simple_t *s, const void *send, void *recv, size_t count,
-                     simple_type_t type, simple_op_t op);
+                                simple_type_t type, simple_op_t op);
 /* Exclusive scan: thread t>0's recv gets the combination of threads 0..t-1;
  * thread 0's recv is left untouched (as MPI_Exscan leaves it undefined). */
 SIMPLE_API int simple_node_exscan(simple_t *s, const void *send, void *recv, size_t count,
-                       simple_type_t type, simple_op_t op);
+                                  simple_type_t type, simple_op_t op);
 
 /* Collective: every thread of the node gets the same block of `bytes` bytes
  * (64-byte aligned) in *ptr. bytes must be equal on all threads. *ptr is

@@ -8,10 +8,9 @@
  * all nodes (one MPI_Allgather); the signature most threads of the job
  * called is the reference, and a thread that called anything else is the
  * one at fault (SIMPLE_ERR_ARG, the others SIMPLE_ERR_PEER). The verdict
- * reaches the node's threads through a second barrier. Every node always takes part in the gather, also when its
- * own threads disagree, so nobody is left waiting. Cost when on: 2b + one
- * allgather of 64 bytes per node, per collective call; when off, one
- * predictable branch. */
+ * reaches the node's threads through a second barrier. Every node always takes part in the gather,
+ * also when its own threads disagree, so nobody is left waiting. Cost when on: 2b + one allgather
+ * of 64 bytes per node, per collective call; when off, one predictable branch. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>

@@ -33,14 +33,13 @@ typedef struct {
   long long part[SIMPLE__NET_REQ_PARTS]; /* MPI_Request handles, opaque here */
 } simple__net_req_t;
 
-int simple__net_isend(simple__node_t *n, int lane, const void *buf, size_t bytes, int dest,
-                      int tag, simple__net_req_t *req);
+int simple__net_isend(simple__node_t *n, int lane, const void *buf, size_t bytes, int dest, int tag,
+                      simple__net_req_t *req);
 int simple__net_irecv(simple__node_t *n, int lane, void *buf, size_t bytes, int src, int tag,
                       simple__net_req_t *req);
 int simple__net_waitall(simple__net_req_t *reqs, int count);
 
-int simple__net_send(simple__node_t *n, int lane, const void *buf, size_t bytes, int dest,
-                     int tag);
+int simple__net_send(simple__node_t *n, int lane, const void *buf, size_t bytes, int dest, int tag);
 int simple__net_recv(simple__node_t *n, int lane, void *buf, size_t bytes, int src, int tag);
 /* Sends to dest and receives from src at once (either may be -1: none). */
 int simple__net_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,

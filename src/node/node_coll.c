@@ -33,8 +33,7 @@ int simple_node_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, 
   int small = bytes <= SIMPLE__INLINE_BYTES;
   /* Small: the root's data travels in its slot, so the root need not wait
    * for the others to finish reading its buffer. */
-  if (small && s->thread == root && bytes)
-    memcpy(simple__node_my_slot(s)->data, buf, bytes);
+  if (small && s->thread == root && bytes) memcpy(simple__node_my_slot(s)->data, buf, bytes);
   simple__slot_t *slots = simple__node_publish(s, buf, buf, NULL, count, err, &rc);
   if (!slots) return rc;
   if (s->thread != root && bytes) memcpy(buf, small ? slots[root].data : slots[root].send, bytes);
@@ -100,12 +99,8 @@ static void combine_inline(const simple__slot_t *slots, int r, int me, int root,
       if (me != root) return;
       last = r - 1;
       break;
-    case ALLREDUCE:
-      last = r - 1;
-      break;
-    case SCAN:
-      last = me;
-      break;
+    case ALLREDUCE: last = r - 1; break;
+    case SCAN: last = me; break;
     default: /* EXSCAN */
       if (me == 0) return;
       last = me - 1;
@@ -162,8 +157,8 @@ static int combine(simple_t *s, const void *send, void *recv, size_t count, simp
   return simple__node_finish(s);
 }
 
-int simple_node_reduce(simple_t *s, const void *send, void *recv, size_t count,
-                       simple_type_t type, simple_op_t op, int root) {
+int simple_node_reduce(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
+                       simple_op_t op, int root) {
   return combine(s, send, recv, count, type, op, root, REDUCE);
 }
 
@@ -172,13 +167,13 @@ int simple_node_allreduce(simple_t *s, const void *send, void *recv, size_t coun
   return combine(s, send, recv, count, type, op, 0, ALLREDUCE);
 }
 
-int simple_node_scan(simple_t *s, const void *send, void *recv, size_t count,
-                     simple_type_t type, simple_op_t op) {
+int simple_node_scan(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
+                     simple_op_t op) {
   return combine(s, send, recv, count, type, op, 0, SCAN);
 }
 
-int simple_node_exscan(simple_t *s, const void *send, void *recv, size_t count,
-                       simple_type_t type, simple_op_t op) {
+int simple_node_exscan(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
+                       simple_op_t op) {
   return combine(s, send, recv, count, type, op, 0, EXSCAN);
 }
 

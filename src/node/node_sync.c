@@ -12,8 +12,8 @@
  * while the r inputs stream past it. */
 #define CHUNK_BYTES 2048
 
-simple__slot_t *simple__node_publish(simple_t *s, const void *send, void *recv, void *ptr,
-                                     size_t n, int err, int *rc) {
+simple__slot_t *simple__node_publish(simple_t *s, const void *send, void *recv, void *ptr, size_t n,
+                                     int err, int *rc) {
   simple__node_t *node = s->node;
   simple__slot_t *slots = node->slots[s->call++ & 1];
   simple__slot_t *mine = &slots[s->thread];
@@ -41,8 +41,7 @@ void *simple__node_scratch(simple_t *s, size_t bytes) {
     /* Grow geometrically so a sweep of growing sizes reallocates rarely. */
     size_t want = n->scratch_size[k] * 2 > bytes ? n->scratch_size[k] * 2 : bytes;
     void *p = NULL;
-    if (posix_memalign(&p, SIMPLE__CACHE_LINE, want ? want : SIMPLE__CACHE_LINE) != 0)
-      return NULL;
+    if (posix_memalign(&p, SIMPLE__CACHE_LINE, want ? want : SIMPLE__CACHE_LINE) != 0) return NULL;
     free(n->scratch[k]);
     n->scratch[k] = p;
     n->scratch_size[k] = want;

@@ -25,8 +25,8 @@ static inline simple__slot_t *simple__node_my_slot(simple_t *s) {
  * node's slots for this call, or NULL with *rc set: the thread's own error
  * `err`, SIMPLE_ERR_PEER if another thread's check failed, or
  * SIMPLE_ERR_FATAL. */
-simple__slot_t *simple__node_publish(simple_t *s, const void *send, void *recv, void *ptr,
-                                     size_t n, int err, int *rc);
+simple__slot_t *simple__node_publish(simple_t *s, const void *send, void *recv, void *ptr, size_t n,
+                                     int err, int *rc);
 
 /* A closing barrier; SIMPLE_ERR_FATAL if the job failed meanwhile. */
 int simple__node_finish(simple_t *s);

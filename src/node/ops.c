@@ -24,13 +24,9 @@ static const struct {
     [SIMPLE_BYTE] = {1, "byte"},
 };
 
-static int type_valid(simple_type_t type) {
-  return (int)type >= 0 && type < SIMPLE_TYPE_COUNT__;
-}
+static int type_valid(simple_type_t type) { return (int)type >= 0 && type < SIMPLE_TYPE_COUNT__; }
 
-size_t simple_type_size(simple_type_t type) {
-  return type_valid(type) ? type_info[type].size : 0;
-}
+size_t simple_type_size(simple_type_t type) { return type_valid(type) ? type_info[type].size : 0; }
 
 const char *simple_type_name(simple_type_t type) {
   return type_valid(type) ? type_info[type].name : "unknown";
@@ -85,8 +81,8 @@ int simple_op_free(simple_op_t op) {
 }
 
 const char *simple_op_name(simple_op_t op) {
-  static const char *names[SIMPLE_OP_BUILTIN_COUNT__] = {
-      "sum", "prod", "min", "max", "band", "bor", "bxor", "land", "lor"};
+  static const char *names[SIMPLE_OP_BUILTIN_COUNT__] = {"sum", "prod", "min",  "max", "band",
+                                                         "bor", "bxor", "land", "lor"};
   if ((int)op >= 0 && op < SIMPLE_OP_BUILTIN_COUNT__) return names[op];
   return user_index(op) >= 0 ? "user" : "unknown";
 }
@@ -98,15 +94,11 @@ enum { CLASS_INT, CLASS_REAL, CLASS_COMPLEX, CLASS_BYTE };
 static int type_class(simple_type_t type) {
   switch (type) {
     case SIMPLE_FLOAT:
-    case SIMPLE_DOUBLE:
-      return CLASS_REAL;
+    case SIMPLE_DOUBLE: return CLASS_REAL;
     case SIMPLE_FLOAT_COMPLEX:
-    case SIMPLE_DOUBLE_COMPLEX:
-      return CLASS_COMPLEX;
-    case SIMPLE_BYTE:
-      return CLASS_BYTE;
-    default:
-      return CLASS_INT;
+    case SIMPLE_DOUBLE_COMPLEX: return CLASS_COMPLEX;
+    case SIMPLE_BYTE: return CLASS_BYTE;
+    default: return CLASS_INT;
   }
 }
 
@@ -115,12 +107,9 @@ int simple__op_check(simple_op_t op, simple_type_t type) {
   if (user_index(op) >= 0) return 0;
   if ((int)op < 0 || op >= SIMPLE_OP_BUILTIN_COUNT__) return SIMPLE_ERR_OP;
   switch (type_class(type)) {
-    case CLASS_INT:
-      return 0;
-    case CLASS_REAL:
-      return op <= SIMPLE_MAX ? 0 : SIMPLE_ERR_OP;
-    case CLASS_COMPLEX:
-      return op == SIMPLE_SUM || op == SIMPLE_PROD ? 0 : SIMPLE_ERR_OP;
+    case CLASS_INT: return 0;
+    case CLASS_REAL: return op <= SIMPLE_MAX ? 0 : SIMPLE_ERR_OP;
+    case CLASS_COMPLEX: return op == SIMPLE_SUM || op == SIMPLE_PROD ? 0 : SIMPLE_ERR_OP;
     default: /* BYTE */
       return op == SIMPLE_BAND || op == SIMPLE_BOR || op == SIMPLE_BXOR ? 0 : SIMPLE_ERR_OP;
   }
@@ -128,24 +117,24 @@ int simple__op_check(simple_op_t op, simple_type_t type) {
 
 /* Signed integers add and multiply through their unsigned twin: wrap-around
  * as MPI implementations behave, without C's undefined signed overflow. */
-#define LOOP(expr)                                   \
-  for (size_t i = 0; i < n; i++) a[i] = (expr);      \
+#define LOOP(expr)                              \
+  for (size_t i = 0; i < n; i++) a[i] = (expr); \
   break
 
-#define INT_KERNEL(NAME, T, U)                                                        \
-  static void NAME(simple_op_t op, T *restrict a, const T *restrict b, size_t n) {   \
-    switch (op) {                                                                     \
-      case SIMPLE_SUM: LOOP((T)((U)a[i] + (U)b[i]));                                  \
-      case SIMPLE_PROD: LOOP((T)((U)a[i] * (U)b[i]));                                 \
-      case SIMPLE_MIN: LOOP(b[i] < a[i] ? b[i] : a[i]);                               \
-      case SIMPLE_MAX: LOOP(b[i] > a[i] ? b[i] : a[i]);                               \
-      case SIMPLE_BAND: LOOP((T)(a[i] & b[i]));                                       \
-      case SIMPLE_BOR: LOOP((T)(a[i] | b[i]));                                        \
-      case SIMPLE_BXOR: LOOP((T)(a[i] ^ b[i]));                                       \
-      case SIMPLE_LAND: LOOP((T)(a[i] && b[i]));                                      \
-      case SIMPLE_LOR: LOOP((T)(a[i] || b[i]));                                       \
-      default: break;                                                                 \
-    }                                                                                 \
+#define INT_KERNEL(NAME, T, U)                                                     \
+  static void NAME(simple_op_t op, T *restrict a, const T *restrict b, size_t n) { \
+    switch (op) {                                                                  \
+      case SIMPLE_SUM: LOOP((T)((U)a[i] + (U)b[i]));                               \
+      case SIMPLE_PROD: LOOP((T)((U)a[i] * (U)b[i]));                              \
+      case SIMPLE_MIN: LOOP(b[i] < a[i] ? b[i] : a[i]);                            \
+      case SIMPLE_MAX: LOOP(b[i] > a[i] ? b[i] : a[i]);                            \
+      case SIMPLE_BAND: LOOP((T)(a[i] & b[i]));                                    \
+      case SIMPLE_BOR: LOOP((T)(a[i] | b[i]));                                     \
+      case SIMPLE_BXOR: LOOP((T)(a[i] ^ b[i]));                                    \
+      case SIMPLE_LAND: LOOP((T)(a[i] && b[i]));                                   \
+      case SIMPLE_LOR: LOOP((T)(a[i] || b[i]));                                    \
+      default: break;                                                              \
+    }                                                                              \
   }
 
 INT_KERNEL(apply_i8, int8_t, uint8_t)
@@ -157,33 +146,32 @@ INT_KERNEL(apply_u16, uint16_t, uint16_t)
 INT_KERNEL(apply_u32, uint32_t, uint32_t)
 INT_KERNEL(apply_u64, uint64_t, uint64_t)
 
-#define REAL_KERNEL(NAME, T)                                                        \
+#define REAL_KERNEL(NAME, T)                                                       \
   static void NAME(simple_op_t op, T *restrict a, const T *restrict b, size_t n) { \
-    switch (op) {                                                                   \
-      case SIMPLE_SUM: LOOP(a[i] + b[i]);                                           \
-      case SIMPLE_PROD: LOOP(a[i] * b[i]);                                          \
-      case SIMPLE_MIN: LOOP(b[i] < a[i] ? b[i] : a[i]);                             \
-      case SIMPLE_MAX: LOOP(b[i] > a[i] ? b[i] : a[i]);                             \
-      default: break;                                                               \
-    }                                                                               \
+    switch (op) {                                                                  \
+      case SIMPLE_SUM: LOOP(a[i] + b[i]);                                          \
+      case SIMPLE_PROD: LOOP(a[i] * b[i]);                                         \
+      case SIMPLE_MIN: LOOP(b[i] < a[i] ? b[i] : a[i]);                            \
+      case SIMPLE_MAX: LOOP(b[i] > a[i] ? b[i] : a[i]);                            \
+      default: break;                                                              \
+    }                                                                              \
   }
 
 REAL_KERNEL(apply_f, float)
 REAL_KERNEL(apply_d, double)
-#define COMPLEX_KERNEL(NAME, T)                                                     \
+#define COMPLEX_KERNEL(NAME, T)                                                    \
   static void NAME(simple_op_t op, T *restrict a, const T *restrict b, size_t n) { \
-    switch (op) {                                                                   \
-      case SIMPLE_SUM: LOOP(a[i] + b[i]);                                           \
-      case SIMPLE_PROD: LOOP(a[i] * b[i]);                                          \
-      default: break;                                                               \
-    }                                                                               \
+    switch (op) {                                                                  \
+      case SIMPLE_SUM: LOOP(a[i] + b[i]);                                          \
+      case SIMPLE_PROD: LOOP(a[i] * b[i]);                                         \
+      default: break;                                                              \
+    }                                                                              \
   }
 
 COMPLEX_KERNEL(apply_cf, float _Complex)
 COMPLEX_KERNEL(apply_cd, double _Complex)
 
-static void apply_byte(simple_op_t op, uint8_t *restrict a, const uint8_t *restrict b,
-                       size_t n) {
+static void apply_byte(simple_op_t op, uint8_t *restrict a, const uint8_t *restrict b, size_t n) {
   switch (op) {
     case SIMPLE_BAND: LOOP((uint8_t)(a[i] & b[i]));
     case SIMPLE_BOR: LOOP((uint8_t)(a[i] | b[i]));
@@ -192,8 +180,7 @@ static void apply_byte(simple_op_t op, uint8_t *restrict a, const uint8_t *restr
   }
 }
 
-void simple__op_apply(simple_op_t op, simple_type_t type, void *acc, const void *in,
-                      size_t n) {
+void simple__op_apply(simple_op_t op, simple_type_t type, void *acc, const void *in, size_t n) {
   int u = user_index(op);
   if (u >= 0) {
     user_ops[u].fn(acc, in, n, type, user_ops[u].ctx);

@@ -18,7 +18,6 @@ int simple__op_check(simple_op_t op, simple_type_t type);
 /* acc[i] = acc[i] (op) in[i] for i < count; acc and in must not overlap.
  * op and type must have passed simple__op_check. Built-in ops are simple
  * loops the compiler vectorizes (~1 element per cycle or better). */
-void simple__op_apply(simple_op_t op, simple_type_t type, void *acc, const void *in,
-                      size_t count);
+void simple__op_apply(simple_op_t op, simple_type_t type, void *acc, const void *in, size_t count);
 
 #endif

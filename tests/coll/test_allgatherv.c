@@ -32,8 +32,8 @@ static size_t vlayout(int p, size_t base, int mode, size_t *counts, size_t *disp
   return at;
 }
 
-static void allgatherv_one(simple_t *s, simple_type_t t, size_t base_count, int mode,
-                           int in_place, int salt) {
+static void allgatherv_one(simple_t *s, simple_type_t t, size_t base_count, int mode, int in_place,
+                           int salt) {
   int me = simple_pid(s), p = simple_nprocs(s);
   size_t *counts = malloc(2 * sizeof(size_t) * (size_t)p), *displs = counts + p;
   CHECK(counts);

@@ -24,10 +24,12 @@ static void test(simple_t *s, void *arg) {
   (void)arg;
   reduce_all(s, 0);
 
-  if (simple_thread(s) == 0 && simple_node(s) == 0) CHECK_OK(simple_op_create(compose, NULL, &user_op));
+  if (simple_thread(s) == 0 && simple_node(s) == 0)
+    CHECK_OK(simple_op_create(compose, NULL, &user_op));
   /* Ops are created in the same order on every node, so node 0's value is
    * the value everywhere; the other nodes create theirs too. */
-  if (simple_thread(s) == 0 && simple_node(s) != 0) CHECK_OK(simple_op_create(compose, NULL, &user_op));
+  if (simple_thread(s) == 0 && simple_node(s) != 0)
+    CHECK_OK(simple_op_create(compose, NULL, &user_op));
   CHECK_OK(simple_barrier(s));
   int p = simple_nprocs(s), me = simple_pid(s);
   static const size_t counts[] = {3, 20000};

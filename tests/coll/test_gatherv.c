@@ -92,10 +92,12 @@ static void test(simple_t *s, void *arg) {
   int liar = simple_pid_of(s, root_node, simple_threads_on(s, root_node) - 1);
   unsigned char *in = calloc(counts[me] + 1, 4), *out = calloc(extent + 1, 4);
   int want = simple_node(s) != root_node ? 0 : me == liar ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
-  CHECK_RC(simple_gatherv(s, in, counts[me] + (me == liar), out, counts, displs, SIMPLE_INT32, root),
-           want);
+  CHECK_RC(
+      simple_gatherv(s, in, counts[me] + (me == liar), out, counts, displs, SIMPLE_INT32, root),
+      want);
   /* Arguments refused on every thread alike. */
-  CHECK_RC(simple_gatherv(s, in, counts[me], out, counts, displs, SIMPLE_INT32, p), SIMPLE_ERR_RANK);
+  CHECK_RC(simple_gatherv(s, in, counts[me], out, counts, displs, SIMPLE_INT32, p),
+           SIMPLE_ERR_RANK);
   CHECK_RC(simple_gatherv(s, in, counts[me], out, counts, displs, (simple_type_t)99, 0),
            SIMPLE_ERR_TYPE);
   /* Still in step afterwards. */

@@ -12,8 +12,7 @@ static void block(simple_type_t t, void *buf, size_t n, int i, int salt) {
   test_fill(SIMPLE_BXOR, t, buf, n, i * 7 + salt);
 }
 
-static void scatter_one(simple_t *s, simple_type_t t, size_t n, int root, int in_place,
-                        int salt) {
+static void scatter_one(simple_t *s, simple_type_t t, size_t n, int root, int in_place, int salt) {
   int me = simple_pid(s), p = simple_nprocs(s), is_root = me == root;
   in_place = in_place && is_root;
   size_t es = simple_type_size(t), bytes = n * es, total = is_root ? (size_t)p * bytes : 0;
@@ -65,8 +64,9 @@ static void test(simple_t *s, void *arg) {
   /* In place off the root: refused on those threads' node (one node only,
    * so that no other node is left waiting). */
   if (simple_nodes(s) == 1 && p > 1)
-    CHECK_RC(simple_scatter(s, x, me == 0 ? (void *)x : (void *)SIMPLE_IN_PLACE, 1, SIMPLE_INT32, 0),
-             me == 0 ? SIMPLE_ERR_PEER : SIMPLE_ERR_ARG);
+    CHECK_RC(
+        simple_scatter(s, x, me == 0 ? (void *)x : (void *)SIMPLE_IN_PLACE, 1, SIMPLE_INT32, 0),
+        me == 0 ? SIMPLE_ERR_PEER : SIMPLE_ERR_ARG);
   scatter_one(s, SIMPLE_INT16, 5, p / 2, 0, ++salt);
 }
 

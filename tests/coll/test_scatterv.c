@@ -86,8 +86,8 @@ static void test(simple_t *s, void *arg) {
     for (size_t bi = 0; bi < sizeof bases / sizeof bases[0]; bi++)
       for (int mode = 0; mode < 3; mode++)
         for (int in_place = 0; in_place < 2; in_place++)
-          scatterv_one(s, test_types[ti], bases[bi], mode, roots[(bi + (size_t)mode) % 3],
-                       in_place, ++salt);
+          scatterv_one(s, test_types[ti], bases[bi], mode, roots[(bi + (size_t)mode) % 3], in_place,
+                       ++salt);
   /* Above 1 MiB per thread (for most threads). */
   scatterv_one(s, SIMPLE_INT32, 262147, 1, p / 2, 0, ++salt);
   scatterv_one(s, SIMPLE_UINT8, 1048583, 2, p - 1, 1, ++salt);
@@ -102,9 +102,9 @@ static void test(simple_t *s, void *arg) {
   int32_t *in = calloc(extent + 1, 4), *out = calloc(counts[me] + 1, 4);
   for (size_t i = 0; i < extent; i++) in[i] = (int32_t)i + 1;
   int want = simple_node(s) != root_node ? 0 : me == liar ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
-  CHECK_RC(simple_scatterv(s, in, counts, displs, out, counts[me] + (me == liar), SIMPLE_INT32,
-                           root),
-           want);
+  CHECK_RC(
+      simple_scatterv(s, in, counts, displs, out, counts[me] + (me == liar), SIMPLE_INT32, root),
+      want);
   if (want == 0)
     for (size_t i = 0; i < counts[me]; i++) CHECK_EQ(out[i], displs[me] + i + 1);
   /* Arguments refused on every thread alike. */

@@ -15,7 +15,7 @@ static int registered;
 
 static size_t fuzz_count(fuzz_in_t *in) {
   uint8_t c = fuzz_u8(in);
-  if (c < 200) return c % (CAP + 1); /* fits every buffer */
+  if (c < 200) return c % (CAP + 1);      /* fits every buffer */
   return SIZE_MAX / (size_t)(1 + c % 16); /* overflows in bytes for most types */
 }
 
@@ -48,15 +48,16 @@ static void fuzz_one(simple_t *s, const uint8_t *data, size_t size) {
       case 3: fuzz_rc(simple_scan(s, send, b, count, type, op), "scan"); break;
       case 4: fuzz_rc(simple_exscan(s, send, b, count, type, op), "exscan"); break;
       case 5: fuzz_rc(simple_gather(s, send, b, count, type, root), "gather"); break;
-      case 6: fuzz_rc(simple_scatter(s, a, flags & 4 ? SIMPLE_IN_PLACE : b, count, type, root),
-                      "scatter");
+      case 6:
+        fuzz_rc(simple_scatter(s, a, flags & 4 ? SIMPLE_IN_PLACE : b, count, type, root),
+                "scatter");
         break;
       case 7: fuzz_rc(simple_allgather(s, send, b, count, type), "allgather"); break;
       case 8: fuzz_rc(simple_alltoall(s, send, b, count, type), "alltoall"); break;
       case 9:
-        fuzz_rc(simple_gatherv(s, send, counts[0], b, flags & 16 ? NULL : counts, displs, type,
-                               root),
-                "gatherv");
+        fuzz_rc(
+            simple_gatherv(s, send, counts[0], b, flags & 16 ? NULL : counts, displs, type, root),
+            "gatherv");
         break;
       case 10:
         fuzz_rc(simple_alltoallv(s, send, counts, displs, b, counts, displs, type), "alltoallv");
@@ -74,11 +75,10 @@ static void fuzz_one(simple_t *s, const uint8_t *data, size_t size) {
         break;
       }
       case 14: {
-        simple_dist_t d = simple_dist_2d((long)(int16_t)fuzz_u32(&in), (long)(int16_t)fuzz_u32(&in),
-                                         (simple_axis_t)(fuzz_u8(&in) % 3),
-                                         (simple_kind_t)(fuzz_u8(&in) % 4),
-                                         (long)(int8_t)fuzz_u8(&in),
-                                         (simple_over_t)(fuzz_u8(&in) % 4));
+        simple_dist_t d =
+            simple_dist_2d((long)(int16_t)fuzz_u32(&in), (long)(int16_t)fuzz_u32(&in),
+                           (simple_axis_t)(fuzz_u8(&in) % 3), (simple_kind_t)(fuzz_u8(&in) % 4),
+                           (long)(int8_t)fuzz_u8(&in), (simple_over_t)(fuzz_u8(&in) % 4));
         simple_domain_t dom;
         int part, parts[4];
         long li, lj, r0 = (int16_t)fuzz_u32(&in), c0 = (int16_t)fuzz_u32(&in);

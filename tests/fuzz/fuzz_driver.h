@@ -77,11 +77,11 @@ static void fuzz_spmd(simple_t *s, void *arg) {
   LLVMFuzzerRunDriver(&fuzz_argc, &fuzz_argv, fuzz_callback);
 }
 
-#define FUZZ_MAIN()                                         \
-  int main(int argc, char **argv) {                         \
-    fuzz_argc = argc;                                       \
-    fuzz_argv = argv;                                       \
-    return simple_run(&argc, &argv, fuzz_spmd, NULL);       \
+#define FUZZ_MAIN()                                   \
+  int main(int argc, char **argv) {                   \
+    fuzz_argc = argc;                                 \
+    fuzz_argv = argv;                                 \
+    return simple_run(&argc, &argv, fuzz_spmd, NULL); \
   }
 
 #endif

@@ -6,12 +6,12 @@
  * is compared with what went in. */
 #include "fuzz_driver.h"
 
-#define REQUIRE(cond, what)                                     \
-  do {                                                          \
-    if (!(cond)) {                                              \
+#define REQUIRE(cond, what)                                           \
+  do {                                                                \
+    if (!(cond)) {                                                    \
       fprintf(stderr, "fuzz: %s:%d: %s\n", __FILE__, __LINE__, what); \
-      abort();                                                  \
-    }                                                           \
+      abort();                                                        \
+    }                                                                 \
   } while (0)
 
 static void check_same(const void *a, const void *b, size_t n, const char *what) {

@@ -12,8 +12,8 @@ typedef enum { K_REDUCE, K_ALLREDUCE, K_SCAN, K_EXSCAN } test_kind_t;
 static const size_t test_counts[] = {0, 1, 7, 300, 5001};
 #define TEST_NCOUNTS (sizeof test_counts / sizeof test_counts[0])
 
-static int call(simple_t *s, test_kind_t k, const void *send, void *recv, size_t n,
-                simple_type_t t, simple_op_t op, int root) {
+static int call(simple_t *s, test_kind_t k, const void *send, void *recv, size_t n, simple_type_t t,
+                simple_op_t op, int root) {
   switch (k) {
     case K_REDUCE: return simple_node_reduce(s, send, recv, n, t, op, root);
     case K_ALLREDUCE: return simple_node_allreduce(s, send, recv, n, t, op);
@@ -43,7 +43,10 @@ static void check_one(simple_t *s, test_kind_t k, simple_type_t t, simple_op_t o
   switch (k) {
     case K_REDUCE: has_result = me == root; break;
     case K_SCAN: last = me; break;
-    case K_EXSCAN: has_result = me > 0; last = me - 1; break;
+    case K_EXSCAN:
+      has_result = me > 0;
+      last = me - 1;
+      break;
     default: break;
   }
   if (has_result) {

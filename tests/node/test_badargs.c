@@ -24,8 +24,8 @@ static void test(simple_t *s, void *arg) {
          SIMPLE_ERR_NULL);
   expect(s, simple_node_allreduce(s, in, mine ? NULL : out, 4, SIMPLE_INT32, SIMPLE_SUM), bad,
          SIMPLE_ERR_NULL);
-  expect(s, simple_node_allreduce(s, in, out, 4, mine ? (simple_type_t)99 : SIMPLE_INT32,
-                                  SIMPLE_SUM),
+  expect(s,
+         simple_node_allreduce(s, in, out, 4, mine ? (simple_type_t)99 : SIMPLE_INT32, SIMPLE_SUM),
          bad, SIMPLE_ERR_TYPE);
   expect(s, simple_node_allreduce(s, in, out, 4, SIMPLE_INT32, mine ? (simple_op_t)42 : SIMPLE_SUM),
          bad, SIMPLE_ERR_OP);
@@ -41,8 +41,8 @@ static void test(simple_t *s, void *arg) {
   CHECK_RC(simple_node_exscan(s, in, out, 4, SIMPLE_BYTE, SIMPLE_SUM), SIMPLE_ERR_OP);
   /* SIMPLE_IN_PLACE where the thread has no receive buffer. */
   if (r > 1)
-    expect(s, simple_node_reduce(s, mine ? SIMPLE_IN_PLACE : in, out, 4, SIMPLE_INT32,
-                                 SIMPLE_SUM, 0),
+    expect(s,
+           simple_node_reduce(s, mine ? SIMPLE_IN_PLACE : in, out, 4, SIMPLE_INT32, SIMPLE_SUM, 0),
            bad, SIMPLE_ERR_ARG);
   for (int i = 0; i < 4; i++) CHECK_EQ(out[i], 9); /* nothing written */
 

@@ -26,7 +26,8 @@ static void test(simple_t *s, void *arg) {
     CHECK_RC(simple_node_malloc(s, me == 0 ? 64 : 128, &p), SIMPLE_ERR_ARG);
     CHECK(p == NULL);
   }
-  CHECK_RC(simple_node_malloc(s, 64, me == 0 ? NULL : &p), r == 1 || me == 0 ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER);
+  CHECK_RC(simple_node_malloc(s, 64, me == 0 ? NULL : &p),
+           r == 1 || me == 0 ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER);
   /* The node still works after refused calls. */
   CHECK_OK(simple_node_malloc(s, 0, &p));
   CHECK_OK(simple_node_free(s, p));
