@@ -14,6 +14,37 @@ typedef struct {
   int han;          /* coll-mpi: Open MPI's hierarchical collectives (coll/han) */
 } bench_opts_t;
 
+/* The directory of the running simple-bench (where simplerun lies too). */
+void bench_self_dir(char *dir, size_t len);
+/* Cores this process may run on (its affinity mask). */
+int bench_usable_cores(void);
+/* Runs a worker job and hands each line of its output to fn; lines fn does
+ * not take (returns 0) go to stderr. Returns 0, or -1 (with a message) if
+ * the job could not start or exited non-zero. */
+typedef int bench_line_fn(const char *line, void *ctx);
+int bench_run_worker(const char *cmd, bench_line_fn *fn, void *ctx);
+
+/* Results by row (an operation and a size) and side (simple, an anchor,
+ * ...), one value per round; the suite owns the storage. */
+#define BENCH_SIDES  4
+#define BENCH_ROUNDS 32
+typedef struct {
+  char op[32];
+  size_t bytes;
+  double side[BENCH_SIDES][BENCH_ROUNDS];
+  int n[BENCH_SIDES];
+} bench_row_t;
+typedef struct {
+  bench_row_t *rows;
+  int nrows, cap;
+} bench_table_t;
+/* The row of (op, bytes), made if new; NULL when the table is full. */
+bench_row_t *bench_row(bench_table_t *t, const char *op, size_t bytes);
+/* Files one round's value (r may be NULL; extra rounds are dropped). */
+void bench_row_add(bench_row_t *r, int side, double v);
+/* Median over the rounds of one side (sorts them); NAN if none. */
+double bench_row_median(bench_row_t *r, int side);
+
 /* Median of n values (sorts v in place). */
 double bench_median(double *v, size_t n);
 
@@ -41,6 +72,32 @@ int bench_rma_worker(int argc, char **argv, const bench_opts_t *o);
 int bench_transpose_suite(int argc, char **argv);
 int bench_transpose_hybrid(int argc, char **argv, const bench_opts_t *o);
 int bench_transpose_mpi(int argc, char **argv, const bench_opts_t *o);
+/* simple-bench matmul (bench_matmul.c): the driver and its three workers
+ * (simple_matmul_cannon put and get; ScaLAPACK pdgemm; serial dgemm). */
+int bench_matmul_suite(int argc, char **argv);
+int bench_matmul_hybrid(int argc, char **argv, const bench_opts_t *o);
+int bench_matmul_pdgemm(int argc, char **argv, const bench_opts_t *o);
+int bench_matmul_serial(int argc, char **argv, const bench_opts_t *o);
+/* simple-bench bsp (bench_as.c): BSP g and L of the one-sided layer by
+ * least squares over h-relations; the driver and its worker. */
+int bench_as_suite(int argc, char **argv);
+int bench_as_worker(int argc, char **argv, const bench_opts_t *o);
+/* simple-bench queens (bench_queens.c): the driver and its worker
+ * (simple_nqueens on a job; with --classic also the classic solver). */
+int bench_queens_suite(int argc, char **argv);
+int bench_queens_worker(int argc, char **argv, const bench_opts_t *o);
+/* simple-bench sort (bench_sort.c): the driver and its workers (the hybrid
+ * radix sort; the same algorithm in flat MPI; radix sort and qsort on one
+ * thread). */
+int bench_sort_suite(int argc, char **argv);
+int bench_sort_hybrid(int argc, char **argv, const bench_opts_t *o);
+int bench_sort_mpi(int argc, char **argv, const bench_opts_t *o);
+int bench_sort_serial(int argc, char **argv, const bench_opts_t *o);
+/* simple-bench fft (bench_fft.c): the driver and its workers (the hybrid
+ * 2D FFT; FFTW-MPI flat or with FFTW threads, by --fftw-threads). */
+int bench_fft_suite(int argc, char **argv);
+int bench_fft_simple(int argc, char **argv, const bench_opts_t *o);
+int bench_fft_fftw(int argc, char **argv, const bench_opts_t *o);
 
 /* The collectives of `simple-bench coll`, by name, in the order they run.
  * Those with in_default = 0 (the v-variants) run only when --only names

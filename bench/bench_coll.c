@@ -29,7 +29,6 @@
 
 #include "bench.h"
 
-
 enum {
   C_BARRIER,
   C_BCAST,

@@ -75,8 +75,7 @@ static void mpi_op(size_t bytes, double *send, double *recv) {
   if (bytes == 0)
     MPI_Barrier(MPI_COMM_WORLD);
   else
-    MPI_Allreduce(send, recv, (int)(bytes / sizeof(double)), MPI_DOUBLE, MPI_SUM,
-                  MPI_COMM_WORLD);
+    MPI_Allreduce(send, recv, (int)(bytes / sizeof(double)), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 }
 
 int bench_node_mpi(int argc, char **argv, const bench_opts_t *o) {

@@ -305,45 +305,30 @@ static pp_row_t *pp_row(const char *row, size_t bytes) {
 /* Runs a worker job; files its R lines under side (0 simple, 1 MPI),
  * leaving out rows whose name starts with `skip` (the MPI probe anchor is
  * taken from the intra job only). */
-static int pp_run(const char *cmd, int side, const char *skip) {
-  FILE *p = popen(cmd, "r");
-  if (!p) {
-    fprintf(stderr, "simple-bench: cannot run %s: %s\n", cmd, strerror(errno));
-    return -1;
-  }
-  char line[512], row[32];
+typedef struct {
+  int side;
+  const char *skip;
+} pp_run_ctx_t;
+
+static int pp_line(const char *line, void *arg) {
+  const pp_run_ctx_t *c = arg;
+  char row[32];
   size_t bytes;
   double us;
-  while (fgets(line, sizeof line, p)) {
-    if (sscanf(line, "R %31s %zu %lf", row, &bytes, &us) == 3) {
-      if (skip && strncmp(row, skip, strlen(skip)) == 0) continue;
-      pp_row_t *r = pp_row(row, bytes);
-      if (r && r->n[side] < PP_MAX_ROUNDS) r->v[side][r->n[side]++] = us;
-    } else {
-      fputs(line, stderr);
-    }
-  }
-  int st = pclose(p);
-  if (st != 0) {
-    fprintf(stderr, "simple-bench: worker failed (status %d): %s\n", st, cmd);
-    return -1;
-  }
-  return 0;
+  if (sscanf(line, "R %31s %zu %lf", row, &bytes, &us) != 3) return 0;
+  if (c->skip && strncmp(row, c->skip, strlen(c->skip)) == 0) return 1;
+  pp_row_t *r = pp_row(row, bytes);
+  if (r && r->n[c->side] < PP_MAX_ROUNDS) r->v[c->side][r->n[c->side]++] = us;
+  return 1;
+}
+
+static int pp_run(const char *cmd, int side, const char *skip) {
+  pp_run_ctx_t c = {side, skip};
+  return bench_run_worker(cmd, pp_line, &c);
 }
 
 static double pp_med(pp_row_t *r, int side) {
   return r->n[side] ? bench_median(r->v[side], (size_t)r->n[side]) : NAN;
-}
-
-static void pp_self_dir(char *dir, size_t len) {
-  ssize_t n = readlink("/proc/self/exe", dir, len - 1);
-  if (n <= 0) {
-    snprintf(dir, len, ".");
-    return;
-  }
-  dir[n] = '\0';
-  char *slash = strrchr(dir, '/');
-  if (slash) *slash = '\0';
 }
 
 static void pp_usage(FILE *f) {
@@ -407,7 +392,7 @@ int bench_pingpong_suite(int argc, char **argv) {
     return 1;
   }
   char dir[PATH_MAX];
-  pp_self_dir(dir, sizeof dir);
+  bench_self_dir(dir, sizeof dir);
   char args[128];
   snprintf(args, sizeof args, "--max-bytes %zu%s", max_bytes, quick ? " --quick" : "");
   /* Jobs: [0] simple intra, [1] MPI intra, [2] simple inter, [3] MPI inter.

@@ -263,17 +263,6 @@ static int bytes_arg(const char *v, size_t *out) {
   return 0;
 }
 
-static void self_dir(char *dir, size_t len) {
-  ssize_t n = readlink("/proc/self/exe", dir, len - 1);
-  if (n <= 0) {
-    snprintf(dir, len, ".");
-    return;
-  }
-  dir[n] = '\0';
-  char *slash = strrchr(dir, '/');
-  if (slash) *slash = '\0';
-}
-
 static int bad(const char *msg, const char *v) {
   fprintf(stderr, "simple-bench rma: %s%s%s\n", msg, v ? ": " : "", v ? v : "");
   return 2;
@@ -319,9 +308,8 @@ int bench_rma_suite(int argc, char **argv) {
     return 1;
   }
   char dir[PATH_MAX];
-  self_dir(dir, sizeof dir);
-  cpu_set_t set;
-  int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  bench_self_dir(dir, sizeof dir);
+  int cores = bench_usable_cores();
   int pin = !vcluster && N * T <= cores;
   char cmd[NSIDES][2 * PATH_MAX + 512];
   for (int k = 0; k < NSIDES; k++)

@@ -309,50 +309,28 @@ static trow_t trows[MAX_SIZES];
 static int ntrows;
 static char tlib[256];
 
-static int trun(const char *cmd, int side) {
-  FILE *p = popen(cmd, "r");
-  if (!p) {
-    fprintf(stderr, "simple-bench: cannot run %s: %s\n", cmd, strerror(errno));
-    return -1;
-  }
-  char line[512];
+static int tline(const char *line, void *arg) {
+  int side = *(const int *)arg;
   long n;
   double us;
-  while (fgets(line, sizeof line, p)) {
-    if (sscanf(line, "R transpose %ld %lf", &n, &us) == 2) {
-      int i = 0;
-      while (i < ntrows && trows[i].n != n) i++;
-      if (i == ntrows && ntrows < MAX_SIZES) {
-        memset(&trows[i], 0, sizeof trows[i]);
-        trows[i].n = n;
-        ntrows++;
-      }
-      if (i < ntrows && trows[i].cnt[side] < MAX_ROUNDS)
-        trows[i].side[side][trows[i].cnt[side]++] = us;
-    } else if (strncmp(line, "I library ", 10) == 0) {
-      snprintf(tlib, sizeof tlib, "%.*s", (int)strcspn(line + 10, "\n"), line + 10);
-    } else if (line[0] != 'I' || line[1] != ' ') {
-      fputs(line, stderr);
+  if (sscanf(line, "R transpose %ld %lf", &n, &us) == 2) {
+    int i = 0;
+    while (i < ntrows && trows[i].n != n) i++;
+    if (i == ntrows && ntrows < MAX_SIZES) {
+      memset(&trows[i], 0, sizeof trows[i]);
+      trows[i].n = n;
+      ntrows++;
     }
+    if (i < ntrows && trows[i].cnt[side] < MAX_ROUNDS)
+      trows[i].side[side][trows[i].cnt[side]++] = us;
+    return 1;
   }
-  int st = pclose(p);
-  if (st != 0) {
-    fprintf(stderr, "simple-bench: worker failed (status %d): %s\n", st, cmd);
-    return -1;
-  }
-  return 0;
+  if (strncmp(line, "I library ", 10) == 0)
+    snprintf(tlib, sizeof tlib, "%.*s", (int)strcspn(line + 10, "\n"), line + 10);
+  return line[0] == 'I' && line[1] == ' ';
 }
 
-static void tself_dir(char *dir, size_t len) {
-  ssize_t n = readlink("/proc/self/exe", dir, len - 1);
-  if (n <= 0) {
-    snprintf(dir, len, ".");
-    return;
-  }
-  dir[n] = '\0';
-  char *slash = strrchr(dir, '/');
-  if (slash) *slash = '\0';
-}
+static int trun(const char *cmd, int side) { return bench_run_worker(cmd, tline, &side); }
 
 /* Bytes of memory available now (MemAvailable), or 0 if unknown. */
 static unsigned long long mem_available(void) {
@@ -444,9 +422,8 @@ int bench_transpose_suite(int argc, char **argv) {
     return 1;
   }
   char dir[PATH_MAX];
-  tself_dir(dir, sizeof dir);
-  cpu_set_t set;
-  int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  bench_self_dir(dir, sizeof dir);
+  int cores = bench_usable_cores();
   int multi = vcluster || getenv("SLURM_JOB_ID") != NULL;
   int pin = !multi && P <= cores;
   char args[128];

@@ -25,23 +25,17 @@
 #include "bench.h"
 
 #define MAX_ROWS        256
-#define MAX_ROUNDS      32
-#define NSIDES          3 /* hybrid, anchor (MPI default), anchor (MPI with HAN) */
+#define MAX_ROUNDS      BENCH_ROUNDS
+#define NSIDES          3 /* (<= BENCH_SIDES) hybrid, anchor (MPI default), anchor (MPI with HAN) */
 #define MAX_THREADS     1024
 #define MAX_NODES       256
 #define MAX_BYTES_LIMIT ((size_t)1 << 30)
 
 enum { SIDE_HYBRID, SIDE_MPI, SIDE_HAN };
 
-typedef struct {
-  char op[32];
-  size_t bytes;
-  double side[NSIDES][MAX_ROUNDS];
-  int n[NSIDES];
-} row_t;
-
+typedef bench_row_t row_t;
 static row_t rows[MAX_ROWS];
-static int nrows;
+static bench_table_t table = {rows, 0, MAX_ROWS};
 
 /* What the workers said besides results. */
 static char mpi_library[256];
@@ -67,6 +61,22 @@ static void usage(FILE *f) {
           "  transpose  n x n matrix transpose (simple_transpose) against flat MPI\n"
           "          (one rank per thread, MPI_Alltoall); options -N -t --vcluster --quick\n"
           "          --rounds --max-n --csv\n"
+          "  matmul  Cannon's matrix multiply (simple_matmul_cannon, put and get) on a q x q\n"
+          "          grid beside ScaLAPACK pdgemm (one rank per thread) and serial dgemm;\n"
+          "          GFLOP/s; options -N -t --vcluster --quick --rounds --max-n --csv\n"
+          "  bsp     BSP parameters g and L of the one-sided layer (least squares over\n"
+          "          h-relations), put and get, both backends; options -N -t --vcluster\n"
+          "          --quick --rounds --max-h --csv --json\n"
+          "  queens  n-queens count (simple_nqueens) on 1 and on NODES x THREADS processors\n"
+          "          beside the classic sequential bitmask solver: single-thread rate and\n"
+          "          parallel efficiency at n = 16, 17; options -N -t --vcluster --quick\n"
+          "          --rounds --symmetry --static --n\n"
+          "  sort    radix sort of 2^20..2^26 keys (simple_sort) against the same algorithm\n"
+          "          in flat MPI and one thread (radix, qsort); options -N -t --vcluster\n"
+          "          --quick --rounds --bits --algo --max-n --qsort-max --csv\n"
+          "  fft     2D FFT of n x n complex doubles (simple_fft2d) against FFTW-MPI\n"
+          "          (fftw_mpi_plan_dft_2d: one rank per thread, and ranks x FFTW threads);\n"
+          "          options -N -t --vcluster --quick --rounds --max-n --patient --csv\n"
           "\n"
           "options (both suites):\n"
           "  -t THREADS      threads per node (and MPI ranks per node); default 2\n"
@@ -85,17 +95,6 @@ static void usage(FILE *f) {
           "  --plot FILE.png time against size per collective, simple vs anchor (gnuplot)\n");
 }
 
-static row_t *row_for(const char *op, size_t bytes) {
-  for (int i = 0; i < nrows; i++)
-    if (rows[i].bytes == bytes && strcmp(rows[i].op, op) == 0) return &rows[i];
-  if (nrows == MAX_ROWS) return NULL;
-  row_t *r = &rows[nrows++];
-  memset(r, 0, sizeof *r);
-  snprintf(r->op, sizeof r->op, "%s", op);
-  r->bytes = bytes;
-  return r;
-}
-
 /* Files an "I key value" line of a worker. */
 static void worker_info(const char *line) {
   char key[64];
@@ -112,34 +111,32 @@ static void worker_info(const char *line) {
   }
 }
 
-/* Runs one worker job and files its "R op bytes us" lines under `side`. */
-static int run_side(const char *cmd, int side, int round) {
-  FILE *p = popen(cmd, "r");
-  if (!p) {
-    fprintf(stderr, "simple-bench: cannot run %s: %s\n", cmd, strerror(errno));
-    return -1;
-  }
-  char line[512], op[32];
+/* One worker job's lines: "R op bytes us" results filed under `side`, "I"
+ * information about the MPI side, "N" notes (printed once). */
+typedef struct {
+  int side, round;
+} side_ctx_t;
+
+static int side_line(const char *line, void *arg) {
+  const side_ctx_t *c = arg;
+  char op[32];
   size_t bytes;
   double us;
-  while (fgets(line, sizeof line, p)) {
-    if (sscanf(line, "R %31s %zu %lf", op, &bytes, &us) == 3) {
-      row_t *r = row_for(op, bytes);
-      if (r && round < MAX_ROUNDS) r->side[side][r->n[side]++] = us;
-    } else if (line[0] == 'I' && line[1] == ' ') {
-      worker_info(line);
-    } else if (line[0] == 'N' && line[1] == ' ') {
-      if (round == 0 && side == SIDE_MPI) fprintf(stderr, "simple-bench: %s", line + 2);
-    } else {
-      fputs(line, stderr);
-    }
+  if (sscanf(line, "R %31s %zu %lf", op, &bytes, &us) == 3) {
+    bench_row_add(bench_row(&table, op, bytes), c->side, us);
+  } else if (line[0] == 'I' && line[1] == ' ') {
+    worker_info(line);
+  } else if (line[0] == 'N' && line[1] == ' ') {
+    if (c->round == 0 && c->side == SIDE_MPI) fprintf(stderr, "simple-bench: %s", line + 2);
+  } else {
+    return 0;
   }
-  int status = pclose(p);
-  if (status != 0) {
-    fprintf(stderr, "simple-bench: worker failed (status %d): %s\n", status, cmd);
-    return -1;
-  }
-  return 0;
+  return 1;
+}
+
+static int run_side(const char *cmd, int side, int round) {
+  side_ctx_t c = {side, round};
+  return bench_run_worker(cmd, side_line, &c);
 }
 
 static int parse_size(const char *s, size_t *out) {
@@ -184,27 +181,26 @@ static int worker(int argc, char **argv) {
   if (strcmp(name, "rma") == 0) return bench_rma_worker(argc, argv, &o);
   if (strcmp(name, "transpose-hybrid") == 0) return bench_transpose_hybrid(argc, argv, &o);
   if (strcmp(name, "transpose-mpi") == 0) return bench_transpose_mpi(argc, argv, &o);
+  if (strcmp(name, "bsp") == 0) return bench_as_worker(argc, argv, &o);
+#ifdef SIMPLE_BENCH_MATMUL
+  if (strcmp(name, "matmul-hybrid") == 0) return bench_matmul_hybrid(argc, argv, &o);
+  if (strcmp(name, "matmul-pdgemm") == 0) return bench_matmul_pdgemm(argc, argv, &o);
+  if (strcmp(name, "matmul-serial") == 0) return bench_matmul_serial(argc, argv, &o);
+#endif
+#ifdef SIMPLE_BENCH_QUEENS
+  if (strcmp(name, "queens") == 0) return bench_queens_worker(argc, argv, &o);
+#endif
+#ifdef SIMPLE_BENCH_SORT
+  if (strcmp(name, "sort-hybrid") == 0) return bench_sort_hybrid(argc, argv, &o);
+  if (strcmp(name, "sort-mpi") == 0) return bench_sort_mpi(argc, argv, &o);
+  if (strcmp(name, "sort-serial") == 0) return bench_sort_serial(argc, argv, &o);
+#endif
+#ifdef SIMPLE_BENCH_FFT
+  if (strcmp(name, "fft-simple") == 0) return bench_fft_simple(argc, argv, &o);
+  if (strcmp(name, "fft-fftw") == 0) return bench_fft_fftw(argc, argv, &o);
+#endif
   fprintf(stderr, "simple-bench: unknown worker '%s'\n", name);
   return 2;
-}
-
-static void self_dir(char *dir, size_t len) {
-  ssize_t n = readlink("/proc/self/exe", dir, len - 1);
-  if (n <= 0) {
-    snprintf(dir, len, ".");
-    return;
-  }
-  dir[n] = '\0';
-  char *slash = strrchr(dir, '/');
-  if (slash) *slash = '\0';
-}
-
-/* Cores this process may run on. */
-static int usable_cores(void) {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (int)n : 1;
 }
 
 /* ------------------------------------------------------------------------
@@ -344,7 +340,7 @@ static int suite_node(int argc, char **argv) {
   if (o.csv && !(out = open_csv(o.csv))) return 1;
 
   char dir[PATH_MAX];
-  self_dir(dir, sizeof dir);
+  bench_self_dir(dir, sizeof dir);
   char hybrid[2 * PATH_MAX + 256], anchor[2 * PATH_MAX + 256];
   const char *q = o.quick ? " --quick" : "";
   /* Both sides pinned, one core per processor: the anchor at its best
@@ -373,7 +369,7 @@ static int suite_node(int argc, char **argv) {
 
   if (out) fprintf(out, "suite,op,bytes,simple_us,mpi_us,ratio\n");
   printf("%-10s %10s %12s %12s %10s\n", "op", "bytes", "simple_us", "mpi_us", "mpi/simple");
-  for (int i = 0; i < nrows; i++) {
+  for (int i = 0; i < table.nrows; i++) {
     row_t *r = &rows[i];
     double h = med(r, SIDE_HYBRID), m = med(r, SIDE_MPI);
     double ratio = h > 0 ? m / h : 0;
@@ -443,7 +439,7 @@ static int write_plot(const char *png, const char *title) {
   }
   FILE *d = fdopen(fd, "w");
   int first[MAX_ROWS + 1], nblocks = 0;
-  for (int i = 0; i < nrows; i++) {
+  for (int i = 0; i < table.nrows; i++) {
     row_t *r = &rows[i];
     if (i == 0 || strcmp(r->op, rows[i - 1].op) != 0) {
       if (i) fprintf(d, "\n\n");
@@ -461,7 +457,7 @@ static int write_plot(const char *png, const char *title) {
     }
     fprintf(d, "\n");
   }
-  first[nblocks] = nrows;
+  first[nblocks] = table.nrows;
   fclose(d);
   if (nblocks == 0) {
     unlink(data);
@@ -567,7 +563,7 @@ static int suite_coll(int argc, char **argv) {
     return 1;
   }
   char dir[PATH_MAX];
-  self_dir(dir, sizeof dir);
+  bench_self_dir(dir, sizeof dir);
   /* On several hosts (the virtual cluster, or a Slurm allocation, where
    * simplerun starts one process per node) the MPI side needs THREADS
    * ranks on each of NODES nodes: simplerun --procs-per-node. */
@@ -593,7 +589,7 @@ static int suite_coll(int argc, char **argv) {
   }
 
   long N = o.nodes, T = o.threads, P = N * T;
-  int cores = usable_cores();
+  int cores = bench_usable_cores();
   /* Local runs: both sides pinned one processor per core when they fit
    * (the anchor at its best settings). On the virtual cluster each node's
    * cgroup confines its processes, under Slurm the allocation does, and
@@ -663,12 +659,12 @@ static int suite_coll(int argc, char **argv) {
                 " MPI's default collectives from here on\n");
         use_han = 0;
         no_han = "failed, left out";
-        for (int i = 0; i < nrows; i++) rows[i].n[SIDE_HAN] = 0;
+        for (int i = 0; i < table.nrows; i++) rows[i].n[SIDE_HAN] = 0;
       }
     }
   }
 
-  qsort(rows, (size_t)nrows, sizeof rows[0], cmp_rows);
+  qsort(rows, (size_t)table.nrows, sizeof rows[0], cmp_rows);
   printf("MPI: %s; HAN: %s\n", mpi_library[0] ? mpi_library : "unknown library",
          no_han                     ? no_han
          : han_priority_seen == 100 ? "coll_han_priority=100"
@@ -680,7 +676,7 @@ static int suite_coll(int argc, char **argv) {
     fprintf(out,
             "suite,op,bytes,nodes,threads,simple_us,mpi_default_us,mpi_han_us,anchor,"
             "anchor_us,ratio\n");
-  for (int i = 0; i < nrows; i++) {
+  for (int i = 0; i < table.nrows; i++) {
     row_t *r = &rows[i];
     double h = med(r, SIDE_HYBRID), m = med(r, SIDE_MPI), n = med(r, SIDE_HAN), at = NAN;
     int a = anchor_of(r, &at);
@@ -744,6 +740,30 @@ int main(int argc, char **argv) {
   if (strcmp(suite, "pingpong") == 0) return bench_pingpong_suite(argc, argv);
   if (strcmp(suite, "rma") == 0) return bench_rma_suite(argc, argv);
   if (strcmp(suite, "transpose") == 0) return bench_transpose_suite(argc, argv);
+  if (strcmp(suite, "bsp") == 0) return bench_as_suite(argc, argv);
+#ifdef SIMPLE_BENCH_MATMUL
+  if (strcmp(suite, "matmul") == 0) return bench_matmul_suite(argc, argv);
+#endif
+#ifdef SIMPLE_BENCH_QUEENS
+  if (strcmp(suite, "queens") == 0) return bench_queens_suite(argc, argv);
+#endif
+#ifdef SIMPLE_BENCH_SORT
+  if (strcmp(suite, "sort") == 0) return bench_sort_suite(argc, argv);
+#endif
+#ifdef SIMPLE_BENCH_FFT
+  if (strcmp(suite, "fft") == 0) return bench_fft_suite(argc, argv);
+#endif
+  /* The applications' suites exist only in builds with their app. */
+  static const char *const app_suites[] = {"matmul", "queens", "sort", "fft"};
+  for (size_t i = 0; i < sizeof app_suites / sizeof app_suites[0]; i++)
+    if (strcmp(suite, app_suites[i]) == 0) {
+      fprintf(stderr,
+              "simple-bench: suite '%s' is not in this build: its application was not built"
+              " (configure with -DSIMPLE_BUILD_APPS=ON; fft needs FFTW, matmul OpenBLAS and"
+              " ScaLAPACK)\n",
+              suite);
+      return 2;
+    }
   fprintf(stderr, "simple-bench: unknown suite '%s'\n", suite);
   usage(stderr);
   return 2;

@@ -36,13 +36,19 @@ SUITES = [
          "(onesided) against two-sided messages", nodes=True, group="op", x="bytes",
          ours="onesided_us", anchor="twosided_us"),
     dict(name="sort", title="paper 000 radix sort, paper 004 RDXSORT: hybrid against flat MPI "
-         "and one thread", nodes=True, group=None, x=None, ours=None, anchor=None),
-    dict(name="fft", title="paper 000, paper 002 Sec. 3.3: 2D FFT, hybrid against FFTW-MPI",
-         nodes=True, group=None, x=None, ours=None, anchor=None),
-    dict(name="queens", title="paper 000: n-queens scaling", nodes=False, group=None, x=None,
-         ours=None, anchor=None),
-    dict(name="matmul", title="paper 004 Figs. 7-8: Cannon with put and get against ScaLAPACK "
-         "pdgemm", nodes=True, group=None, x=None, ours=None, anchor=None),
+         "(the same algorithm, one rank per thread)", nodes=True, group="algo", x="n",
+         ours="simple_us", anchor="mpi_us"),
+    dict(name="fft", title="paper 000, paper 002 Sec. 3.3: 2D FFT, hybrid against FFTW-MPI "
+         "(best of flat and threaded)", nodes=True, group="output", x="n", ours="simple_us",
+         anchor="anchor_us"),
+    dict(name="queens", title="paper 000: n-queens, parallel time against the classic "
+         "sequential solver", nodes=False, group=None, x="n", ours="simple_p_s",
+         anchor="classic_s"),
+    dict(name="matmul", title="paper 004 Figs. 7-8: Cannon with put against ScaLAPACK pdgemm",
+         nodes=True, group=None, x="n", ours="put_us", anchor="pdgemm_us"),
+    dict(name="bsp", title="paper 004 Sec. 3, Tables 1-3: BSP parameters g and L of the "
+         "one-sided layer (h-relation time; the fits are in the output)", nodes=True,
+         group=None, x="h_words", ours="us", anchor=None),
 ]
 
 TIME_SUFFIXES = ("_us", "_ms", "_s")
@@ -188,7 +194,7 @@ def main():
         if png:
             text.append("![%s](%s)\n" % (s["title"], png))
         sections.append("\n".join(text))
-        for row in rows:
+        for row in rows if s["anchor"] else []:  # no anchor (bsp): no summary rows
             o, a = to_float(row.get(s["ourscol"])), to_float(row.get(s["anchorcol"]))
             label = " ".join(str(row.get(c, "")) for c in cols[1:3])
             ratio = to_float(row.get("ratio"))

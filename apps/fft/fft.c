@@ -1,0 +1,586 @@
+/* The 2D FFT of simple_fft.h: FFTW's serial 1D transforms on the rows each
+ * thread holds, simple_transpose between the two passes. */
+#define _POSIX_C_SOURCE 200809L /* posix_memalign */
+#include <complex.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fftw3.h>
+
+#include "simple_fft.h"
+
+typedef double _Complex cplx;
+
+#define RIGOR_MASK (SIMPLE_FFT_ESTIMATE | SIMPLE_FFT_MEASURE | SIMPLE_FFT_PATIENT)
+#define ALL_FLAGS \
+  (SIMPLE_FFT_TRANSPOSED_IN | SIMPLE_FFT_TRANSPOSED_OUT | SIMPLE_FFT_NORMALIZE | RIGOR_MASK)
+/* FFTW plans a thread remembers without taking the process lock. */
+#define LOCAL_PLANS 8
+#define TWO_PI      6.283185307179586476925286766559
+/* Columns transformed together on one node: 16 x 16 bytes of every row,
+ * whole cache lines, and a buffer of 256 r bytes (1 MiB at r = 4096). */
+#ifndef CHUNK
+#define CHUNK 16
+#endif
+
+/* ------------------------------------------------------------------------
+ * The process-wide cache of 1D FFTW plans. FFTW's planner is not
+ * thread-safe; its execute-with-new-arrays is, for arrays of the same
+ * alignment (fftw_alignment_of) and the same in-place-ness as those the
+ * plan was made for. So a plan is made once per key, under the lock, on
+ * private arrays of the right alignment (FFTW_MEASURE overwrites the
+ * arrays it plans on), and shared by every thread for the life of the
+ * process. */
+
+typedef struct {
+  long len;
+  int sign, inplace, ain, aout;
+  unsigned rigor;
+  int batch; /* 0: one row; w > 0: w columns of a buffer with stride CHUNK */
+} plan_key_t;
+
+typedef struct cached_plan {
+  plan_key_t key;
+  fftw_plan plan;
+  struct cached_plan *next;
+} cached_plan_t;
+
+static pthread_mutex_t planner_lock = PTHREAD_MUTEX_INITIALIZER;
+static cached_plan_t *plan_cache;
+
+void simple_fft_lock(void) { pthread_mutex_lock(&planner_lock); }
+void simple_fft_unlock(void) { pthread_mutex_unlock(&planner_lock); }
+
+static int key_eq(const plan_key_t *a, const plan_key_t *b) {
+  return a->len == b->len && a->sign == b->sign && a->inplace == b->inplace && a->ain == b->ain &&
+         a->aout == b->aout && a->rigor == b->rigor && a->batch == b->batch;
+}
+
+/* An array of len elements whose address has offset `off` modulo 64, so
+ * that it has the alignment the plan will be executed with. */
+static cplx *planning_array(long len, uintptr_t off, void **base) {
+  *base = NULL;
+  if (posix_memalign(base, 64, (size_t)len * sizeof(cplx) + 64) != 0) return NULL;
+  return (cplx *)(void *)((char *)*base + off);
+}
+
+/* Makes the plan of key k; the caller holds the lock. NULL on failure. */
+static fftw_plan make_plan(const plan_key_t *k, uintptr_t off_in, uintptr_t off_out) {
+  void *bi = NULL, *bo = NULL;
+  long room = k->batch ? k->len * CHUNK : k->len;
+  cplx *in = planning_array(room, off_in, &bi);
+  cplx *out = k->inplace ? in : planning_array(room, off_out, &bo);
+  fftw_plan p = NULL;
+  if (in && out) {
+    unsigned flags = k->rigor;
+    /* Offsets FFTW cannot reproduce (arrays not aligned as double) get an
+     * unaligned plan, which accepts any array. */
+    if (fftw_alignment_of((double *)(void *)in) != k->ain ||
+        fftw_alignment_of((double *)(void *)out) != k->aout)
+      flags |= FFTW_UNALIGNED;
+    int len = (int)k->len;
+    if (k->batch)
+      p = fftw_plan_many_dft(1, &len, k->batch, (fftw_complex *)in, NULL, CHUNK, 1,
+                             (fftw_complex *)out, NULL, CHUNK, 1, k->sign, flags);
+    else
+      p = fftw_plan_many_dft(1, &len, 1, (fftw_complex *)in, NULL, 1, len, (fftw_complex *)out,
+                             NULL, 1, len, k->sign, flags);
+  }
+  free(bi);
+  free(bo);
+  return p;
+}
+
+/* The shared plan for key k, made now if it does not exist yet. */
+static fftw_plan cached(const plan_key_t *k, uintptr_t off_in, uintptr_t off_out) {
+  pthread_mutex_lock(&planner_lock);
+  cached_plan_t *c = plan_cache;
+  while (c && !key_eq(&c->key, k)) c = c->next;
+  fftw_plan p = c ? c->plan : NULL;
+  if (!c && (p = make_plan(k, off_in, off_out)) != NULL) {
+    c = malloc(sizeof *c);
+    if (c) {
+      c->key = *k;
+      c->plan = p;
+      c->next = plan_cache;
+      plan_cache = c;
+    } else {
+      fftw_destroy_plan(p);
+      p = NULL;
+    }
+  }
+  pthread_mutex_unlock(&planner_lock);
+  return p;
+}
+
+/* ------------------------------------------------------------------------
+ * Plans of the 2D transform. */
+
+/* The rows of the first pass's result on a node whose threads are the
+ * whole job, shared by its threads (thread 0 allocates it, the last
+ * handle destroyed frees it). */
+typedef struct {
+  atomic_int refs;
+  long rows;
+  cplx *row[];
+} node_rows_t;
+
+static void node_rows_release(node_rows_t *t) {
+  if (t && atomic_fetch_sub(&t->refs, 1) == 1) free(t);
+}
+
+struct simple_fft2d {
+  long n, m;
+  int sign;
+  unsigned flags, rigor;
+  long r, c;           /* the input layout: r x c */
+  long rows_in, lo_in; /* this thread's rows of the r x c array */
+  long rows_t, lo_t;   /* ... and of the c x r array */
+  int same;            /* output layout = input layout: two transposes */
+  simple_dist_t d_in, d_t;
+  cplx *scratch;
+  /* Plans for any alignment (FFTW_UNALIGNED, made by plan): used when
+   * FFTW cannot plan for the arrays of a call, so that execute never
+   * fails after the verdict. Lengths c out of place and in place, r in
+   * place. */
+  fftw_plan any_c, any_c_inplace, any_r;
+  /* One node: the second pass transforms columns of the first pass's
+   * result in place, CHUNK at a time, through colbuf (r x CHUNK), reading
+   * every thread's rows through `shared`; no transposes. */
+  int onenode;
+  node_rows_t *shared;
+  cplx *colbuf;
+  fftw_plan col_full, col_last; /* CHUNK columns; the last rows_t % CHUNK */
+  struct {
+    plan_key_t key;
+    fftw_plan plan;
+  } local[LOCAL_PLANS];
+  int nlocal;
+};
+
+static unsigned fftw_rigor(unsigned flags) {
+  if (flags & SIMPLE_FFT_ESTIMATE) return FFTW_ESTIMATE;
+  if (flags & SIMPLE_FFT_PATIENT) return FFTW_PATIENT;
+  return FFTW_MEASURE;
+}
+
+/* The plan for a row of len elements from src to dst: the thread's own
+ * list first, then the process cache. */
+static fftw_plan row_plan(simple_fft2d_t *p, long len, const cplx *src, cplx *dst) {
+  plan_key_t k = {len,
+                  p->sign,
+                  src == dst,
+                  fftw_alignment_of((double *)(uintptr_t)src),
+                  fftw_alignment_of((double *)(void *)dst),
+                  p->rigor,
+                  0};
+  for (int i = 0; i < p->nlocal; i++)
+    if (key_eq(&p->local[i].key, &k)) return p->local[i].plan;
+  fftw_plan f = cached(&k, (uintptr_t)src % 64, (uintptr_t)dst % 64);
+  if (f && p->nlocal < LOCAL_PLANS) {
+    p->local[p->nlocal].key = k;
+    p->local[p->nlocal].plan = f;
+    p->nlocal++;
+  }
+  return f;
+}
+
+/* 1D FFTs of `rows` rows of len elements, src to dst (may be equal),
+ * scaled by `scale` unless it is 1. */
+static void fft_rows(simple_fft2d_t *p, const cplx *src, cplx *dst, long rows, long len,
+                     double scale) {
+  fftw_plan f = NULL;
+  int ain = -1, aout = -1;
+  for (long i = 0; i < rows; i++) {
+    const cplx *s = src + i * len;
+    cplx *d = dst + i * len;
+    int a = fftw_alignment_of((double *)(uintptr_t)s), b = fftw_alignment_of((double *)(void *)d);
+    if (!f || a != ain || b != aout) {
+      if (!(f = row_plan(p, len, s, d)))
+        f = len != p->c ? p->any_r : s == d ? p->any_c_inplace : p->any_c;
+      ain = a;
+      aout = b;
+    }
+    fftw_execute_dft(f, (fftw_complex *)(uintptr_t)s, (fftw_complex *)d);
+    if (scale != 1.0)
+      for (long j = 0; j < len; j++) d[j] *= scale;
+  }
+}
+
+int simple_fft2d_local(const simple_t *s, long n, long m, int transposed, long *rows, long *lo) {
+  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (n < 1 || m < 1) return SIMPLE_ERR_ARG;
+  simple_dist_t d = transposed
+                        ? simple_dist_2d(m, n, SIMPLE_ROWS, SIMPLE_BLOCK, 1, SIMPLE_OVER_THREADS)
+                        : simple_dist_2d(n, m, SIMPLE_ROWS, SIMPLE_BLOCK, 1, SIMPLE_OVER_THREADS);
+  simple_domain_t dom;
+  int rc = simple_dist_domain(s, &d, simple_pid(s), &dom);
+  if (rc) return rc;
+  if (rows) *rows = dom.local_rows;
+  if (lo) *lo = dom.row.lo;
+  return 0;
+}
+
+/* Checks one thread's arguments of simple_fft2d_plan. */
+static int plan_args(long n, long m, int sign, unsigned flags, simple_fft2d_t **plan) {
+  if (!plan) return SIMPLE_ERR_NULL;
+  if (n < 1 || m < 1 || n > INT_MAX || m > INT_MAX) return SIMPLE_ERR_ARG;
+  if (sign != SIMPLE_FFT_FORWARD && sign != SIMPLE_FFT_BACKWARD) return SIMPLE_ERR_ARG;
+  if (flags & ~(unsigned)ALL_FLAGS) return SIMPLE_ERR_ARG;
+  unsigned rig = flags & RIGOR_MASK;
+  if (rig & (rig - 1)) return SIMPLE_ERR_ARG;
+  if ((size_t)n > SIZE_MAX / sizeof(cplx) / (size_t)m) return SIMPLE_ERR_COUNT;
+  return 0;
+}
+
+int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
+                      simple_fft2d_t **plan) {
+  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (plan) *plan = NULL;
+  simple_fft2d_t *p = NULL;
+  int rc = plan_args(n, m, sign, flags, plan);
+  if (rc == 0 && !(p = calloc(1, sizeof *p))) rc = SIMPLE_ERR_NOMEM;
+  if (rc == 0) {
+    p->n = n;
+    p->m = m;
+    p->sign = sign;
+    p->flags = flags;
+    p->rigor = fftw_rigor(flags);
+    int tin = (flags & SIMPLE_FFT_TRANSPOSED_IN) != 0,
+        tout = (flags & SIMPLE_FFT_TRANSPOSED_OUT) != 0;
+    p->r = tin ? m : n;
+    p->c = tin ? n : m;
+    p->same = tin == tout;
+    p->d_in = simple_dist_2d(p->r, p->c, SIMPLE_ROWS, SIMPLE_BLOCK, 1, SIMPLE_OVER_THREADS);
+    p->d_t = simple_dist_2d(p->c, p->r, SIMPLE_ROWS, SIMPLE_BLOCK, 1, SIMPLE_OVER_THREADS);
+    simple_domain_t a, b;
+    rc = simple_dist_domain(s, &p->d_in, simple_pid(s), &a);
+    if (rc == 0) rc = simple_dist_domain(s, &p->d_t, simple_pid(s), &b);
+    if (rc == 0) {
+      p->rows_in = a.local_rows;
+      p->lo_in = a.row.lo;
+      p->rows_t = b.local_rows;
+      p->lo_t = b.row.lo;
+      /* Scratch: the array that is not the output, between the passes
+       * (none on one node with the output in the input's layout: the
+       * columns are transformed in place there). */
+      p->onenode = simple_nodes(s) == 1;
+      size_t len = p->same ? (p->onenode ? 0 : (size_t)p->rows_t * (size_t)p->r)
+                           : (size_t)p->rows_in * (size_t)p->c;
+      if (len && !(p->scratch = fftw_malloc(len * sizeof(cplx)))) rc = SIMPLE_ERR_NOMEM;
+      if (rc == 0 && p->onenode && p->rows_t > 0 &&
+          !(p->colbuf = fftw_malloc((size_t)p->r * CHUNK * sizeof(cplx))))
+        rc = SIMPLE_ERR_NOMEM;
+    }
+    /* The fallbacks (alignment -1 never matches a real array's), then the
+     * plans for arrays aligned as fftw_malloc and malloc align them (the
+     * passes through the scratch array always are), made now so that the
+     * first execute does not plan. */
+    unsigned any = FFTW_ESTIMATE | FFTW_UNALIGNED;
+    if (rc == 0 &&
+        (!(p->any_c = cached(&(plan_key_t){p->c, sign, 0, -1, -1, any, 0}, 0, 0)) ||
+         !(p->any_c_inplace = cached(&(plan_key_t){p->c, sign, 1, -1, -1, any, 0}, 0, 0)) ||
+         !(p->any_r = cached(&(plan_key_t){p->r, sign, 1, -1, -1, any, 0}, 0, 0))))
+      rc = SIMPLE_ERR_UNSUPPORTED;
+    if (rc == 0 && p->rows_in > 0 && !cached(&(plan_key_t){p->c, sign, 0, 0, 0, p->rigor, 0}, 0, 0))
+      rc = SIMPLE_ERR_UNSUPPORTED;
+    if (rc == 0 && p->rows_t > 0 && !p->onenode &&
+        !cached(&(plan_key_t){p->r, sign, 1, 0, 0, p->rigor, 0}, 0, 0))
+      rc = SIMPLE_ERR_UNSUPPORTED;
+    /* One node: the column plans on colbuf (fftw_malloc: alignment 0). */
+    if (rc == 0 && p->onenode && p->rows_t >= CHUNK &&
+        !(p->col_full = cached(&(plan_key_t){p->r, sign, 1, 0, 0, p->rigor, CHUNK}, 0, 0)))
+      rc = SIMPLE_ERR_UNSUPPORTED;
+    if (rc == 0 && p->onenode && p->rows_t % CHUNK &&
+        !(p->col_last =
+              cached(&(plan_key_t){p->r, sign, 1, 0, 0, p->rigor, (int)(p->rows_t % CHUNK)}, 0, 0)))
+      rc = SIMPLE_ERR_UNSUPPORTED;
+  }
+  /* One node: thread 0's table of row pointers, shared by the node's
+   * threads (collective there: every thread takes part, whatever its
+   * arguments; the verdict below sorts them out: when it is success,
+   * every thread has thread 0's row count). */
+  node_rows_t *shared = NULL;
+  if (simple_nodes(s) == 1) {
+    if (simple_thread(s) == 0) {
+      long rows = p ? p->r : 1;
+      shared = malloc(sizeof *shared + sizeof(cplx *) * (size_t)rows);
+      if (shared) {
+        atomic_init(&shared->refs, simple_threads(s));
+        shared->rows = rows;
+      }
+    }
+    int src = simple_node_share(s, (void **)&shared, 0);
+    if (rc == 0 && src) rc = src;
+    if (rc == 0 && !shared) rc = SIMPLE_ERR_NOMEM;
+  }
+  /* One verdict for the job: errors, and the arguments' spread. */
+  int64_t v[9] = {rc, n, -n, m, -m, sign, -sign, (int64_t)flags, -(int64_t)flags}, g[9];
+  int arc = simple_allreduce(s, v, g, 9, SIMPLE_INT64, SIMPLE_MAX);
+  if (arc == 0 && g[0] == 0 && (g[1] != -g[2] || g[3] != -g[4] || g[5] != -g[6] || g[7] != -g[8]))
+    rc = SIMPLE_ERR_ARG;
+  else if (arc)
+    rc = arc;
+  else if (g[0] != 0 && rc == 0)
+    rc = SIMPLE_ERR_PEER;
+  if (rc) {
+    node_rows_release(shared);
+    simple_fft2d_destroy(p);
+    return rc;
+  }
+  p->shared = shared;
+  *plan = p;
+  return 0;
+}
+
+int simple_fft2d_destroy(simple_fft2d_t *p) {
+  if (!p) return 0;
+  node_rows_release(p->shared);
+  fftw_free(p->scratch);
+  fftw_free(p->colbuf);
+  free(p);
+  return 0;
+}
+
+/* The second pass on one node: this thread's columns [lo_t, lo_t +
+ * rows_t) of the r x c first-pass result (every thread's rows, through
+ * the shared table), CHUNK at a time: gathered into colbuf (row i at
+ * colbuf[i CHUNK]), transformed there by one batched FFTW plan, and
+ * written back in place (output in the input's layout) or as this
+ * thread's rows of the c x r output. */
+static void fft_columns(simple_fft2d_t *p, cplx *out, double scale) {
+  long r = p->r;
+  cplx **row = p->shared->row, *b = p->colbuf;
+  for (long j0 = p->lo_t; j0 < p->lo_t + p->rows_t; j0 += CHUNK) {
+    long w = p->lo_t + p->rows_t - j0 < CHUNK ? p->lo_t + p->rows_t - j0 : CHUNK;
+    for (long i = 0; i < r; i++) memcpy(b + i * CHUNK, row[i] + j0, sizeof(cplx) * (size_t)w);
+    fftw_execute_dft(w == CHUNK ? p->col_full : p->col_last, (fftw_complex *)b, (fftw_complex *)b);
+    if (scale != 1.0)
+      for (long i = 0; i < r; i++)
+        for (long k = 0; k < w; k++) b[i * CHUNK + k] *= scale;
+    if (p->same) {
+      for (long i = 0; i < r; i++) memcpy(row[i] + j0, b + i * CHUNK, sizeof(cplx) * (size_t)w);
+    } else {
+      cplx *o = out + (j0 - p->lo_t) * r;
+      for (long k = 0; k < w; k++)
+        for (long i = 0; i < r; i++) o[k * r + i] = b[i * CHUNK + k];
+    }
+  }
+}
+
+static int overlap(const void *a, size_t an, const void *b, size_t bn) {
+  uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return an && bn && x < y + bn && y < x + an;
+}
+
+int simple_fft2d_execute(simple_t *s, simple_fft2d_t *p, const cplx *in, cplx *out) {
+  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  int rc = 0;
+  if (!p) {
+    rc = SIMPLE_ERR_ARG;
+  } else {
+    size_t nin = (size_t)p->rows_in * (size_t)p->c * sizeof(cplx);
+    size_t nout = p->same ? nin : (size_t)p->rows_t * (size_t)p->r * sizeof(cplx);
+    if ((nin && !in) || (nout && !out))
+      rc = SIMPLE_ERR_NULL;
+    else if ((const void *)in == (void *)out ? !p->same && (nin || nout)
+                                             : overlap(in, nin, out, nout))
+      rc = SIMPLE_ERR_ARG;
+  }
+  int g = 0, arc = simple_allreduce(s, &rc, &g, 1, SIMPLE_INT32, SIMPLE_MAX);
+  if (rc) return rc;
+  if (arc) return arc;
+  if (g) return SIMPLE_ERR_PEER;
+
+  /* buf1 (r x c) gets the first pass, buf2 (c x r) its transpose; the
+   * output is buf2, or the transpose of buf2 back into r x c. */
+  cplx *buf1 = p->same ? out : p->scratch, *buf2 = p->same ? p->scratch : out;
+  double scale = p->flags & SIMPLE_FFT_NORMALIZE ? 1.0 / ((double)p->n * (double)p->m) : 1.0;
+  fft_rows(p, in, buf1, p->rows_in, p->c, 1.0);
+  if (p->onenode) {
+    /* Publish the rows, wait for every thread's first pass, transform
+     * columns, and wait again: nobody may return (and then write its
+     * arrays) while another thread still reads them. */
+    for (long li = 0; li < p->rows_in; li++) p->shared->row[p->lo_in + li] = buf1 + li * p->c;
+    if ((rc = simple_node_barrier(s))) return rc;
+    fft_columns(p, out, scale);
+    return simple_node_barrier(s);
+  }
+  rc = simple_transpose(s, buf1, &p->d_in, buf2, &p->d_t, sizeof(cplx));
+  if (rc) return rc;
+  fft_rows(p, buf2, buf2, p->rows_t, p->r, scale);
+  if (p->same) rc = simple_transpose(s, buf2, &p->d_t, out, &p->d_in, sizeof(cplx));
+  return rc;
+}
+
+int simple_fft2d(simple_t *s, long n, long m, int sign, unsigned flags, const cplx *in, cplx *out) {
+  simple_fft2d_t *p = NULL;
+  int rc = simple_fft2d_plan(s, n, m, sign, flags, &p);
+  if (rc) return rc;
+  rc = simple_fft2d_execute(s, p, in, out);
+  simple_fft2d_destroy(p);
+  return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Test data and verification. */
+
+/* SplitMix64: a strong 64-bit mix, so that elements are independent. */
+static uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+cplx simple_fft2d_elem(uint64_t seed, long i, long j) {
+  uint64_t h = mix(mix(seed ^ 0x5fa1ull) ^ (uint64_t)i);
+  h = mix(h ^ ((uint64_t)j * 0x2545f4914f6cdd1dull));
+  double re = (double)(h >> 11) * 0x1p-53 * 2.0 - 1.0;
+  double im = (double)(mix(h) >> 11) * 0x1p-53 * 2.0 - 1.0;
+  return re + im * I;
+}
+
+int simple_fft2d_fill(const simple_t *s, long n, long m, int transposed, uint64_t seed,
+                      cplx *local) {
+  long rows = 0, lo = 0;
+  int rc = simple_fft2d_local(s, n, m, transposed, &rows, &lo);
+  if (rc) return rc;
+  long cols = transposed ? n : m;
+  if (rows && !local) return SIMPLE_ERR_NULL;
+  for (long li = 0; li < rows; li++)
+    for (long j = 0; j < cols; j++)
+      local[li * cols + j] =
+          transposed ? simple_fft2d_elem(seed, j, lo + li) : simple_fft2d_elem(seed, lo + li, j);
+  return 0;
+}
+
+/* e^{sign 2 pi I k / len}, with the angle reduced exactly first. */
+static cplx twiddle(int sign, long k, long len) {
+  long r = k % len;
+  double a = TWO_PI * (double)r / (double)len;
+  return cos(a) + sign * sin(a) * I;
+}
+
+#define PROBES 8
+
+int simple_fft2d_relerr(simple_t *s, const cplx *a, const cplx *b, size_t count, double *err) {
+  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  int rc = (count && (!a || !b)) || !err ? SIMPLE_ERR_NULL : 0;
+  double v[3] = {0, 0, rc}, g[3];
+  for (size_t i = 0; !rc && i < count; i++) {
+    cplx d = a[i] - b[i];
+    v[0] += creal(d) * creal(d) + cimag(d) * cimag(d);
+    v[1] += creal(b[i]) * creal(b[i]) + cimag(b[i]) * cimag(b[i]);
+  }
+  int arc = simple_allreduce(s, v, g, 3, SIMPLE_DOUBLE, SIMPLE_SUM);
+  if (rc) return rc;
+  if (arc) return arc;
+  if (g[2] != 0) return SIMPLE_ERR_PEER;
+  *err = g[1] > 0 ? sqrt(g[0] / g[1]) : (g[0] > 0 ? INFINITY : 0.0);
+  return 0;
+}
+
+int simple_fft2d_check(simple_t *s, const simple_fft2d_t *p, const cplx *in, const cplx *out,
+                       double *probe_err, double *parseval_err) {
+  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  int rc = 0;
+  if (!p) {
+    rc = SIMPLE_ERR_ARG;
+  } else {
+    size_t nout = p->same ? (size_t)p->rows_in * (size_t)p->c : (size_t)p->rows_t * (size_t)p->r;
+    if ((p->rows_in && !in) || (nout && !out)) rc = SIMPLE_ERR_NULL;
+  }
+  /* v: the probes' direct sums (re, im), the probes' values from out
+   * (re, im, on their owners), sum |in|^2, sum |out|^2, the error flag. */
+  double v[4 * PROBES + 3], g[4 * PROBES + 3];
+  memset(v, 0, sizeof v);
+  v[4 * PROBES + 2] = rc;
+  long k1s[PROBES], k2s[PROBES];
+  cplx *tw = NULL;
+  if (rc == 0) {
+    long n = p->n, m = p->m;
+    int tin = (p->flags & SIMPLE_FFT_TRANSPOSED_IN) != 0;
+    int tout = (p->flags & SIMPLE_FFT_TRANSPOSED_OUT) != 0;
+    /* Corners, the middle, first harmonics, and pseudo-random ones. */
+    long fix[5][2] = {{0, 0}, {n - 1, m - 1}, {n / 2, m / 2}, {1 % n, 0}, {0, 1 % m}};
+    for (int k = 0; k < PROBES; k++) {
+      if (k < 5) {
+        k1s[k] = fix[k][0];
+        k2s[k] = fix[k][1];
+      } else {
+        uint64_t h = mix((uint64_t)n * 31 + (uint64_t)m + (uint64_t)k);
+        k1s[k] = (long)(h % (uint64_t)n);
+        k2s[k] = (long)(mix(h) % (uint64_t)m);
+      }
+    }
+    /* The input's rows are rows i of the array (natural) or columns j
+     * (transposed): the twiddles along the row, tw[k][t], then one per
+     * row. */
+    long c = p->c;
+    tw = malloc(sizeof(cplx) * (size_t)PROBES * (size_t)c);
+    if (!tw) {
+      rc = SIMPLE_ERR_NOMEM;
+      v[4 * PROBES + 2] = rc;
+    } else {
+      for (int k = 0; k < PROBES; k++)
+        for (long t = 0; t < c; t++)
+          tw[k * c + t] = tin ? twiddle(p->sign, k1s[k] * t, n) : twiddle(p->sign, k2s[k] * t, m);
+      for (long li = 0; li < p->rows_in; li++) {
+        const cplx *row = in + li * c;
+        long g_row = p->lo_in + li;
+        for (long t = 0; t < c; t++)
+          v[4 * PROBES] += creal(row[t]) * creal(row[t]) + cimag(row[t]) * cimag(row[t]);
+        for (int k = 0; k < PROBES; k++) {
+          cplx acc = 0;
+          const cplx *w = tw + k * c;
+          for (long t = 0; t < c; t++) acc += row[t] * w[t];
+          acc *= tin ? twiddle(p->sign, k2s[k] * g_row, m) : twiddle(p->sign, k1s[k] * g_row, n);
+          v[2 * k] += creal(acc);
+          v[2 * k + 1] += cimag(acc);
+        }
+      }
+      /* The output's layout and this thread's rows of it. */
+      long orows = p->same ? p->rows_in : p->rows_t, olo = p->same ? p->lo_in : p->lo_t;
+      long ocols = tout ? n : m;
+      for (long li = 0; li < orows; li++)
+        for (long t = 0; t < ocols; t++) {
+          cplx x = out[li * ocols + t];
+          v[4 * PROBES + 1] += creal(x) * creal(x) + cimag(x) * cimag(x);
+        }
+      for (int k = 0; k < PROBES; k++) {
+        long orow = tout ? k2s[k] : k1s[k], ocol = tout ? k1s[k] : k2s[k];
+        if (orow >= olo && orow < olo + orows) {
+          cplx x = out[(orow - olo) * ocols + ocol];
+          v[2 * PROBES + 2 * k] = creal(x);
+          v[2 * PROBES + 2 * k + 1] = cimag(x);
+        }
+      }
+    }
+    free(tw);
+  }
+  int arc = simple_allreduce(s, v, g, 4 * PROBES + 3, SIMPLE_DOUBLE, SIMPLE_SUM);
+  if (rc) return rc;
+  if (arc) return arc;
+  if (g[4 * PROBES + 2] != 0) return SIMPLE_ERR_PEER;
+  double nm = (double)p->n * (double)p->m;
+  double scale = p->flags & SIMPLE_FFT_NORMALIZE ? 1.0 / nm : 1.0;
+  double rms = sqrt(g[4 * PROBES + 1] / nm), worst = 0;
+  for (int k = 0; k < PROBES; k++) {
+    cplx direct = (g[2 * k] + g[2 * k + 1] * I) * scale;
+    cplx got = g[2 * PROBES + 2 * k] + g[2 * PROBES + 2 * k + 1] * I;
+    double e = cabs(got - direct);
+    e = rms > 0 ? e / rms : e;
+    if (!(e <= worst)) worst = e; /* NaN sticks */
+  }
+  double want = g[4 * PROBES] * nm * scale * scale;
+  double pe = want > 0 ? fabs(g[4 * PROBES + 1] - want) / want : g[4 * PROBES + 1];
+  if (probe_err) *probe_err = worst;
+  if (parseval_err) *parseval_err = pe;
+  return 0;
+}

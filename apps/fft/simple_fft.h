@@ -1,0 +1,188 @@
+/* simple_fft: the two-dimensional complex FFT of an n x m array of
+ * double _Complex distributed by rows over every thread of the job, after
+ * paper 000 (Algorithm 1, "Simple two-dimensional FFT") and paper 002
+ * (section 3.3, 2D FFT with transposes).
+ *
+ * Layout. The array is dealt out by rows in blocks over all threads of
+ * the job, as simple_dist_2d(rows, cols, SIMPLE_ROWS, SIMPLE_BLOCK, 1,
+ * SIMPLE_OVER_THREADS) of include/simple/dist.h: thread pid holds rows
+ * [lo, lo + count) (the first rows mod P threads one row more), row-major,
+ * each row whole. The natural layout is the n x m array itself; the
+ * transposed layout is its transpose, m x n, dealt out the same way
+ * (element (i, j) of the array at row j, column i), which is what the
+ * algorithm produces before its last transpose (FFTW-MPI's
+ * TRANSPOSED_OUT / TRANSPOSED_IN). simple_fft2d_local gives the shapes.
+ *
+ * Transform. out[k1][k2] = sum_{i<n, j<m} in[i][j] e^{sign 2 pi I (k1 i / n
+ * + k2 j / m)}, sign -1 forward, +1 backward, unnormalized (FFTW's
+ * convention; SIMPLE_FFT_NORMALIZE divides by n m, so that a backward
+ * transform with it inverts a forward one). Any n, m >= 1, not only powers
+ * of two nor multiples of the thread count.
+ *
+ * Algorithm, for an input held as r x c (r = n, c = m in the natural
+ * layout): every thread transforms its own rows (1D FFTs of length c by
+ * FFTW, its serial library: one plan shared by the threads of a process,
+ * each thread executing it on its own rows through the new-array execute,
+ * which FFTW makes thread-safe), the hybrid transpose simple_transpose
+ * (multithreaded on every node, one message per node pair) turns the
+ * r x c array into c x r, every thread transforms its rows of that (1D
+ * FFTs of length r), and, unless the output layout differs from the
+ * input's, a second transpose brings the result back to r x c. Threads
+ * with no rows wait in the transposes only.
+ *
+ * On one node (a job of one process) no data need move between address
+ * spaces: after the row pass and a node barrier, each thread transforms
+ * its block of columns of the r x c result directly, 16 columns at a time
+ * (gathered from every thread's rows into a small buffer, one batched
+ * FFTW plan, written back in place, or as the thread's rows of the
+ * transposed output), then a node barrier: two passes over the data
+ * instead of four, as FFTW's own threaded 2D transform does.
+ *
+ * Cost, per thread, with P threads, F the FFTW rate and T(V) the
+ * transpose of dist.h for V bytes per node: 5 n m log2(n m) / (P F) of
+ * FFTs, plus one or two T(16 n m / nodes) (on one node instead: 2 b and
+ * one more pass over the thread's share of columns, 32 n m / (P B));
+ * memory: one scratch array of the thread's share (16 max(n, m)
+ * ceil(min(n, m) / P) bytes; none on one node with the output in the
+ * input's layout) and, on one node, a 256 r byte column buffer, kept in
+ * the plan, beside the caller's in and out.
+ *
+ * FFTW plans. 1D plans are made once per (length, direction, in-place or
+ * not, alignment of the arrays, planner rigor) in this process and reused
+ * by every later plan and call; planning is serialized by a mutex (FFTW's
+ * planner is not thread-safe) and is done on private arrays, so that
+ * FFTW_MEASURE never touches the caller's data. A process that calls
+ * FFTW's planner itself from other threads at the same time must
+ * serialize with simple_fft_lock / simple_fft_unlock.
+ */
+#ifndef SIMPLE_FFT_H
+#define SIMPLE_FFT_H
+
+#include <stdint.h>
+
+#include <simple.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Directions (FFTW's signs). */
+#define SIMPLE_FFT_FORWARD  (-1)
+#define SIMPLE_FFT_BACKWARD (+1)
+
+/* Flags, or-ed together. */
+enum {
+  SIMPLE_FFT_TRANSPOSED_IN = 1u << 0,  /* the input is in the transposed layout (m x n) */
+  SIMPLE_FFT_TRANSPOSED_OUT = 1u << 1, /* the output in the transposed layout (m x n) */
+  SIMPLE_FFT_NORMALIZE = 1u << 2,      /* the output divided by n m */
+  /* FFTW planner rigor for the 1D plans (at most one; MEASURE by default). */
+  SIMPLE_FFT_ESTIMATE = 1u << 3,
+  SIMPLE_FFT_MEASURE = 1u << 4,
+  SIMPLE_FFT_PATIENT = 1u << 5,
+};
+
+/* A 2D FFT plan: one handle per thread, made and destroyed collectively. */
+typedef struct simple_fft2d simple_fft2d_t;
+
+/* The calling thread's share of the n x m array in the natural layout
+ * (rows [*lo, *lo + *rows) of n, each of m elements) or, with transposed
+ * set, in the transposed layout (rows of m, each of n elements). Any of
+ * rows and lo may be NULL. Local, O(1).
+ * Errors: SIMPLE_ERR_NOT_IN_JOB, SIMPLE_ERR_ARG (n or m < 1). */
+SIMPLE_API int simple_fft2d_local(const simple_t *s, long n, long m, int transposed, long *rows,
+                                  long *lo);
+
+/* Collective over every thread of the job: a plan for the 2D FFT of an
+ * n x m array in direction sign with flags; *plan gets the calling
+ * thread's handle. Every thread passes the same n, m, sign and flags.
+ * Makes (or finds) the two 1D FFTW plans (lengths m and n) and the
+ * thread's scratch array.
+ * Errors, the same verdict on every thread (the others get
+ * SIMPLE_ERR_PEER): SIMPLE_ERR_NOT_IN_JOB, SIMPLE_ERR_NULL (plan NULL),
+ * SIMPLE_ERR_ARG (n or m < 1 or above INT_MAX, sign not +-1, unknown
+ * flags, more than one rigor, arguments differing among threads),
+ * SIMPLE_ERR_COUNT (n m 16 bytes overflow), SIMPLE_ERR_NOMEM, and
+ * SIMPLE_ERR_UNSUPPORTED when FFTW cannot plan. *plan is NULL on error.
+ * Cost: one allreduce of 9 words, the FFTW planning of lengths n and m
+ * when not made before in this process (ESTIMATE: microseconds; MEASURE:
+ * milliseconds to seconds), one allocation. */
+SIMPLE_API int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
+                                 simple_fft2d_t **plan);
+
+/* Collective: executes the plan. in holds the thread's rows of the input
+ * (natural layout, or transposed with SIMPLE_FFT_TRANSPOSED_IN), out gets
+ * its rows of the output (in the layout of the flags). in is not changed,
+ * unless in == out (in place), which is allowed when the input and output
+ * layouts are the same. Every thread passes its plan from the same
+ * simple_fft2d_plan call. Arrays need only the alignment of double.
+ * Errors (one verdict for the job before any data is touched):
+ * SIMPLE_ERR_NOT_IN_JOB, SIMPLE_ERR_ARG (plan NULL, in == out with
+ * different layouts, or in and out overlapping otherwise),
+ * SIMPLE_ERR_NULL (in or out NULL with rows to hold), SIMPLE_ERR_PEER,
+ * and the errors of simple_transpose. Arrays of an alignment not seen
+ * before get 1D plans of their own at the first call (planned then, with
+ * the plan's rigor; if FFTW cannot, an unaligned plan made by
+ * simple_fft2d_plan serves).
+ * Cost: the 2D FFT above, plus one allreduce of one word (the verdict). */
+SIMPLE_API int simple_fft2d_execute(simple_t *s, simple_fft2d_t *plan, const double _Complex *in,
+                                    double _Complex *out);
+
+/* Frees the calling thread's handle (its scratch array; the FFTW plans
+ * stay cached for later plans). Local; NULL is accepted. Returns 0. */
+SIMPLE_API int simple_fft2d_destroy(simple_fft2d_t *plan);
+
+/* One-shot: plan, execute, destroy. Allocates the scratch array on every
+ * call; a program that transforms several arrays of one shape keeps a
+ * plan instead. Errors: those of simple_fft2d_plan and _execute. */
+SIMPLE_API int simple_fft2d(simple_t *s, long n, long m, int sign, unsigned flags,
+                            const double _Complex *in, double _Complex *out);
+
+/* ------------------------------------------------------------------------
+ * Test data and verification. */
+
+/* Element (i, j) of test array `seed`: a pseudo-random complex number with
+ * real and imaginary parts in [-1, 1), which depends on seed, i and j only
+ * (so every layout and every program sees the same array). Pure. */
+SIMPLE_API double _Complex simple_fft2d_elem(uint64_t seed, long i, long j);
+
+/* Fills the calling thread's rows of test array `seed` (n x m, natural
+ * layout, or its transpose with transposed set: local row lj of the
+ * transposed layout holds column lo + lj of the array). Local.
+ * Errors: as simple_fft2d_local, SIMPLE_ERR_NULL (a NULL local with rows). */
+SIMPLE_API int simple_fft2d_fill(const simple_t *s, long n, long m, int transposed, uint64_t seed,
+                                 double _Complex *local);
+
+/* Collective: checks out = plan(in) against the definition, independently
+ * of FFTW and of the transposes:
+ *   *probe_err: the largest, over a few output elements (k1, k2) spread
+ *     over the array (corners, middle, pseudo-random ones), of the error
+ *     of out at (k1, k2) against the direct sum over all n m inputs,
+ *     relative to the root-mean-square output sqrt(sum |out|^2 / (n m));
+ *   *parseval_err: | sum |out|^2 - c n m sum |in|^2 | / (c n m sum |in|^2),
+ *     c = 1, or 1 / (n m)^2 with SIMPLE_FFT_NORMALIZE (Parseval's identity).
+ * in and out as for simple_fft2d_execute (in must still hold the input);
+ * either result pointer may be NULL.
+ * Errors: SIMPLE_ERR_NOT_IN_JOB, SIMPLE_ERR_ARG (plan NULL), SIMPLE_ERR_NULL,
+ * errors of simple_allreduce. Cost: O(8 n m / P) flops per thread for the
+ * probes (each thread sums over its own rows), two allreduces. */
+SIMPLE_API int simple_fft2d_check(simple_t *s, const simple_fft2d_t *plan,
+                                  const double _Complex *in, const double _Complex *out,
+                                  double *probe_err, double *parseval_err);
+
+/* Collective: sqrt(sum |a - b|^2 / sum |b|^2) over the whole job, where
+ * every thread passes its `count` local elements (0 when both are 0).
+ * Errors: SIMPLE_ERR_NOT_IN_JOB, SIMPLE_ERR_NULL, errors of
+ * simple_allreduce. Cost: 4 count flops, one allreduce of 3 words. */
+SIMPLE_API int simple_fft2d_relerr(simple_t *s, const double _Complex *a, const double _Complex *b,
+                                   size_t count, double *err);
+
+/* Serializes calls of FFTW's planner with those made by simple_fft
+ * (for programs that plan with FFTW from several threads themselves). */
+SIMPLE_API void simple_fft_lock(void);
+SIMPLE_API void simple_fft_unlock(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIMPLE_FFT_H */

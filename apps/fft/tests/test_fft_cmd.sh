@@ -1,0 +1,93 @@
+#!/bin/sh
+# simple-fft from the command line: --json prints one object saying
+# "verified": true (probes, Parseval, round trip, serial FFTW) for both
+# directions, both output layouts, n != m, sizes not powers of two nor
+# multiples of the processor count, on 1 x 1, 1 x 4, 2 x 2 and 3 x 1-2-3;
+# bad arguments and sizes that cannot fit in memory give a clear message
+# and a non-zero exit status. simple-fft2d is the same command.
+# Usage: test_fft_cmd.sh BUILD_BIN_DIR
+bin="$1"
+run="$bin/simplerun"
+fail=0
+out=$(mktemp)
+err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+
+ok() { # command layout args...
+  cmd="$1"
+  layout="$2"
+  shift 2
+  if ! "$run" $layout "$bin/$cmd" "$@" --json >"$out" 2>"$err"; then
+    echo "FAIL: simplerun $layout $cmd $* --json exited non-zero"
+    cat "$out" "$err"
+    fail=1
+    return
+  fi
+  if ! python3 - "$out" "$@" <<'PY'; then
+import json, math, sys
+with open(sys.argv[1]) as f:
+    text = f.read()
+lines = [l for l in text.splitlines() if l.strip()]
+assert len(lines) == 1, "expected one JSON line, got %r" % text
+d = json.loads(lines[0])
+args = sys.argv[2:]
+n = int(args[args.index("--n") + 1])
+m = int(args[args.index("--m") + 1]) if "--m" in args else n
+assert d["app"] == "fft2d", d
+assert d["verified"] is True, d
+assert d["n"] == n and d["m"] == m, d
+assert d["direction"] == ("backward" if "--inverse" in args else "forward"), d
+assert d["output"] == ("transposed" if "--transposed" in args else "natural"), d
+for k in ("probe_relerr", "parseval_relerr", "roundtrip_relerr"):
+    assert 0 <= d[k] < 1e-10, (k, d)
+if n * m <= 1 << 22 and "--reference" not in args:
+    assert d["reference_relerr"] is not None and d["reference_relerr"] < 1e-10, d
+assert d["time_s"] > 0 and d["time_median_s"] >= d["time_s"], d
+nm = n * m
+want = 5 * nm * math.log2(nm) / d["time_s"] / 1e9 if nm > 1 else 0
+assert abs(d["gflops"] - want) <= 1e-3 + 1e-2 * want, (want, d)
+assert d["processors"] >= d["nodes"] >= 1, d
+PY
+    echo "FAIL: simplerun $layout $cmd $* --json: bad JSON"
+    cat "$out"
+    fail=1
+  fi
+}
+
+bad() { # expected-message layout args...
+  want="$1"
+  layout="$2"
+  shift 2
+  if "$run" $layout "$bin/simple-fft" "$@" >"$out" 2>"$err"; then
+    echo "FAIL: simplerun $layout simple-fft $* succeeded"
+    fail=1
+  elif ! grep -q -- "$want" "$err"; then
+    echo "FAIL: simplerun $layout simple-fft $*: no '$want' in:"
+    cat "$err"
+    fail=1
+  fi
+}
+
+ok simple-fft "-N 1 -t 1" --n 64
+ok simple-fft "-N 1 -t 4" --n 30 --m 50 --reps 2
+ok simple-fft "-N 1 -t 4" --n 3 --m 7 --inverse
+ok simple-fft "-N 2 -t 2" --n 128 --m 96 --transposed --rigor estimate
+ok simple-fft "-N 2 -t 2" --n 45 --inverse --transposed --seed 9
+ok simple-fft "-N 3 -t 1,2,3" --n 100 --m 17 --rigor patient --reps 1
+ok simple-fft2d "-N 2 -t 2" --n 33 --m 20 --reference no
+
+bad "must be positive" "-N 1 -t 1" --n 0
+bad "must be positive" "-N 1 -t 1" --n -5
+bad "must be positive" "-N 1 -t 1" --n 8 --m 0
+bad "whole number" "-N 1 -t 1" --n abc
+bad "whole number" "-N 1 -t 1" --n
+bad "too large" "-N 1 -t 1" --n 10000000 --m 10000000
+bad "too large" "-N 1 -t 1" --n 99999999999
+bad "too large" "-N 2 -t 1" --n 262144 --m 131072
+bad "required" "-N 1 -t 1" --m 8
+bad "unknown option" "-N 1 -t 1" --n 8 --frobnicate
+bad "--reps" "-N 1 -t 1" --n 8 --reps 0
+bad "--rigor" "-N 1 -t 1" --n 8 --rigor exhaustive
+
+[ $fail -eq 0 ] && echo "test_fft_cmd: all passed"
+exit $fail

@@ -1,0 +1,638 @@
+/* simple-bench fft: the hybrid 2D FFT (simple_fft2d, NODES processes x
+ * THREADS threads) beside FFTW's own MPI 2D transform (fftw_mpi_plan_dft_2d)
+ * in one invocation, on the same sizes and the same data:
+ *   - flat:    NODES*THREADS single-threaded MPI ranks (one per thread);
+ *   - threads: NODES ranks, each running FFTW's threads (THREADS of them),
+ *              when libfftw3_threads is there.
+ * The faster FFTW-MPI variant at each size is the anchor. FFTW-MPI plans
+ * with FFTW_MEASURE (--patient: FFTW_PATIENT), simple's 1D plans with
+ * FFTW_MEASURE; planning is not timed.
+ *
+ * Both sides transform an n x n array of double complex distributed by
+ * rows (test array simple_fft2d_elem(1, i, j)), forward, out of place,
+ * with the output in natural order ("natural": two transposes) and left
+ * transposed ("transposed": FFTW_MPI_TRANSPOSED_OUT, one transpose). Per
+ * size and mode: one transform verified against direct sums at a few
+ * output elements, Parseval's identity and the round trip through the
+ * backward transform (a wrong result fails the job), then samples of one
+ * transform each between barriers (the input restored before each, since
+ * FFTW-MPI may overwrite it); a sample's time is the maximum over
+ * processors, the median sample is reported as "R <mode> <n> <us>". The
+ * driver alternates the sides round by round and prints the median over
+ * rounds of each side's median, GFLOP/s (5 n^2 log2(n^2) / t) and the
+ * ratio anchor/simple (above 1: simple is faster). */
+#include <complex.h>
+#include <errno.h>
+#include <fftw3.h>
+#include <limits.h>
+#include <math.h>
+#include <mpi.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <simple.h>
+
+#include "bench.h"
+#include "simple_fft.h"
+
+#ifdef SIMPLE_HAVE_FFTW_MPI
+#include <fftw3-mpi.h>
+#endif
+
+typedef double _Complex cplx;
+
+#define MAX_SIZES  12
+#define MAX_ROUNDS 32
+#define NSIDES     3
+#define TOL        1e-10
+#define TWO_PI     6.283185307179586476925286766559
+#define PROBES     6
+
+enum { SIDE_SIMPLE, SIDE_FLAT, SIDE_THREADS };
+
+static const long sizes_full[] = {256, 512, 1000, 1024, 2048, 4096};
+static const long sizes_quick[] = {256, 512, 1024};
+static const char *const modes[2] = {"natural", "transposed"};
+
+static int worker_sizes(int argc, char **argv, const bench_opts_t *o, const long **list) {
+  long max_n = 4096;
+  for (int i = 1; i + 1 < argc; i++)
+    if (strcmp(argv[i], "--max-n") == 0) max_n = atol(argv[i + 1]);
+  *list = o->quick ? sizes_quick : sizes_full;
+  int n = o->quick ? (int)(sizeof sizes_quick / sizeof *sizes_quick)
+                   : (int)(sizeof sizes_full / sizeof *sizes_full);
+  while (n > 0 && (*list)[n - 1] > max_n) n--;
+  return n;
+}
+
+/* Samples per size: about 1 s (0.3 s with --quick) of transforms, 3 to 15. */
+static int samples_for(double t, int quick) {
+  double budget = quick ? 0.3 : 1.0;
+  int S = t > 0 ? (int)(budget / t) : 15;
+  if (S < 3) S = 3;
+  if (S > (quick ? 7 : 15)) S = quick ? 7 : 15;
+  return S;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* ------------------------------------------------------------------------
+ * Simple side. */
+
+typedef struct {
+  int argc;
+  char **argv;
+  const bench_opts_t *o;
+} fft_args_t;
+
+static double hyb_max(simple_t *s, double v) {
+  double m = v;
+  if (simple_allreduce(s, &v, &m, 1, SIMPLE_DOUBLE, SIMPLE_MAX))
+    simple_abort(s, "simple-bench fft: allreduce failed");
+  return m;
+}
+
+static void hyb_sync(simple_t *s) {
+  simple_barrier(s);
+  simple_node_barrier(s);
+}
+
+static void simple_side(simple_t *s, void *arg) {
+  const fft_args_t *a = arg;
+  const long *sizes;
+  int ns = worker_sizes(a->argc, a->argv, a->o, &sizes), me = simple_pid(s);
+  if (me == 0) {
+    printf("I layout %d nodes x %d threads\n", simple_nodes(s), simple_threads(s));
+    fflush(stdout);
+  }
+  for (int k = 0; k < ns; k++)
+    for (int mode = 0; mode < 2; mode++) {
+      long n = sizes[k], rows_in, rows_out;
+      if (simple_fft2d_local(s, n, n, 0, &rows_in, NULL) ||
+          simple_fft2d_local(s, n, n, mode, &rows_out, NULL))
+        simple_abort(s, "simple-bench fft: local sizes");
+      size_t lin = (size_t)(rows_in * n), lout = (size_t)(rows_out * n);
+      cplx *in = fftw_malloc(sizeof(cplx) * (lin + 1)),
+           *out = fftw_malloc(sizeof(cplx) * (lout + 1));
+      cplx *back = fftw_malloc(sizeof(cplx) * (lin + 1));
+      if (!in || !out || !back) simple_abort(s, "simple-bench fft: n = %ld: out of memory", n);
+      if (simple_fft2d_fill(s, n, n, 0, 1, in)) simple_abort(s, "simple-bench fft: fill");
+      simple_fft2d_t *p = NULL, *undo = NULL;
+      unsigned flags = SIMPLE_FFT_MEASURE | (mode ? SIMPLE_FFT_TRANSPOSED_OUT : 0);
+      int rc = simple_fft2d_plan(s, n, n, SIMPLE_FFT_FORWARD, flags, &p);
+      if (rc == 0) rc = simple_fft2d_execute(s, p, in, out);
+      double probe = 1, parseval = 1, rt = 1;
+      if (rc == 0) rc = simple_fft2d_check(s, p, in, out, &probe, &parseval);
+      if (rc == 0)
+        rc = simple_fft2d_plan(
+            s, n, n, SIMPLE_FFT_BACKWARD,
+            SIMPLE_FFT_ESTIMATE | SIMPLE_FFT_NORMALIZE | (mode ? SIMPLE_FFT_TRANSPOSED_IN : 0),
+            &undo);
+      if (rc == 0) rc = simple_fft2d_execute(s, undo, out, back);
+      if (rc == 0) rc = simple_fft2d_relerr(s, back, in, lin, &rt);
+      if (rc) simple_abort(s, "simple-bench fft: n = %ld: %s", n, simple_errname(rc));
+      if (!(probe < TOL && parseval < TOL && rt < TOL))
+        simple_abort(s,
+                     "simple-bench fft: n = %ld %s: wrong result (probes %.2e, Parseval %.2e,"
+                     " round trip %.2e)",
+                     n, modes[mode], probe, parseval, rt);
+      simple_fft2d_destroy(undo);
+      fftw_free(back);
+      hyb_sync(s);
+      double t0 = simple_time();
+      if ((rc = simple_fft2d_execute(s, p, in, out))) simple_abort(s, "simple-bench fft: execute");
+      int S = samples_for(hyb_max(s, simple_time() - t0), a->o->quick);
+      double v[16];
+      for (int j = 0; j < S; j++) {
+        hyb_sync(s);
+        t0 = simple_time();
+        if ((rc = simple_fft2d_execute(s, p, in, out)))
+          simple_abort(s, "simple-bench fft: execute");
+        v[j] = simple_time() - t0;
+      }
+      for (int j = 0; j < S; j++) v[j] = hyb_max(s, v[j]);
+      qsort(v, (size_t)S, sizeof *v, cmp_double);
+      if (me == 0) {
+        printf("R %s %ld %.3f\n", modes[mode], n, 1e6 * v[S / 2]);
+        fflush(stdout);
+      }
+      simple_fft2d_destroy(p);
+      fftw_free(in);
+      fftw_free(out);
+    }
+}
+
+int bench_fft_simple(int argc, char **argv, const bench_opts_t *o) {
+  fft_args_t a = {argc, argv, o};
+  return simple_run(&argc, &argv, simple_side, &a);
+}
+
+/* ------------------------------------------------------------------------
+ * FFTW-MPI side. */
+
+#ifdef SIMPLE_HAVE_FFTW_MPI
+static void mpi_fail(int rank, long n, const char *what) {
+  fprintf(stderr, "simple-bench fft: MPI rank %d: n = %ld: %s\n", rank, n, what);
+  fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 3);
+  exit(3);
+}
+
+static cplx twiddle(long k, long len) {
+  double a = TWO_PI * (double)(k % len) / (double)len;
+  return cos(a) - sin(a) * I; /* forward: e^{-2 pi I k / len} */
+}
+
+/* out = forward 2D FFT of in (n x n, rows [lo, lo + rows) here; out in
+ * natural order with rows [olo, olo + orows), or transposed): checks a few
+ * outputs against direct sums, and Parseval. Returns the worse error. */
+static double anchor_check(const cplx *in, long lo, long rows, const cplx *out, long olo,
+                           long orows, long n, int transposed) {
+  long k1s[PROBES] = {0, n - 1, n / 2, 1 % n, 0, n / 3};
+  long k2s[PROBES] = {0, n - 1, n / 2, 0, 1 % n, (2 * n) / 7};
+  double v[4 * PROBES + 2], g[4 * PROBES + 2];
+  memset(v, 0, sizeof v);
+  cplx *tw = malloc(sizeof(cplx) * (size_t)n * PROBES);
+  if (!tw) mpi_fail(0, n, "out of memory");
+  for (int k = 0; k < PROBES; k++)
+    for (long j = 0; j < n; j++) tw[k * n + j] = twiddle(k2s[k] * j, n);
+  for (long li = 0; li < rows; li++) {
+    const cplx *row = in + li * n;
+    for (long j = 0; j < n; j++) v[4 * PROBES] += creal(row[j] * conj(row[j]));
+    for (int k = 0; k < PROBES; k++) {
+      cplx acc = 0;
+      for (long j = 0; j < n; j++) acc += row[j] * tw[k * n + j];
+      acc *= twiddle(k1s[k] * (lo + li), n);
+      v[2 * k] += creal(acc);
+      v[2 * k + 1] += cimag(acc);
+    }
+  }
+  for (long li = 0; li < orows; li++)
+    for (long j = 0; j < n; j++)
+      v[4 * PROBES + 1] += creal(out[li * n + j] * conj(out[li * n + j]));
+  for (int k = 0; k < PROBES; k++) {
+    long r = transposed ? k2s[k] : k1s[k], c = transposed ? k1s[k] : k2s[k];
+    if (r >= olo && r < olo + orows) {
+      v[2 * PROBES + 2 * k] = creal(out[(r - olo) * n + c]);
+      v[2 * PROBES + 2 * k + 1] = cimag(out[(r - olo) * n + c]);
+    }
+  }
+  free(tw);
+  MPI_Allreduce(v, g, 4 * PROBES + 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double nn = (double)n * (double)n, rms = sqrt(g[4 * PROBES + 1] / nn), worst = 0;
+  for (int k = 0; k < PROBES; k++) {
+    double e = cabs((g[2 * PROBES + 2 * k] + g[2 * PROBES + 2 * k + 1] * I) -
+                    (g[2 * k] + g[2 * k + 1] * I)) /
+               rms;
+    if (!(e <= worst)) worst = e;
+  }
+  double want = g[4 * PROBES] * nn, pe = fabs(g[4 * PROBES + 1] - want) / want;
+  return pe > worst || isnan(pe) ? pe : worst;
+}
+#endif
+
+int bench_fft_fftw(int argc, char **argv, const bench_opts_t *o) {
+#ifndef SIMPLE_HAVE_FFTW_MPI
+  (void)argc;
+  (void)argv;
+  (void)o;
+  /* No MPI here: the first process of the job says it, once. */
+  const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+  for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+    if (getenv(vars[i]) && atoi(getenv(vars[i])) != 0) return 0;
+  printf(
+      "N FFTW-MPI is not in this build (needs libfftw3-mpi built for the same MPI):"
+      " the anchor is skipped\n");
+  return 0;
+#else
+  int threads = 1, patient = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--fftw-threads") == 0 && i + 1 < argc) threads = atoi(argv[i + 1]);
+    if (strcmp(argv[i], "--patient") == 0) patient = 1;
+  }
+  int rank, P;
+  if (threads > 1) {
+#ifdef SIMPLE_HAVE_FFTW_THREADS
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    if (provided < MPI_THREAD_FUNNELED || !fftw_init_threads())
+      mpi_fail(0, 0, "no threads for FFTW");
+#else
+    MPI_Init(&argc, &argv);
+    mpi_fail(0, 0, "libfftw3_threads is not in this build");
+#endif
+  } else {
+    MPI_Init(&argc, &argv);
+  }
+  fftw_mpi_init();
+#ifdef SIMPLE_HAVE_FFTW_THREADS
+  if (threads > 1) fftw_plan_with_nthreads(threads);
+#endif
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  if (rank == 0) {
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(lib, &len);
+    lib[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING - 1] = '\0';
+    char *nl = strpbrk(lib, "\r\n,");
+    if (nl) *nl = '\0';
+    printf("I library %s\nI fftw %s\nI layout %d ranks x %d FFTW threads\n", lib, fftw_version, P,
+           threads);
+    fflush(stdout);
+  }
+  const long *sizes;
+  int ns = worker_sizes(argc, argv, o, &sizes);
+  unsigned rigor = patient ? FFTW_PATIENT : FFTW_MEASURE;
+  for (int k = 0; k < ns; k++)
+    for (int mode = 0; mode < 2; mode++) {
+      long n = sizes[k];
+      ptrdiff_t n0, lo, n1, lo1;
+      ptrdiff_t alloc =
+          fftw_mpi_local_size_2d_transposed(n, n, MPI_COMM_WORLD, &n0, &lo, &n1, &lo1);
+      size_t len = (size_t)(alloc > 0 ? alloc : 1);
+      cplx *in = fftw_malloc(sizeof(cplx) * len), *out = fftw_malloc(sizeof(cplx) * len);
+      cplx *orig = fftw_malloc(sizeof(cplx) * len), *back = fftw_malloc(sizeof(cplx) * len);
+      if (!in || !out || !orig || !back) mpi_fail(rank, n, "out of memory");
+      unsigned tflag = mode ? FFTW_MPI_TRANSPOSED_OUT : 0;
+      /* Planning (MEASURE overwrites the arrays) before the data. */
+      fftw_plan p = fftw_mpi_plan_dft_2d(n, n, (fftw_complex *)in, (fftw_complex *)out,
+                                         MPI_COMM_WORLD, FFTW_FORWARD, rigor | tflag);
+      fftw_plan undo =
+          fftw_mpi_plan_dft_2d(n, n, (fftw_complex *)out, (fftw_complex *)back, MPI_COMM_WORLD,
+                               FFTW_BACKWARD, FFTW_ESTIMATE | (mode ? FFTW_MPI_TRANSPOSED_IN : 0));
+      if (!p || !undo) mpi_fail(rank, n, "FFTW cannot plan");
+      for (ptrdiff_t li = 0; li < n0; li++)
+        for (long j = 0; j < n; j++) orig[li * n + j] = simple_fft2d_elem(1, lo + li, j);
+      memcpy(in, orig, sizeof(cplx) * (size_t)(n0 * n));
+      fftw_execute(p);
+      double err = anchor_check(orig, lo, n0, out, mode ? lo1 : lo, mode ? n1 : n0, n, mode);
+      fftw_execute(undo);
+      double d2 = 0, b2 = 0, sums[2], nn = (double)n * (double)n;
+      for (ptrdiff_t i = 0; i < n0 * n; i++) {
+        cplx d = back[i] / nn - orig[i];
+        d2 += creal(d * conj(d));
+        b2 += creal(orig[i] * conj(orig[i]));
+      }
+      double loc[2] = {d2, b2};
+      MPI_Allreduce(loc, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      double rt = sqrt(sums[0] / sums[1]);
+      if (!(err < TOL && rt < TOL)) {
+        char what[128];
+        snprintf(what, sizeof what, "%s: wrong result (check %.2e, round trip %.2e)", modes[mode],
+                 err, rt);
+        mpi_fail(rank, n, what);
+      }
+      fftw_destroy_plan(undo);
+      memcpy(in, orig, sizeof(cplx) * (size_t)(n0 * n));
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t0 = MPI_Wtime(), t;
+      fftw_execute(p);
+      t = MPI_Wtime() - t0;
+      MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      int S = samples_for(t, o->quick);
+      double v[16];
+      for (int j = 0; j < S; j++) {
+        memcpy(in, orig, sizeof(cplx) * (size_t)(n0 * n));
+        MPI_Barrier(MPI_COMM_WORLD);
+        t0 = MPI_Wtime();
+        fftw_execute(p);
+        v[j] = MPI_Wtime() - t0;
+      }
+      MPI_Allreduce(MPI_IN_PLACE, v, S, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      qsort(v, (size_t)S, sizeof *v, cmp_double);
+      if (rank == 0) {
+        printf("R %s %ld %.3f\n", modes[mode], n, 1e6 * v[S / 2]);
+        fflush(stdout);
+      }
+      fftw_destroy_plan(p);
+      fftw_free(in);
+      fftw_free(out);
+      fftw_free(orig);
+      fftw_free(back);
+    }
+  fftw_mpi_cleanup();
+  MPI_Finalize();
+  return 0;
+#endif
+}
+
+/* ------------------------------------------------------------------------
+ * The driver. */
+
+typedef struct {
+  int mode;
+  long n;
+  double side[NSIDES][MAX_ROUNDS];
+  int cnt[NSIDES];
+} frow_t;
+
+static frow_t frows[2 * MAX_SIZES];
+static int nfrows;
+static char flib[256], ffftw[128];
+
+static int frun(const char *cmd, int side, int round) {
+  FILE *p = popen(cmd, "r");
+  if (!p) {
+    fprintf(stderr, "simple-bench: cannot run %s: %s\n", cmd, strerror(errno));
+    return -1;
+  }
+  char line[512], mode[32];
+  long n;
+  double us;
+  int skipped = 0;
+  while (fgets(line, sizeof line, p)) {
+    if (sscanf(line, "R %31s %ld %lf", mode, &n, &us) == 3) {
+      int md = strcmp(mode, "transposed") == 0;
+      int i = 0;
+      while (i < nfrows && (frows[i].n != n || frows[i].mode != md)) i++;
+      if (i == nfrows && nfrows < 2 * MAX_SIZES) {
+        memset(&frows[i], 0, sizeof frows[i]);
+        frows[i].n = n;
+        frows[i].mode = md;
+        nfrows++;
+      }
+      if (i < nfrows && frows[i].cnt[side] < MAX_ROUNDS)
+        frows[i].side[side][frows[i].cnt[side]++] = us;
+    } else if (strncmp(line, "I library ", 10) == 0) {
+      snprintf(flib, sizeof flib, "%.*s", (int)strcspn(line + 10, "\n"), line + 10);
+    } else if (strncmp(line, "I fftw ", 7) == 0) {
+      snprintf(ffftw, sizeof ffftw, "%.*s", (int)strcspn(line + 7, "\n"), line + 7);
+    } else if (line[0] == 'N' && line[1] == ' ') {
+      skipped = 1;
+      if (round == 0) fprintf(stderr, "simple-bench: %s", line + 2);
+    } else if (line[0] != 'I' || line[1] != ' ') {
+      fputs(line, stderr);
+    }
+  }
+  int st = pclose(p);
+  if (st != 0) {
+    fprintf(stderr, "simple-bench: worker failed (status %d): %s\n", st, cmd);
+    return -1;
+  }
+  return skipped;
+}
+
+static unsigned long long fmem_available(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) return 0;
+  char line[256];
+  unsigned long long kb = 0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
+  fclose(f);
+  return kb * 1024ull;
+}
+
+static int farg_count(const char *v, long lo, long hi, long *out) {
+  char *end;
+  errno = 0;
+  if (!v || !v[0]) return -1;
+  long x = strtol(v, &end, 10);
+  if (errno || *end || x < lo || x > hi) return -1;
+  *out = x;
+  return 0;
+}
+
+static double fmed(frow_t *r, int side) {
+  if (!r->cnt[side]) return NAN;
+  double v[MAX_ROUNDS];
+  memcpy(v, r->side[side], sizeof(double) * (size_t)r->cnt[side]);
+  qsort(v, (size_t)r->cnt[side], sizeof *v, cmp_double);
+  int c = r->cnt[side];
+  return c % 2 ? v[c / 2] : 0.5 * (v[c / 2 - 1] + v[c / 2]);
+}
+
+static int cmp_frows(const void *a, const void *b) {
+  const frow_t *x = a, *y = b;
+  if (x->mode != y->mode) return x->mode - y->mode;
+  return (x->n > y->n) - (x->n < y->n);
+}
+
+static void fusage(FILE *f) {
+  fprintf(f,
+          "usage: simple-bench fft [-N NODES] [-t THREADS] [--vcluster] [--quick] [--rounds R]\n"
+          "                        [--max-n N] [--patient] [--csv FILE]\n");
+}
+
+static void fmt_ms(char *b, size_t len, double us) {
+  if (isnan(us))
+    snprintf(b, len, "-");
+  else
+    snprintf(b, len, "%.3f", us / 1e3);
+}
+
+int bench_fft_suite(int argc, char **argv) {
+  long N = -1, T = 2, rounds = -1, max_n = 4096;
+  int quick = 0, vcluster = 0, patient = 0;
+  const char *csv = NULL;
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(a, "--quick") == 0) {
+      quick = 1;
+    } else if (strcmp(a, "--vcluster") == 0) {
+      vcluster = 1;
+    } else if (strcmp(a, "--patient") == 0) {
+      patient = 1;
+    } else if (strcmp(a, "-N") == 0 || strcmp(a, "-t") == 0 || strcmp(a, "--rounds") == 0 ||
+               strcmp(a, "--max-n") == 0) {
+      long *dst = a[1] == 'N' ? &N : a[1] == 't' ? &T : a[2] == 'r' ? &rounds : &max_n;
+      long lo = a[2] == 'm' ? 256 : 1;
+      long hi = a[1] == 'N' ? 256 : a[1] == 't' ? 1024 : a[2] == 'r' ? MAX_ROUNDS : 65536;
+      if (farg_count(v, lo, hi, dst) != 0) {
+        fprintf(stderr, "simple-bench: %s needs a count from %ld to %ld, not '%s'\n", a, lo, hi,
+                v ? v : "");
+        return 2;
+      }
+      i++;
+    } else if (strcmp(a, "--csv") == 0) {
+      if (!v || !v[0] || v[0] == '-') {
+        fprintf(stderr, "simple-bench: --csv needs a file name\n");
+        return 2;
+      }
+      csv = v;
+      i++;
+    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      fusage(stdout);
+      return 0;
+    } else {
+      fprintf(stderr, "simple-bench: unknown option '%s'\n", a);
+      fusage(stderr);
+      return 2;
+    }
+  }
+  if (N < 0) N = vcluster ? 2 : 1;
+  if (rounds < 0) rounds = quick ? 1 : 3;
+  long P = N * T;
+  /* Memory: each side holds about five n x n arrays of complex doubles at
+   * once (input, its copy, output, round trip, scratch), all on this host
+   * here or on the virtual cluster; keep them within half of what is
+   * available. */
+  unsigned long long avail = fmem_available();
+  while (avail && max_n > 256 &&
+         80ull * (unsigned long long)max_n * (unsigned long long)max_n > avail / 2)
+    max_n /= 2;
+  FILE *out = NULL;
+  if (csv && !(out = fopen(csv, "w"))) {
+    fprintf(stderr, "simple-bench: cannot write %s: %s\n", csv, strerror(errno));
+    return 1;
+  }
+  char dir[PATH_MAX];
+  bench_self_dir(dir, sizeof dir);
+  int cores = bench_usable_cores();
+  int multi = vcluster || getenv("SLURM_JOB_ID") != NULL;
+  int pin = !multi && P <= cores;
+  char args[128];
+  snprintf(args, sizeof args, "--max-n %ld%s%s", max_n, quick ? " --quick" : "",
+           patient ? " --patient" : "");
+  const char *vc = vcluster ? " --vcluster" : "";
+  char cmd[NSIDES][2 * PATH_MAX + 512];
+  snprintf(cmd[SIDE_SIMPLE], sizeof cmd[0],
+           "%s'%s/simplerun'%s -N %ld -t %ld '%s/simple-bench' --worker fft-simple %s",
+           pin ? "SIMPLE_PIN=1 " : "", dir, vc, N, T, dir, args);
+  if (multi)
+    snprintf(cmd[SIDE_FLAT], sizeof cmd[0],
+             "'%s/simplerun'%s -N %ld --procs-per-node %ld -t 1 '%s/simple-bench' --worker "
+             "fft-fftw %s",
+             dir, vc, N, T, dir, args);
+  else
+    snprintf(cmd[SIDE_FLAT], sizeof cmd[0],
+             "'%s/simplerun' --bind %s -N %ld -t 1 '%s/simple-bench' --worker fft-fftw %s", dir,
+             pin ? "core" : "none", P, dir, args);
+  /* FFTW's threads inside each of NODES ranks: unbound, a rank needs T cores. */
+  snprintf(cmd[SIDE_THREADS], sizeof cmd[0],
+           "'%s/simplerun'%s --bind none -N %ld -t 1 '%s/simple-bench' --worker fft-fftw %s"
+           " --fftw-threads %ld",
+           dir, vc, N, dir, args, T);
+#ifdef SIMPLE_HAVE_FFTW_THREADS
+  int use_threads = T > 1;
+#else
+  int use_threads = 0;
+#endif
+  printf(
+      "simple-bench fft: n x n double complex, forward, by rows; %ld node(s) x %ld thread(s)"
+      " (simple) against FFTW-MPI on %ld rank(s) x 1 thread%s (FFTW_%s), %s, %ld round(s)%s\n",
+      N, T, P, use_threads ? " and on NODES rank(s) x THREADS FFTW threads" : "",
+      patient ? "PATIENT" : "MEASURE",
+      vcluster ? "virtual cluster"
+      : multi  ? "Slurm"
+               : "one host",
+      rounds, pin ? ", pinned" : "");
+  fflush(stdout);
+  int anchor_ok = 1;
+  for (int r = 0; r < rounds; r++) {
+    fprintf(stderr, "  round %d/%ld\n", r + 1, rounds);
+    static const int order[2][NSIDES] = {{SIDE_SIMPLE, SIDE_FLAT, SIDE_THREADS},
+                                         {SIDE_THREADS, SIDE_FLAT, SIDE_SIMPLE}};
+    for (int k = 0; k < NSIDES; k++) {
+      int side = order[r % 2][k];
+      if (side != SIDE_SIMPLE && !anchor_ok) continue;
+      if (side == SIDE_THREADS && !use_threads) continue;
+      int st = frun(cmd[side], side, r);
+      if (st < 0) {
+        if (out) fclose(out);
+        return 1;
+      }
+      if (st > 0) anchor_ok = 0; /* no FFTW-MPI in this build */
+    }
+  }
+  qsort(frows, (size_t)nfrows, sizeof frows[0], cmp_frows);
+  printf("MPI: %s; FFTW: %s\n", flib[0] ? flib : "unknown library", ffftw[0] ? ffftw : "-");
+  printf("%-10s %6s %11s %11s %11s %8s %9s %9s %13s\n", "output", "n", "simple_ms", "flat_ms",
+         "thr_ms", "anchor", "simple_GF", "anchor_GF", "anchor/simple");
+  if (out)
+    fprintf(out,
+            "suite,output,n,nodes,threads,simple_us,fftw_flat_us,fftw_threads_us,anchor,"
+            "anchor_us,simple_gflops,anchor_gflops,ratio\n");
+  for (int i = 0; i < nfrows; i++) {
+    frow_t *r = &frows[i];
+    double h = fmed(r, SIDE_SIMPLE), f = fmed(r, SIDE_FLAT), t = fmed(r, SIDE_THREADS);
+    int an = -1;
+    double at = NAN;
+    if (!isnan(f) && (isnan(t) || f <= t)) an = SIDE_FLAT, at = f;
+    if (!isnan(t) && (isnan(f) || t < f)) an = SIDE_THREADS, at = t;
+    double nn = (double)r->n * (double)r->n, flop = 5.0 * nn * log2(nn);
+    double gh = flop / (h * 1e3), ga = flop / (at * 1e3), ratio = at / h;
+    char sh[32], sf[32], st[32], sga[32], sr[32];
+    fmt_ms(sh, sizeof sh, h);
+    fmt_ms(sf, sizeof sf, f);
+    fmt_ms(st, sizeof st, t);
+    if (isnan(ga))
+      snprintf(sga, sizeof sga, "-");
+    else
+      snprintf(sga, sizeof sga, "%.2f", ga);
+    if (isnan(ratio))
+      snprintf(sr, sizeof sr, "-");
+    else
+      snprintf(sr, sizeof sr, "%.2f", ratio);
+    const char *aname = an == SIDE_FLAT ? "flat" : an == SIDE_THREADS ? "threads" : "-";
+    printf("%-10s %6ld %11s %11s %11s %8s %9.2f %9s %13s\n", modes[r->mode], r->n, sh, sf, st,
+           aname, gh, sga, sr);
+    if (out) {
+      fprintf(out, "fft,%s,%ld,%ld,%ld,%.3f,", modes[r->mode], r->n, N, T, h);
+      double v[3] = {f, t, at};
+      for (int k = 0; k < 2; k++)
+        if (isnan(v[k]))
+          fprintf(out, ",");
+        else
+          fprintf(out, "%.3f,", v[k]);
+      fprintf(out, "%s,", an < 0 ? "" : aname);
+      if (isnan(at))
+        fprintf(out, ",%.4f,,\n", gh);
+      else
+        fprintf(out, "%.3f,%.4f,%.4f,%.4f\n", at, gh, ga, ratio);
+    }
+  }
+  if (out && fclose(out) != 0) {
+    fprintf(stderr, "simple-bench: writing %s failed\n", csv);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,587 @@
+/* simple-bench matmul: Cannon's multiply of simple (simple_matmul_cannon,
+ * variants put and get, on NODES x THREADS = q x q processors) beside
+ * ScaLAPACK's pdgemm on the same q x q grid (one single-threaded MPI rank
+ * per processor, one nb x nb block per rank: the same distribution) and a
+ * serial dgemm (one thread), in one invocation. All use OpenBLAS with one
+ * BLAS thread per processor.
+ *
+ * Per n (512, 1024, 2048; --quick 256, 512; rounded down to a multiple of
+ * q): one call whose result passes the checksum test (C x against A (B x),
+ * relative error below 1e-12, or the job fails), then samples of one call
+ * each between barriers (about 1 s, 3 to 9 samples; a sample's time is the
+ * maximum over processors); the median is reported as "R <side> <n> <us>".
+ * The driver alternates the sides round by round and prints the median
+ * over rounds, GFLOP/s (2 n^3 flops), the ratio pdgemm time / simple time
+ * (above 1: simple is faster; the target is at least 1/1.2) and the
+ * speedup over the serial dgemm. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <mpi.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cblas.h>
+#include <simple.h>
+#include <simple_matmul.h>
+
+#include "bench.h"
+
+#define MM_MAX_SIZES  8
+#define MM_MAX_ROUNDS 32
+#define MM_TOL        1e-12
+#define MM_SEED       11
+
+enum { MM_PUT, MM_GET, MM_PDGEMM, MM_DGEMM, MM_NSIDES };
+static const char *mm_side_name[MM_NSIDES] = {"put", "get", "pdgemm", "dgemm"};
+
+static const long mm_full[] = {512, 1024, 2048};
+static const long mm_quick[] = {256, 512};
+
+/* The sizes for a grid of side q, up to max_n, each a multiple of q. */
+static int mm_sizes(int argc, char **argv, int quick, int q, long *out) {
+  long max_n = 2048;
+  for (int i = 1; i + 1 < argc; i++)
+    if (strcmp(argv[i], "--max-n") == 0) max_n = atol(argv[i + 1]);
+  const long *l = quick ? mm_quick : mm_full;
+  int n = quick ? 2 : 3, k = 0;
+  for (int i = 0; i < n; i++)
+    if (l[i] <= max_n && l[i] / q * q > 0) out[k++] = l[i] / q * q;
+  return k;
+}
+
+static int mm_samples(double t) {
+  int S = t > 0 ? (int)(1.0 / t) : 9;
+  return S < 3 ? 3 : S > 9 ? 9 : S;
+}
+
+static int mm_cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double *mm_alloc(size_t count) {
+  void *p = NULL;
+  if (posix_memalign(&p, 64, count ? count * sizeof(double) : 64) != 0) return NULL;
+  return p;
+}
+
+/* ------------------------------------------------------------------------
+ * simple's side: both variants, the backend from SIMPLE_RMA. */
+
+typedef struct {
+  int argc;
+  char **argv;
+  const bench_opts_t *o;
+} mm_args_t;
+
+static double mm_max(simple_t *s, double v) {
+  double m = v;
+  int rc = simple_allreduce(s, &v, &m, 1, SIMPLE_DOUBLE, SIMPLE_MAX);
+  if (rc) simple_abort(s, "simple-bench matmul: allreduce: %s", simple_errname(rc));
+  return m;
+}
+
+static void mm_hybrid(simple_t *s, void *arg) {
+  const mm_args_t *a = arg;
+  int q, me = simple_pid(s);
+  if (simple_matmul_grid(s, &q) != 0)
+    simple_abort(s, "simple-bench matmul: %d processors are not a square", simple_nprocs(s));
+  long sizes[MM_MAX_SIZES];
+  int ns = mm_sizes(a->argc, a->argv, a->o->quick, q, sizes);
+  if (me == 0) {
+    printf("I layout %d nodes x %d threads, backend %s\n", simple_nodes(s), simple_threads(s),
+           simple_rma_backend(s) == SIMPLE_RMA_ONESIDED ? "onesided" : "twosided");
+    fflush(stdout);
+  }
+  for (int k = 0; k < ns; k++) {
+    long n = sizes[k], nb = n / q;
+    size_t nb2 = (size_t)(nb * nb);
+    double *A = mm_alloc(nb2), *B = mm_alloc(nb2), *C = mm_alloc(nb2);
+    if (!A || !B || !C) simple_abort(s, "simple-bench matmul: n = %ld: out of memory", n);
+    int rc = simple_matmul_fill(s, n, n, MM_SEED, A);
+    if (!rc) rc = simple_matmul_fill(s, n, n, MM_SEED + 1, B);
+    if (rc) simple_abort(s, "simple-bench matmul: fill: %s", simple_errname(rc));
+    for (int v = MM_PUT; v <= MM_GET; v++) {
+      simple_matmul_variant_t var = v == MM_PUT ? SIMPLE_MATMUL_PUT : SIMPLE_MATMUL_GET;
+      simple_barrier(s);
+      double t0 = simple_time();
+      if ((rc = simple_matmul_cannon(s, n, A, B, C, var)))
+        simple_abort(s, "simple-bench matmul: cannon: %s", simple_errname(rc));
+      double t = mm_max(s, simple_time() - t0), err = 1;
+      if ((rc = simple_matmul_checksum(s, n, A, B, C, MM_SEED + 2, &err)))
+        simple_abort(s, "simple-bench matmul: checksum: %s", simple_errname(rc));
+      if (!(err < MM_TOL))
+        simple_abort(s, "simple-bench matmul: n = %ld, %s: wrong product (checksum error %.3e)", n,
+                     mm_side_name[v], err);
+      int S = mm_samples(t);
+      double smp[9];
+      for (int j = 0; j < S; j++) {
+        simple_barrier(s);
+        simple_node_barrier(s);
+        t0 = simple_time();
+        if ((rc = simple_matmul_cannon(s, n, A, B, C, var)))
+          simple_abort(s, "simple-bench matmul: cannon: %s", simple_errname(rc));
+        smp[j] = simple_time() - t0;
+      }
+      for (int j = 0; j < S; j++) smp[j] = mm_max(s, smp[j]);
+      qsort(smp, (size_t)S, sizeof *smp, mm_cmp);
+      if (me == 0) {
+        printf("R %s %ld %.3f\n", mm_side_name[v], n, 1e6 * smp[S / 2]);
+        fflush(stdout);
+      }
+    }
+    free(A);
+    free(B);
+    free(C);
+  }
+}
+
+int bench_matmul_hybrid(int argc, char **argv, const bench_opts_t *o) {
+  openblas_set_num_threads(1);
+  mm_args_t a = {argc, argv, o};
+  return simple_run(&argc, &argv, mm_hybrid, &a);
+}
+
+/* ------------------------------------------------------------------------
+ * ScaLAPACK's pdgemm on a q x q BLACS grid, one rank per processor. */
+
+#ifdef SIMPLE_HAVE_SCALAPACK
+/* BLACS and ScaLAPACK have no C header in Debian: declared here. */
+void Cblacs_get(int icontxt, int what, int *val);
+void Cblacs_gridinit(int *icontxt, char *order, int nprow, int npcol);
+void Cblacs_gridinfo(int icontxt, int *nprow, int *npcol, int *myrow, int *mycol);
+void Cblacs_gridexit(int icontxt);
+void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
+               const int *irsrc, const int *icsrc, const int *ictxt, const int *lld, int *info);
+void pdgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+             const double *alpha, const double *a, const int *ia, const int *ja, const int *desca,
+             const double *b, const int *ib, const int *jb, const int *descb, const double *beta,
+             double *c, const int *ic, const int *jc, const int *descc);
+
+static void mm_mpi_fail(int rank, const char *what, long n) {
+  fprintf(stderr, "simple-bench matmul: rank %d: n = %ld: %s\n", rank, n, what);
+  fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 3);
+  exit(3);
+}
+
+/* The checksum test for column-major local blocks (ScaLAPACK's layout). */
+static double mm_mpi_checksum(long n, long nb, int myrow, int mycol, const double *a,
+                              const double *b, const double *c) {
+  double *x = calloc(3 * (size_t)n, sizeof(double)), *y = x + n, *z = y + n;
+  if (!x) mm_mpi_fail(-1, "out of memory", n);
+  long r0 = myrow * nb, c0 = mycol * nb;
+  for (long k = 0; k < n; k++) x[k] = simple_matmul_elem((MM_SEED + 2) ^ 0x5eedull, n, k, 0);
+    /* z = b x; y = a z; then z = c x. */
+#define MATVEC(m, in, out)                                                         \
+  do {                                                                             \
+    memset(out, 0, sizeof(double) * (size_t)n);                                    \
+    for (long cc = 0; cc < nb; cc++)                                               \
+      for (long r = 0; r < nb; r++) out[r0 + r] += (m)[r + cc * nb] * in[c0 + cc]; \
+    MPI_Allreduce(MPI_IN_PLACE, out, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); \
+  } while (0)
+  MATVEC(b, x, z);
+  MATVEC(a, z, y);
+  MATVEC(c, x, z);
+#undef MATVEC
+  double xn = 0, d = 0, fr[2] = {0, 0};
+  for (long k = 0; k < n; k++) {
+    xn += x[k] * x[k];
+    d += (z[k] - y[k]) * (z[k] - y[k]);
+  }
+  for (long k = 0; k < nb * nb; k++) {
+    fr[0] += a[k] * a[k];
+    fr[1] += b[k] * b[k];
+  }
+  MPI_Allreduce(MPI_IN_PLACE, fr, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  free(x);
+  return sqrt(d) / (sqrt(fr[0]) * sqrt(fr[1]) * sqrt(xn));
+}
+
+int bench_matmul_pdgemm(int argc, char **argv, const bench_opts_t *o) {
+  openblas_set_num_threads(1);
+  MPI_Init(&argc, &argv);
+  int rank, P;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  int q = 0;
+  while ((q + 1) * (q + 1) <= P) q++;
+  if (q * q != P) mm_mpi_fail(rank, "the rank count is not a square", 0);
+  if (rank == 0) {
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(lib, &len);
+    lib[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING - 1] = '\0';
+    char *nl = strpbrk(lib, "\r\n,");
+    if (nl) *nl = '\0';
+    printf("I library %s\n", lib);
+    fflush(stdout);
+  }
+  int ctxt, nprow, npcol, myrow, mycol;
+  Cblacs_get(-1, 0, &ctxt);
+  Cblacs_gridinit(&ctxt, "Row", q, q);
+  Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
+  long sizes[MM_MAX_SIZES];
+  int ns = mm_sizes(argc, argv, o->quick, q, sizes);
+  for (int k = 0; k < ns; k++) {
+    long n = sizes[k], nb = n / q;
+    size_t nb2 = (size_t)(nb * nb);
+    double *A = mm_alloc(nb2), *B = mm_alloc(nb2), *C = mm_alloc(nb2);
+    if (!A || !B || !C) mm_mpi_fail(rank, "out of memory", n);
+    /* Column-major local blocks: element (r, c) of the block at r + c nb. */
+    for (long c = 0; c < nb; c++)
+      for (long r = 0; r < nb; r++) {
+        A[r + c * nb] = simple_matmul_elem(MM_SEED, n, myrow * nb + r, mycol * nb + c);
+        B[r + c * nb] = simple_matmul_elem(MM_SEED + 1, n, myrow * nb + r, mycol * nb + c);
+      }
+    int desc[9], info, in = (int)n, inb = (int)nb, zero = 0, one = 1;
+    descinit_(desc, &in, &in, &inb, &inb, &zero, &zero, &ctxt, &inb, &info);
+    if (info != 0) mm_mpi_fail(rank, "descinit failed", n);
+    const double alpha = 1.0, beta = 0.0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime(), t;
+    pdgemm_("N", "N", &in, &in, &in, &alpha, A, &one, &one, desc, B, &one, &one, desc, &beta, C,
+            &one, &one, desc);
+    t = MPI_Wtime() - t0;
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double err = mm_mpi_checksum(n, nb, myrow, mycol, A, B, C);
+    if (!(err < MM_TOL)) mm_mpi_fail(rank, "pdgemm: wrong product (checksum)", n);
+    int S = mm_samples(t);
+    double smp[9];
+    for (int j = 0; j < S; j++) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      t0 = MPI_Wtime();
+      pdgemm_("N", "N", &in, &in, &in, &alpha, A, &one, &one, desc, B, &one, &one, desc, &beta, C,
+              &one, &one, desc);
+      smp[j] = MPI_Wtime() - t0;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, smp, S, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    qsort(smp, (size_t)S, sizeof *smp, mm_cmp);
+    if (rank == 0) {
+      printf("R pdgemm %ld %.3f\n", n, 1e6 * smp[S / 2]);
+      fflush(stdout);
+    }
+    free(A);
+    free(B);
+    free(C);
+  }
+  Cblacs_gridexit(ctxt);
+  MPI_Finalize();
+  return 0;
+}
+#else
+int bench_matmul_pdgemm(int argc, char **argv, const bench_opts_t *o) {
+  (void)argc, (void)argv, (void)o;
+  fprintf(stderr, "simple-bench matmul: this build has no ScaLAPACK (pdgemm) anchor\n");
+  return 2;
+}
+#endif
+
+/* ------------------------------------------------------------------------
+ * Serial dgemm: one thread, the whole n x n matrices (row-major). */
+
+int bench_matmul_serial(int argc, char **argv, const bench_opts_t *o) {
+  openblas_set_num_threads(1);
+  long q = 1;
+  for (int i = 1; i + 1 < argc; i++)
+    if (strcmp(argv[i], "--q") == 0) q = atol(argv[i + 1]);
+  if (q < 1) q = 1;
+  long sizes[MM_MAX_SIZES];
+  int ns = mm_sizes(argc, argv, o->quick, (int)q, sizes);
+  for (int k = 0; k < ns; k++) {
+    long n = sizes[k];
+    size_t nn = (size_t)(n * n);
+    double *A = mm_alloc(nn), *B = mm_alloc(nn), *C = mm_alloc(nn), *x = mm_alloc(3 * (size_t)n);
+    if (!A || !B || !C || !x) {
+      fprintf(stderr, "simple-bench matmul: serial: n = %ld: out of memory\n", n);
+      return 3;
+    }
+    double fa = 0, fb = 0;
+    for (long i = 0; i < n; i++)
+      for (long j = 0; j < n; j++) {
+        A[i * n + j] = simple_matmul_elem(MM_SEED, n, i, j);
+        B[i * n + j] = simple_matmul_elem(MM_SEED + 1, n, i, j);
+        fa += A[i * n + j] * A[i * n + j];
+        fb += B[i * n + j] * B[i * n + j];
+      }
+    int in = (int)n;
+    double t0 = simple_time();
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, in, in, in, 1.0, A, in, B, in, 0.0, C,
+                in);
+    double t = simple_time() - t0;
+    /* The checksum test, serially: C x against A (B x). */
+    double *y = x + n, *z = y + n, xn = 0, d = 0;
+    for (long i = 0; i < n; i++) x[i] = simple_matmul_elem((MM_SEED + 2) ^ 0x5eedull, n, i, 0);
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, in, in, 1.0, B, in, x, 1, 0.0, z, 1);
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, in, in, 1.0, A, in, z, 1, 0.0, y, 1);
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, in, in, 1.0, C, in, x, 1, 0.0, z, 1);
+    for (long i = 0; i < n; i++) {
+      xn += x[i] * x[i];
+      d += (z[i] - y[i]) * (z[i] - y[i]);
+    }
+    if (!(sqrt(d) / (sqrt(fa) * sqrt(fb) * sqrt(xn)) < MM_TOL)) {
+      fprintf(stderr, "simple-bench matmul: serial dgemm: n = %ld: wrong product\n", n);
+      return 3;
+    }
+    int S = mm_samples(t);
+    double smp[9];
+    for (int j = 0; j < S; j++) {
+      t0 = simple_time();
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, in, in, in, 1.0, A, in, B, in, 0.0, C,
+                  in);
+      smp[j] = simple_time() - t0;
+    }
+    qsort(smp, (size_t)S, sizeof *smp, mm_cmp);
+    printf("R dgemm %ld %.3f\n", n, 1e6 * smp[S / 2]);
+    fflush(stdout);
+    free(A);
+    free(B);
+    free(C);
+    free(x);
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The driver. */
+
+typedef struct {
+  long n;
+  double side[MM_NSIDES][MM_MAX_ROUNDS];
+  int cnt[MM_NSIDES];
+} mm_row_t;
+
+static mm_row_t mm_rows[MM_MAX_SIZES];
+static int mm_nrows;
+static char mm_lib[256], mm_backend[32];
+
+static int mm_run(const char *cmd, int round) {
+  FILE *p = popen(cmd, "r");
+  if (!p) {
+    fprintf(stderr, "simple-bench: cannot run %s: %s\n", cmd, strerror(errno));
+    return -1;
+  }
+  char line[512], side[32];
+  long n;
+  double us;
+  while (fgets(line, sizeof line, p)) {
+    if (sscanf(line, "R %31s %ld %lf", side, &n, &us) == 3) {
+      int sd = 0;
+      while (sd < MM_NSIDES && strcmp(mm_side_name[sd], side) != 0) sd++;
+      if (sd == MM_NSIDES) continue;
+      int i = 0;
+      while (i < mm_nrows && mm_rows[i].n != n) i++;
+      if (i == mm_nrows && mm_nrows < MM_MAX_SIZES) {
+        memset(&mm_rows[i], 0, sizeof mm_rows[i]);
+        mm_rows[i].n = n;
+        mm_nrows++;
+      }
+      if (i < mm_nrows && round < MM_MAX_ROUNDS) mm_rows[i].side[sd][mm_rows[i].cnt[sd]++] = us;
+    } else if (strncmp(line, "I library ", 10) == 0) {
+      snprintf(mm_lib, sizeof mm_lib, "%.*s", (int)strcspn(line + 10, "\n"), line + 10);
+    } else if (strncmp(line, "I layout ", 9) == 0) {
+      const char *b = strstr(line, "backend ");
+      if (b) snprintf(mm_backend, sizeof mm_backend, "%.*s", (int)strcspn(b + 8, "\n"), b + 8);
+    } else if (line[0] != 'I' || line[1] != ' ') {
+      fputs(line, stderr);
+    }
+  }
+  int st = pclose(p);
+  if (st != 0) {
+    fprintf(stderr, "simple-bench: worker failed (status %d): %s\n", st, cmd);
+    return -1;
+  }
+  return 0;
+}
+
+static double mm_med(const mm_row_t *r, int side) {
+  int c = r->cnt[side];
+  if (!c) return NAN;
+  double v[MM_MAX_ROUNDS];
+  memcpy(v, r->side[side], sizeof(double) * (size_t)c);
+  qsort(v, (size_t)c, sizeof *v, mm_cmp);
+  return c % 2 ? v[c / 2] : 0.5 * (v[c / 2 - 1] + v[c / 2]);
+}
+
+static void mm_usage(FILE *f) {
+  fprintf(f,
+          "usage: simple-bench matmul [-N NODES] [-t THREADS] [--vcluster] [--quick]\n"
+          "                           [--rounds R] [--max-n N] [--csv FILE]\n"
+          "  NODES x THREADS must be a square q^2 (Cannon's q x q grid); default 1 x 4\n"
+          "  (2 x 2 with --vcluster). SIMPLE_RMA=onesided|twosided picks simple's backend.\n");
+}
+
+static int mm_count(const char *v, long lo, long hi, long *out) {
+  char *end;
+  errno = 0;
+  if (!v || !v[0]) return -1;
+  long x = strtol(v, &end, 10);
+  if (errno || *end || x < lo || x > hi) return -1;
+  *out = x;
+  return 0;
+}
+
+static void mm_fmt(char *b, size_t len, double v, const char *f) {
+  if (isnan(v))
+    snprintf(b, len, "-");
+  else
+    snprintf(b, len, f, v);
+}
+
+int bench_matmul_suite(int argc, char **argv) {
+  long N = -1, T = -1, rounds = -1, max_n = 2048;
+  int quick = 0, vcluster = 0;
+  const char *csv = NULL;
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(a, "--quick") == 0) {
+      quick = 1;
+    } else if (strcmp(a, "--vcluster") == 0) {
+      vcluster = 1;
+    } else if (strcmp(a, "-N") == 0 || strcmp(a, "-t") == 0 || strcmp(a, "--rounds") == 0 ||
+               strcmp(a, "--max-n") == 0) {
+      long *dst = a[1] == 'N' ? &N : a[1] == 't' ? &T : a[2] == 'r' ? &rounds : &max_n;
+      long hi = a[1] == 'N' ? 256 : a[1] == 't' ? 1024 : a[2] == 'r' ? MM_MAX_ROUNDS : 32768;
+      if (mm_count(v, 1, hi, dst) != 0) {
+        fprintf(stderr, "simple-bench: %s needs a count from 1 to %ld, not '%s'\n", a, hi,
+                v ? v : "");
+        return 2;
+      }
+      i++;
+    } else if (strcmp(a, "--csv") == 0) {
+      if (!v || !v[0] || v[0] == '-') {
+        fprintf(stderr, "simple-bench: --csv needs a file name\n");
+        return 2;
+      }
+      csv = v;
+      i++;
+    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      mm_usage(stdout);
+      return 0;
+    } else {
+      fprintf(stderr, "simple-bench: unknown option '%s'\n", a);
+      mm_usage(stderr);
+      return 2;
+    }
+  }
+  if (N < 0) N = vcluster ? 2 : 1;
+  if (T < 0) T = N == 1 ? 4 : N == 2 ? 2 : N == 4 ? 1 : 4;
+  if (rounds < 0) rounds = quick ? 1 : 3;
+  long P = N * T, q = 0;
+  while ((q + 1) * (q + 1) <= P) q++;
+  if (q * q != P) {
+    fprintf(stderr,
+            "simple-bench matmul: %ld node(s) x %ld thread(s) = %ld processors is not a square;"
+            " Cannon's algorithm and pdgemm run on a q x q grid (e.g. -N 1 -t 4, -N 2 -t 2)\n",
+            N, T, P);
+    return 2;
+  }
+  FILE *out = NULL;
+  if (csv && !(out = fopen(csv, "w"))) {
+    fprintf(stderr, "simple-bench: cannot write %s: %s\n", csv, strerror(errno));
+    return 1;
+  }
+  char dir[PATH_MAX];
+  bench_self_dir(dir, sizeof dir);
+  int cores = bench_usable_cores();
+  int multi = vcluster || getenv("SLURM_JOB_ID") != NULL;
+  int pin = !multi && P <= cores;
+  char args[128];
+  snprintf(args, sizeof args, "--max-n %ld%s", max_n, quick ? " --quick" : "");
+  /* Sides: simple (both variants in one job), pdgemm, serial dgemm. */
+  char cmd[3][2 * PATH_MAX + 512];
+  snprintf(cmd[0], sizeof cmd[0],
+           "OPENBLAS_NUM_THREADS=1 %s'%s/simplerun'%s -N %ld -t %ld '%s/simple-bench' --worker"
+           " matmul-hybrid %s",
+           pin ? "SIMPLE_PIN=1 " : "", dir, vcluster ? " --vcluster" : "", N, T, dir, args);
+  if (multi)
+    snprintf(cmd[1], sizeof cmd[1],
+             "OPENBLAS_NUM_THREADS=1 '%s/simplerun'%s -N %ld --procs-per-node %ld -t 1"
+             " '%s/simple-bench' --worker matmul-pdgemm %s",
+             dir, vcluster ? " --vcluster" : "", N, T, dir, args);
+  else
+    snprintf(cmd[1], sizeof cmd[1],
+             "OPENBLAS_NUM_THREADS=1 '%s/simplerun' --bind %s -N %ld -t 1 '%s/simple-bench'"
+             " --worker matmul-pdgemm %s",
+             dir, pin ? "core" : "none", P, dir, args);
+  snprintf(cmd[2], sizeof cmd[2],
+           "OPENBLAS_NUM_THREADS=1 '%s/simple-bench' --worker matmul-serial %s --q %ld", dir, args,
+           q);
+#ifdef SIMPLE_HAVE_SCALAPACK
+  int have_pdgemm = 1;
+#else
+  int have_pdgemm = 0;
+#endif
+  printf(
+      "simple-bench matmul: C = A x B, n x n doubles; Cannon on %ld node(s) x %ld thread(s)"
+      " (q = %ld) against ScaLAPACK pdgemm on %ld MPI rank(s) x 1 thread and serial dgemm"
+      " (1 thread), %s, %ld round(s)%s\n",
+      N, T, q, P,
+      vcluster ? "virtual cluster"
+      : multi  ? "Slurm"
+               : "one host",
+      rounds, pin ? ", pinned" : "");
+  if (!have_pdgemm)
+    printf(
+        "pdgemm: skipped (this build has no ScaLAPACK for its MPI; Debian's is built for"
+        " Open MPI)\n");
+  fflush(stdout);
+  for (int r = 0; r < rounds; r++) {
+    fprintf(stderr, "  round %d/%ld\n", r + 1, rounds);
+    for (int k = 0; k < 3; k++) {
+      int side = (r % 2) ? 2 - k : k;
+      if (side == 1 && !have_pdgemm) continue;
+      if (mm_run(cmd[side], r) != 0) {
+        if (out) fclose(out);
+        return 1;
+      }
+    }
+  }
+  printf("MPI: %s; simple's one-sided backend: %s; times are medians over rounds\n",
+         mm_lib[0] ? mm_lib : "unknown library", mm_backend[0] ? mm_backend : "?");
+  printf("%6s %10s %10s %10s %10s %10s %10s %10s %9s\n", "n", "put_ms", "get_ms", "pdgemm_ms",
+         "put_GF/s", "get_GF/s", "pdgemm_GF", "dgemm1_GF", "pdgemm/s");
+  if (out)
+    fprintf(out,
+            "suite,n,nodes,threads,put_us,get_us,pdgemm_us,dgemm_us,put_gflops,get_gflops,"
+            "pdgemm_gflops,dgemm_gflops,ratio_pdgemm_over_simple,speedup_over_dgemm\n");
+  for (int i = 0; i < mm_nrows; i++) {
+    mm_row_t *r = &mm_rows[i];
+    double t[MM_NSIDES], gf[MM_NSIDES], fl = 2.0 * (double)r->n * (double)r->n * (double)r->n;
+    for (int sd = 0; sd < MM_NSIDES; sd++) {
+      t[sd] = mm_med(r, sd);
+      gf[sd] = fl / (t[sd] * 1e3);
+    }
+    double best = fmin(t[MM_PUT], t[MM_GET]);
+    double ratio = t[MM_PDGEMM] / best, speedup = t[MM_DGEMM] / best;
+    char b[8][32];
+    mm_fmt(b[0], 32, t[MM_PUT] / 1e3, "%.2f");
+    mm_fmt(b[1], 32, t[MM_GET] / 1e3, "%.2f");
+    mm_fmt(b[2], 32, t[MM_PDGEMM] / 1e3, "%.2f");
+    mm_fmt(b[3], 32, gf[MM_PUT], "%.2f");
+    mm_fmt(b[4], 32, gf[MM_GET], "%.2f");
+    mm_fmt(b[5], 32, gf[MM_PDGEMM], "%.2f");
+    mm_fmt(b[6], 32, gf[MM_DGEMM], "%.2f");
+    mm_fmt(b[7], 32, ratio, "%.2f");
+    printf("%6ld %10s %10s %10s %10s %10s %10s %10s %9s\n", r->n, b[0], b[1], b[2], b[3], b[4],
+           b[5], b[6], b[7]);
+    if (out)
+      fprintf(out, "matmul,%ld,%ld,%ld,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", r->n,
+              N, T, t[MM_PUT], t[MM_GET], t[MM_PDGEMM], t[MM_DGEMM], gf[MM_PUT], gf[MM_GET],
+              gf[MM_PDGEMM], gf[MM_DGEMM], ratio, speedup);
+  }
+  printf(
+      "pdgemm/s: pdgemm time over simple's faster variant (above 1: simple is faster;"
+      " target >= %.2f, within 1.2x)\n",
+      1 / 1.2);
+  if (out && fclose(out) != 0) {
+    fprintf(stderr, "simple-bench: writing %s failed\n", csv);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,797 @@
+/* simple-bench sort: the hybrid radix sort (simple_sort_u32/u64, NODES
+ * processes x THREADS threads, --algo simple by default) beside the same
+ * algorithm written with flat MPI (NODES*THREADS single-threaded ranks) and
+ * two single-thread baselines (the radix sort on a 1 x 1 job, and the C
+ * library's qsort), in one invocation.
+ *
+ * The flat MPI side is the SIMPLE algorithm without threads: the same pass
+ * plan (MPI_Allreduce of OR/AND to find the bits that vary, digits of at
+ * most 11 bits), per pass a local histogram, MPI_Allgather of the
+ * histograms (MPI_Allreduce and MPI_Exscan when p 2^11 > 2^16), a scatter that writes the keys
+ * staying on the rank straight into place and packs the others per destination as runs (global
+ * start, length), MPI_Alltoall of the section sizes and one MPI_Alltoallv, then the runs are copied
+ * into place.
+ *
+ * Keys: uniform pseudo-random (simple_sort_gen_*), n = 2^20 .. 2^26 keys
+ * over the whole job (--quick: 2^20; --max-n caps it), 32-bit (--bits 64
+ * for 64-bit). Per size every side sorts once and checks the result (the
+ * verifier: order inside and across processors, slice sizes, and the
+ * multiset hash of all keys before and after; a wrong result fails the
+ * run), then times samples of one sort each between barriers, a sample's
+ * time being the maximum over processors; the median sample is reported as
+ * "R <side> <n> <us>". The driver alternates hybrid and flat MPI round by
+ * round, runs the serial baselines once (qsort only up to --qsort-max
+ * keys, 2^24 by default: it is slow), and prints per size the median over
+ * rounds, keys per second, the ratio mpi/simple (above 1: simple is
+ * faster), the speed-up over the serial radix sort and the parallel
+ * efficiency (serial time / (time x processors)). */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <mpi.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <simple.h>
+#include <simple_sort.h>
+
+#include "bench.h"
+
+#define SMAX_SIZES  8
+#define SMAX_ROUNDS 32
+#define SDIGIT      11
+
+static const int log_sizes_full[] = {20, 22, 24, 26};
+static const int log_sizes_quick[] = {20};
+
+typedef struct {
+  int bits, nsizes;
+  size_t sizes[SMAX_SIZES];
+  size_t qsort_max;
+  simple_sort_algo_t algo;
+  int quick;
+} sw_opts_t;
+
+static void sw_parse(int argc, char **argv, const bench_opts_t *o, sw_opts_t *w) {
+  size_t max_n = (size_t)1 << 26;
+  memset(w, 0, sizeof *w);
+  w->bits = 32;
+  w->qsort_max = (size_t)1 << 24;
+  w->quick = o->quick;
+  for (int i = 1; i + 1 < argc; i++) {
+    if (strcmp(argv[i], "--max-n") == 0) max_n = (size_t)strtoull(argv[i + 1], NULL, 10);
+    if (strcmp(argv[i], "--bits") == 0) w->bits = atoi(argv[i + 1]) == 64 ? 64 : 32;
+    if (strcmp(argv[i], "--qsort-max") == 0) w->qsort_max = (size_t)strtoull(argv[i + 1], NULL, 10);
+    if (strcmp(argv[i], "--algo") == 0) simple_sort_algo_parse(argv[i + 1], &w->algo);
+  }
+  const int *ls = o->quick ? log_sizes_quick : log_sizes_full;
+  int nl = o->quick ? (int)(sizeof log_sizes_quick / sizeof *log_sizes_quick)
+                    : (int)(sizeof log_sizes_full / sizeof *log_sizes_full);
+  for (int k = 0; k < nl; k++)
+    if (((size_t)1 << ls[k]) <= max_n) w->sizes[w->nsizes++] = (size_t)1 << ls[k];
+  if (w->nsizes == 0) w->sizes[w->nsizes++] = max_n;
+}
+
+/* Samples per size: about 1 s (0.3 s with --quick) of sorts, 3 to 9. */
+static int ssamples(double t, int quick) {
+  double budget = quick ? 0.3 : 1.0;
+  int S = t > 0 ? (int)(budget / t) : 9;
+  if (S < 3) S = 3;
+  if (S > 9) S = 9;
+  return S;
+}
+
+static int scmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void gen(int bits, size_t n, size_t first, size_t cnt, void *keys) {
+  if (bits == 32)
+    simple_sort_gen_u32(SIMPLE_SORT_UNIFORM, 42, n, first, cnt, keys);
+  else
+    simple_sort_gen_u64(SIMPLE_SORT_UNIFORM, 42, n, first, cnt, keys);
+}
+
+/* ------------------------------------------------------------------------
+ * Hybrid side (and the serial radix sort: the same worker on 1 x 1). */
+
+typedef struct {
+  sw_opts_t w;
+  const char *tag;
+} shyb_t;
+
+static double hmax(simple_t *s, double v) {
+  double m = v;
+  simple_allreduce(s, &v, &m, 1, SIMPLE_DOUBLE, SIMPLE_MAX);
+  return m;
+}
+
+/* Into a buffer allocated once per size, as the flat side does. */
+static int hsort(simple_t *s, const shyb_t *a, const void *in, size_t cnt, void *out,
+                 size_t *n_out) {
+  simple_sort_opts_t so = {a->w.algo, 0, NULL};
+  return a->w.bits == 32 ? simple_sort_into_u32(s, in, cnt, out, cnt, n_out, &so)
+                         : simple_sort_into_u64(s, in, cnt, out, cnt, n_out, &so);
+}
+
+static void shybrid_main(simple_t *s, void *arg) {
+  const shyb_t *a = arg;
+  int me = simple_pid(s), P = simple_nprocs(s);
+  size_t ksz = (size_t)a->w.bits / 8;
+  if (me == 0) {
+    printf("I layout %d nodes x %d threads\n", simple_nodes(s), simple_threads(s));
+    fflush(stdout);
+  }
+  for (int k = 0; k < a->w.nsizes; k++) {
+    size_t n = a->w.sizes[k], lo, cnt, n_out;
+    simple_sort_slice(n, P, me, &lo, &cnt);
+    void *in = malloc(cnt * ksz + 8), *out = malloc(cnt * ksz + 8);
+    if (!in || !out) simple_abort(s, "simple-bench sort: out of memory");
+    gen(a->w.bits, n, lo, cnt, in);
+    simple_barrier(s);
+    int rc = hsort(s, a, in, cnt, out, &n_out), ok = 0;
+    if (rc) simple_abort(s, "simple-bench sort: n = %zu: sort failed (%s)", n, simple_errname(rc));
+    rc = a->w.bits == 32 ? simple_sort_verify_u32(s, in, cnt, out, n_out, &ok)
+                         : simple_sort_verify_u64(s, in, cnt, out, n_out, &ok);
+    if (rc || !ok) simple_abort(s, "simple-bench sort: n = %zu: wrong result", n);
+    simple_barrier(s);
+    simple_node_barrier(s);
+    double t0 = simple_time();
+    hsort(s, a, in, cnt, out, &n_out);
+    double t = hmax(s, simple_time() - t0);
+    int S = ssamples(t, a->w.quick);
+    double v[16];
+    for (int j = 0; j < S; j++) {
+      simple_barrier(s);
+      simple_node_barrier(s);
+      t0 = simple_time();
+      hsort(s, a, in, cnt, out, &n_out);
+      v[j] = simple_time() - t0;
+    }
+    for (int j = 0; j < S; j++) v[j] = hmax(s, v[j]);
+    qsort(v, (size_t)S, sizeof *v, scmp_double);
+    if (me == 0) {
+      printf("R %s %zu %.3f\n", a->tag, n, 1e6 * v[S / 2]);
+      fflush(stdout);
+    }
+    free(in);
+    free(out);
+  }
+}
+
+int bench_sort_hybrid(int argc, char **argv, const bench_opts_t *o) {
+  shyb_t a;
+  sw_parse(argc, argv, o, &a.w);
+  a.tag = "simple";
+  return simple_run(&argc, &argv, shybrid_main, &a);
+}
+
+/* ------------------------------------------------------------------------
+ * Serial baselines: the radix sort on one thread (a 1 x 1 job), then qsort. */
+
+static int qcmp32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+static int qcmp64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static void sserial_main(simple_t *s, void *arg) {
+  shyb_t *a = arg;
+  shybrid_main(s, a); /* "R radix1 ..." */
+  size_t ksz = (size_t)a->w.bits / 8;
+  for (int k = 0; k < a->w.nsizes; k++) {
+    size_t n = a->w.sizes[k];
+    if (n > a->w.qsort_max) continue;
+    void *in = malloc(n * ksz), *work = malloc(n * ksz), *out = malloc(n * ksz);
+    if (!in || !work || !out) simple_abort(s, "simple-bench sort: out of memory");
+    gen(a->w.bits, n, 0, n, in);
+    /* Checked against the radix sort's result: two independent sorts. */
+    size_t n_out;
+    int rc = hsort(s, a, in, n, out, &n_out);
+    if (rc) simple_abort(s, "simple-bench sort: radix failed");
+    int S = n >= ((size_t)1 << 24) ? 1 : 3;
+    double v[4];
+    for (int j = 0; j < S; j++) {
+      memcpy(work, in, n * ksz);
+      double t0 = simple_time();
+      qsort(work, n, ksz, a->w.bits == 32 ? qcmp32 : qcmp64);
+      v[j] = simple_time() - t0;
+    }
+    if (memcmp(work, out, n * ksz) != 0)
+      simple_abort(s, "simple-bench sort: qsort and radix sort disagree at n = %zu", n);
+    qsort(v, (size_t)S, sizeof *v, scmp_double);
+    printf("R qsort %zu %.3f\n", n, 1e6 * v[S / 2]);
+    fflush(stdout);
+    free(in);
+    free(work);
+    free(out);
+  }
+}
+
+int bench_sort_serial(int argc, char **argv, const bench_opts_t *o) {
+  shyb_t a;
+  sw_parse(argc, argv, o, &a.w);
+  a.w.algo = SIMPLE_SORT_SIMPLE; /* the baseline is the best serial radix sort */
+  a.tag = "radix1";
+  return simple_run(&argc, &argv, sserial_main, &a);
+}
+
+/* ------------------------------------------------------------------------
+ * Flat MPI side: the same algorithm, one rank per processor. */
+
+typedef struct {
+  char *dst;
+  size_t len;
+} fpiece_t;
+
+#define FLAT_SCATTER(K, SUF)                                                                       \
+  static void fscatter_##SUF(const K *a, size_t n, int sh, K mask, K **cur, K **end, size_t *next, \
+                             const fpiece_t *pieces) {                                             \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      K k = a[i];                                                                                  \
+      size_t v = (size_t)((k >> sh) & mask);                                                       \
+      K *d = cur[v];                                                                               \
+      *d++ = k;                                                                                    \
+      if (d == end[v]) {                                                                           \
+        const fpiece_t *p = &pieces[next[v]++];                                                    \
+        d = (K *)(void *)p->dst;                                                                   \
+        end[v] = d + p->len;                                                                       \
+      }                                                                                            \
+      cur[v] = d;                                                                                  \
+    }                                                                                              \
+  }
+FLAT_SCATTER(uint32_t, u32)
+FLAT_SCATTER(uint64_t, u64)
+
+typedef struct {
+  int P, rank, bits;
+  size_t ksz, n, q, r, lo, cnt;
+  uint64_t *h, *pre, *tot, *table;
+  void **cur, **end;
+  size_t *next, *pstart;
+  int *ptgt;
+  fpiece_t *pieces;
+  void *buf[2];
+  char *sbuf, *rbuf, dummy[64];
+  int *sc, *sd, *rc, *rd, *sruns, *skeys;
+} flat_t;
+
+static void fdie(int rank, const char *what) {
+  fprintf(stderr, "simple-bench sort: MPI rank %d: %s\n", rank, what);
+  fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 3);
+  exit(3);
+}
+
+static void fslice(const flat_t *f, int t, size_t *lo, size_t *cnt) {
+  simple_sort_slice(f->n, f->P, t, lo, cnt);
+}
+
+static int fowner(const flat_t *f, size_t pos) {
+  size_t big = f->r * (f->q + 1);
+  if (pos < big) return (int)(pos / (f->q + 1));
+  return (int)(f->r + (pos - big) / f->q);
+}
+
+static void flat_pass(flat_t *f, const void *src, size_t ns, int sh, int w, int nb) {
+  size_t R = (size_t)1 << w, ksz = f->ksz, np = 0;
+  memset(f->h, 0, R * sizeof(uint64_t));
+  if (ksz == 4) {
+    const uint32_t *a = src;
+    for (size_t i = 0; i < ns; i++) f->h[(a[i] >> sh) & (R - 1)]++;
+  } else {
+    const uint64_t *a = src;
+    for (size_t i = 0; i < ns; i++) f->h[(a[i] >> sh) & (R - 1)]++;
+  }
+  /* As the library: one allgather of the histograms while the table is
+   * small, else an allreduce and an exscan. */
+  if (f->table) {
+    MPI_Allgather(f->h, (int)R, MPI_UINT64_T, f->table, (int)R, MPI_UINT64_T, MPI_COMM_WORLD);
+    memset(f->tot, 0, R * sizeof(uint64_t));
+    for (int q = 0; q < f->P; q++) {
+      if (q == f->rank) memcpy(f->pre, f->tot, R * sizeof(uint64_t));
+      for (size_t v = 0; v < R; v++) f->tot[v] += f->table[(size_t)q * R + v];
+    }
+  } else {
+    MPI_Allreduce(f->h, f->tot, (int)R, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    memset(f->pre, 0, R * sizeof(uint64_t));
+    MPI_Exscan(f->h, f->pre, (int)R, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (f->rank == 0) memset(f->pre, 0, R * sizeof(uint64_t));
+  }
+  uint64_t d = 0;
+  for (size_t v = 0; v < R; v++) {
+    f->pre[v] += d;
+    d += f->tot[v];
+  }
+  for (size_t v = 0; v < R; v++) {
+    f->next[v] = np;
+    size_t start = f->pre[v], len = f->h[v];
+    while (len > 0) {
+      int t = fowner(f, start);
+      size_t tlo, tcnt;
+      fslice(f, t, &tlo, &tcnt);
+      size_t take = tlo + tcnt - start < len ? tlo + tcnt - start : len;
+      f->ptgt[np] = t;
+      f->pstart[np] = start;
+      f->pieces[np++].len = take;
+      start += take;
+      len -= take;
+    }
+  }
+  memset(f->sruns, 0, sizeof(int) * 2 * (size_t)f->P);
+  for (size_t i = 0; i < np; i++)
+    if (f->ptgt[i] != f->rank) {
+      f->sruns[f->ptgt[i]]++;
+      f->skeys[f->ptgt[i]] += (int)f->pieces[i].len;
+    }
+  size_t at = 0;
+  for (int t = 0; t < f->P; t++) {
+    f->sd[t] = (int)at;
+    f->sc[t] = f->sruns[t] ? (int)(8 + 16 * (size_t)f->sruns[t] + ksz * (size_t)f->skeys[t]) : 0;
+    if (f->sruns[t]) {
+      uint64_t nr = (uint64_t)f->sruns[t];
+      memcpy(f->sbuf + at, &nr, 8);
+    }
+    f->sruns[t] = 0;
+    f->skeys[t] = 0;
+    at += (size_t)f->sc[t];
+  }
+  for (size_t i = 0; i < np; i++) {
+    int t = f->ptgt[i];
+    if (t == f->rank) {
+      f->pieces[i].dst = (char *)f->buf[nb] + (f->pstart[i] - f->lo) * ksz;
+    } else {
+      char *sec = f->sbuf + f->sd[t];
+      uint64_t nr, run[2] = {f->pstart[i], f->pieces[i].len};
+      memcpy(&nr, sec, 8);
+      memcpy(sec + 8 + 16 * (size_t)f->sruns[t], run, 16);
+      f->pieces[i].dst = sec + 8 + 16 * nr + ksz * (size_t)f->skeys[t];
+      f->sruns[t]++;
+      f->skeys[t] += (int)f->pieces[i].len;
+    }
+  }
+  f->pieces[np].dst = f->dummy;
+  f->pieces[np].len = 0;
+  for (size_t v = 0; v < R; v++) {
+    if (!f->h[v]) continue;
+    fpiece_t *p = &f->pieces[f->next[v]++];
+    f->cur[v] = p->dst;
+    f->end[v] = p->dst + p->len * ksz;
+  }
+  if (ksz == 4)
+    fscatter_u32(src, ns, sh, (uint32_t)(R - 1), (uint32_t **)f->cur, (uint32_t **)f->end, f->next,
+                 f->pieces);
+  else
+    fscatter_u64(src, ns, sh, (uint64_t)(R - 1), (uint64_t **)f->cur, (uint64_t **)f->end, f->next,
+                 f->pieces);
+  MPI_Alltoall(f->sc, 1, MPI_INT, f->rc, 1, MPI_INT, MPI_COMM_WORLD);
+  at = 0;
+  for (int t = 0; t < f->P; t++) {
+    f->rd[t] = (int)at;
+    at += (size_t)f->rc[t];
+  }
+  MPI_Alltoallv(f->sbuf, f->sc, f->sd, MPI_BYTE, f->rbuf, f->rc, f->rd, MPI_BYTE, MPI_COMM_WORLD);
+  char *mine = f->buf[nb];
+  for (int t = 0; t < f->P; t++) {
+    if (!f->rc[t]) continue;
+    const char *sec = f->rbuf + f->rd[t];
+    uint64_t nr;
+    memcpy(&nr, sec, 8);
+    const char *keys = sec + 8 + 16 * nr;
+    for (uint64_t j = 0; j < nr; j++) {
+      uint64_t run[2];
+      memcpy(run, sec + 8 + 16 * j, 16);
+      memcpy(mine + (run[0] - f->lo) * ksz, keys, run[1] * ksz);
+      keys += run[1] * ksz;
+    }
+  }
+}
+
+/* Sorts in (f->cnt keys, the balanced layout) and returns the buffer
+ * holding the result. */
+static void *flat_sort(flat_t *f, const void *in) {
+  uint64_t orv = 0, andv = ~(uint64_t)0, b[2], tb[2];
+  if (f->ksz == 4) {
+    const uint32_t *a = in;
+    uint32_t o = 0, x = ~(uint32_t)0;
+    for (size_t i = 0; i < f->cnt; i++) o |= a[i], x &= a[i];
+    orv = o;
+    andv = x;
+  } else {
+    const uint64_t *a = in;
+    for (size_t i = 0; i < f->cnt; i++) orv |= a[i], andv &= a[i];
+  }
+  b[0] = orv;
+  b[1] = ~andv;
+  MPI_Allreduce(b, tb, 2, MPI_UINT64_T, MPI_BOR, MPI_COMM_WORLD);
+  uint64_t varying = tb[0] ^ ~tb[1];
+  int lo_bit = 0, span = 1;
+  if (varying) {
+    lo_bit = __builtin_ctzll(varying);
+    span = 64 - __builtin_clzll(varying) - lo_bit;
+  }
+  int npass = (span + SDIGIT - 1) / SDIGIT, width = (span + npass - 1) / npass, nb = 0;
+  const void *src = in;
+  for (int p = 0; p < npass; p++) {
+    flat_pass(f, src, f->cnt, lo_bit + p * width, width, nb);
+    src = f->buf[nb];
+    nb ^= 1;
+  }
+  return (void *)src;
+}
+
+int bench_sort_mpi(int argc, char **argv, const bench_opts_t *o) {
+  MPI_Init(&argc, &argv);
+  sw_opts_t w;
+  sw_parse(argc, argv, o, &w);
+  flat_t f;
+  memset(&f, 0, sizeof f);
+  MPI_Comm_rank(MPI_COMM_WORLD, &f.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &f.P);
+  f.bits = w.bits;
+  f.ksz = (size_t)w.bits / 8;
+  if (f.rank == 0) {
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(lib, &len);
+    lib[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING - 1] = '\0';
+    char *nl = strpbrk(lib, "\r\n,");
+    if (nl) *nl = '\0';
+    printf("I library %s\nI layout %d ranks\n", lib, f.P);
+    fflush(stdout);
+  }
+  size_t R = (size_t)1 << SDIGIT, P = (size_t)f.P;
+  f.h = malloc(3 * R * sizeof(uint64_t));
+  f.cur = malloc(2 * R * sizeof(void *));
+  f.next = malloc(R * sizeof(size_t));
+  f.pstart = malloc((R + P + 2) * sizeof(size_t));
+  f.ptgt = malloc((R + P + 2) * sizeof(int));
+  f.pieces = malloc((R + P + 2) * sizeof(fpiece_t));
+  f.sc = malloc(6 * P * sizeof(int));
+  if (P * R <= ((size_t)1 << 16)) f.table = malloc(P * R * sizeof(uint64_t));
+  if (!f.h || !f.cur || !f.next || !f.pstart || !f.ptgt || !f.pieces || !f.sc ||
+      (P * R <= ((size_t)1 << 16) && !f.table))
+    fdie(f.rank, "out of memory");
+  f.pre = f.h + R;
+  f.tot = f.h + 2 * R;
+  f.end = f.cur + R;
+  f.sd = f.sc + P;
+  f.rc = f.sd + P;
+  f.rd = f.rc + P;
+  f.sruns = f.rd + P;
+  f.skeys = f.sruns + P;
+  for (int k = 0; k < w.nsizes; k++) {
+    size_t n = w.sizes[k], ksz = f.ksz;
+    f.n = n;
+    f.q = n / P;
+    f.r = n % P;
+    fslice(&f, f.rank, &f.lo, &f.cnt);
+    if (f.cnt * ksz > INT_MAX / 2) fdie(f.rank, "too many keys per rank for MPI int counts");
+    void *in = malloc(f.cnt * ksz + 8);
+    f.buf[0] = malloc(f.cnt * ksz + 8);
+    f.buf[1] = malloc(f.cnt * ksz + 8);
+    size_t runs = f.cnt < R + P ? f.cnt : R + P, rruns = P * R < f.cnt ? P * R : f.cnt;
+    f.sbuf = malloc(ksz * f.cnt + 8 * P + 16 * runs + 64);
+    f.rbuf = malloc(ksz * f.cnt + 8 * P + 16 * rruns + 64);
+    if (!in || !f.buf[0] || !f.buf[1] || !f.sbuf || !f.rbuf) fdie(f.rank, "out of memory");
+    gen(w.bits, n, f.lo, f.cnt, in);
+    /* Check: order inside, order across ranks, multiset hash. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    const void *res = flat_sort(&f, in);
+    uint64_t hv[2], th[2], first = 0, last = 0, before = 0;
+    int good = 1, all;
+    if (ksz == 4) {
+      const uint32_t *a = res;
+      hv[0] = simple_sort_hash_u32(in, f.cnt);
+      hv[1] = simple_sort_hash_u32(a, f.cnt);
+      for (size_t i = 1; i < f.cnt; i++) good &= a[i - 1] <= a[i];
+      if (f.cnt) first = a[0], last = a[f.cnt - 1];
+    } else {
+      const uint64_t *a = res;
+      hv[0] = simple_sort_hash_u64(in, f.cnt);
+      hv[1] = simple_sort_hash_u64(a, f.cnt);
+      for (size_t i = 1; i < f.cnt; i++) good &= a[i - 1] <= a[i];
+      if (f.cnt) first = a[0], last = a[f.cnt - 1];
+    }
+    MPI_Allreduce(hv, th, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Exscan(&last, &before, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    if (f.rank > 0 && f.cnt && before > first) good = 0;
+    if (th[0] != th[1]) good = 0;
+    MPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) fdie(f.rank, "wrong result");
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime(), t;
+    flat_sort(&f, in);
+    t = MPI_Wtime() - t0;
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    int S = ssamples(t, w.quick);
+    double v[16];
+    for (int j = 0; j < S; j++) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      t0 = MPI_Wtime();
+      flat_sort(&f, in);
+      v[j] = MPI_Wtime() - t0;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, v, S, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    qsort(v, (size_t)S, sizeof *v, scmp_double);
+    if (f.rank == 0) {
+      printf("R mpi %zu %.3f\n", n, 1e6 * v[S / 2]);
+      fflush(stdout);
+    }
+    free(in);
+    free(f.buf[0]);
+    free(f.buf[1]);
+    free(f.sbuf);
+    free(f.rbuf);
+  }
+  free(f.h);
+  free(f.cur);
+  free(f.next);
+  free(f.pstart);
+  free(f.ptgt);
+  free(f.pieces);
+  free(f.sc);
+  free(f.table);
+  MPI_Finalize();
+  return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The driver. */
+
+enum { S_SIMPLE, S_MPI, S_RADIX1, S_QSORT, S_NSIDES };
+static const char *const sside_tag[S_NSIDES] = {"simple", "mpi", "radix1", "qsort"};
+
+typedef struct {
+  size_t n;
+  double v[S_NSIDES][SMAX_ROUNDS];
+  int cnt[S_NSIDES];
+} srow_t;
+
+static srow_t srows[SMAX_SIZES];
+static int nsrows;
+static char slib[256];
+
+static int srun(const char *cmd) {
+  FILE *p = popen(cmd, "r");
+  if (!p) {
+    fprintf(stderr, "simple-bench: cannot run %s: %s\n", cmd, strerror(errno));
+    return -1;
+  }
+  char line[512], tag[32];
+  size_t n;
+  double us;
+  while (fgets(line, sizeof line, p)) {
+    if (sscanf(line, "R %31s %zu %lf", tag, &n, &us) == 3) {
+      int side = -1;
+      for (int k = 0; k < S_NSIDES; k++)
+        if (strcmp(tag, sside_tag[k]) == 0) side = k;
+      if (side < 0) continue;
+      int i = 0;
+      while (i < nsrows && srows[i].n != n) i++;
+      if (i == nsrows && nsrows < SMAX_SIZES) {
+        memset(&srows[i], 0, sizeof srows[i]);
+        srows[i].n = n;
+        nsrows++;
+      }
+      if (i < nsrows && srows[i].cnt[side] < SMAX_ROUNDS)
+        srows[i].v[side][srows[i].cnt[side]++] = us;
+    } else if (strncmp(line, "I library ", 10) == 0) {
+      snprintf(slib, sizeof slib, "%.*s", (int)strcspn(line + 10, "\n"), line + 10);
+    } else if (line[0] != 'I' || line[1] != ' ') {
+      fputs(line, stderr);
+    }
+  }
+  int st = pclose(p);
+  if (st != 0) {
+    fprintf(stderr, "simple-bench: worker failed (status %d): %s\n", st, cmd);
+    return -1;
+  }
+  return 0;
+}
+
+static double smed(const srow_t *r, int side) {
+  if (!r->cnt[side]) return NAN;
+  double v[SMAX_ROUNDS];
+  memcpy(v, r->v[side], sizeof(double) * (size_t)r->cnt[side]);
+  qsort(v, (size_t)r->cnt[side], sizeof *v, scmp_double);
+  int c = r->cnt[side];
+  return c % 2 ? v[c / 2] : 0.5 * (v[c / 2 - 1] + v[c / 2]);
+}
+
+static unsigned long long smem_available(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) return 0;
+  char line[256];
+  unsigned long long kb = 0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
+  fclose(f);
+  return kb * 1024ull;
+}
+
+static int sarg_count(const char *v, long long lo, long long hi, long long *out) {
+  char *end;
+  errno = 0;
+  if (!v || !v[0]) return -1;
+  long long x = strtoll(v, &end, 10);
+  if (errno || *end || x < lo || x > hi) return -1;
+  *out = x;
+  return 0;
+}
+
+static void susage(FILE *f) {
+  fprintf(f,
+          "usage: simple-bench sort [-N NODES] [-t THREADS] [--vcluster] [--quick] [--rounds R]\n"
+          "                         [--bits 32|64] [--algo simple|rdx|rdxopt] [--max-n N]\n"
+          "                         [--qsort-max N] [--csv FILE]\n");
+}
+
+static void print_ms(double us) {
+  if (isnan(us))
+    printf(" %10s", "-");
+  else
+    printf(" %10.1f", us / 1e3);
+}
+
+int bench_sort_suite(int argc, char **argv) {
+  long long N = -1, T = 2, rounds = -1, bits = 32, max_n = 1ll << 26, qmax = 1ll << 24;
+  int quick = 0, vcluster = 0;
+  const char *csv = NULL, *algo = "simple";
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    long long *dst = NULL, lo = 1, hi = 0;
+    if (strcmp(a, "--quick") == 0) {
+      quick = 1;
+      continue;
+    } else if (strcmp(a, "--vcluster") == 0) {
+      vcluster = 1;
+      continue;
+    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      susage(stdout);
+      return 0;
+    } else if (strcmp(a, "--csv") == 0) {
+      if (!v || !v[0] || v[0] == '-') {
+        fprintf(stderr, "simple-bench: --csv needs a file name\n");
+        return 2;
+      }
+      csv = v;
+      i++;
+      continue;
+    } else if (strcmp(a, "--algo") == 0) {
+      simple_sort_algo_t al;
+      if (!v || simple_sort_algo_parse(v, &al) != 0) {
+        fprintf(stderr, "simple-bench: --algo must be simple, rdx or rdxopt\n");
+        return 2;
+      }
+      algo = v;
+      i++;
+      continue;
+    } else if (strcmp(a, "-N") == 0) {
+      dst = &N, hi = 256;
+    } else if (strcmp(a, "-t") == 0) {
+      dst = &T, hi = 1024;
+    } else if (strcmp(a, "--rounds") == 0) {
+      dst = &rounds, hi = SMAX_ROUNDS;
+    } else if (strcmp(a, "--bits") == 0) {
+      dst = &bits, lo = 32, hi = 64;
+    } else if (strcmp(a, "--max-n") == 0) {
+      dst = &max_n, lo = 1, hi = 1ll << 40;
+    } else if (strcmp(a, "--qsort-max") == 0) {
+      dst = &qmax, lo = 0, hi = 1ll << 40;
+    } else {
+      fprintf(stderr, "simple-bench: unknown option '%s'\n", a);
+      susage(stderr);
+      return 2;
+    }
+    if (sarg_count(v, lo, hi, dst) != 0 || (dst == &bits && bits != 32 && bits != 64)) {
+      fprintf(stderr, "simple-bench: %s needs a number from %lld to %lld, not '%s'\n", a, lo, hi,
+              v ? v : "");
+      return 2;
+    }
+    i++;
+  }
+  if (N < 0) N = vcluster ? 2 : 1;
+  if (rounds < 0) rounds = quick ? 1 : 3;
+  long long P = N * T;
+  /* Memory: the hybrid side holds about 5 copies of the keys (input, two
+   * buffers, send and receive), all on this host; stay within half of what
+   * is available. */
+  unsigned long long avail = smem_available();
+  while (avail && max_n > (1ll << 20) &&
+         5ull * (unsigned long long)max_n * (unsigned long long)bits / 8 > avail / 2)
+    max_n /= 2;
+  FILE *out = NULL;
+  if (csv && !(out = fopen(csv, "w"))) {
+    fprintf(stderr, "simple-bench: cannot write %s: %s\n", csv, strerror(errno));
+    return 1;
+  }
+  char dir[PATH_MAX];
+  bench_self_dir(dir, sizeof dir);
+  int cores = bench_usable_cores();
+  int multi = vcluster || getenv("SLURM_JOB_ID") != NULL;
+  int pin = !multi && P <= cores;
+  char args[256];
+  snprintf(args, sizeof args, "--max-n %lld --bits %lld --qsort-max %lld --algo %s%s", max_n, bits,
+           qmax, algo, quick ? " --quick" : "");
+  char cmd[3][2 * PATH_MAX + 512];
+  snprintf(cmd[0], sizeof cmd[0],
+           "%s'%s/simplerun'%s -N %lld -t %lld '%s/simple-bench' --worker sort-hybrid %s",
+           pin ? "SIMPLE_PIN=1 " : "", dir, vcluster ? " --vcluster" : "", N, T, dir, args);
+  if (multi)
+    snprintf(cmd[1], sizeof cmd[1],
+             "'%s/simplerun'%s -N %lld --procs-per-node %lld -t 1 '%s/simple-bench' --worker "
+             "sort-mpi %s",
+             dir, vcluster ? " --vcluster" : "", N, T, dir, args);
+  else
+    snprintf(cmd[1], sizeof cmd[1],
+             "'%s/simplerun' --bind %s -N %lld -t 1 '%s/simple-bench' --worker sort-mpi %s", dir,
+             pin ? "core" : "none", P, dir, args);
+  snprintf(cmd[2], sizeof cmd[2],
+           "%s'%s/simplerun' -N 1 -t 1 '%s/simple-bench' --worker sort-serial %s",
+           pin ? "SIMPLE_PIN=1 " : "", dir, dir, args);
+  printf(
+      "simple-bench sort: %lld-bit uniform keys; %lld node(s) x %lld thread(s) (simple, --algo "
+      "%s) against %lld MPI rank(s) x 1 thread (the same algorithm, MPI_Alltoallv), and one "
+      "thread (radix, qsort); %s, %lld round(s)%s\n",
+      bits, N, T, algo, P,
+      vcluster ? "virtual cluster"
+      : multi  ? "Slurm"
+               : "one host",
+      rounds, pin ? ", pinned" : "");
+  fflush(stdout);
+  for (int r = 0; r < rounds; r++) {
+    fprintf(stderr, "  round %d/%lld\n", r + 1, rounds);
+    for (int k = 0; k < 2; k++) {
+      int side = (r % 2) ? 1 - k : k;
+      if (srun(cmd[side]) != 0) {
+        if (out) fclose(out);
+        return 1;
+      }
+    }
+  }
+  fprintf(stderr, "  serial baselines\n");
+  if (srun(cmd[2]) != 0) {
+    if (out) fclose(out);
+    return 1;
+  }
+  printf("MPI: %s\n", slib[0] ? slib : "unknown library");
+  printf("times in ms (median over rounds of the median sample); Mkeys/s = keys / time\n");
+  printf("%10s %10s %10s %10s %10s %9s %9s %10s %8s %8s\n", "n", "simple", "mpi", "radix1", "qsort",
+         "simple_Mk", "mpi_Mk", "mpi/simple", "speedup", "effic");
+  if (out)
+    fprintf(out,
+            "suite,n,bits,nodes,threads,algo,simple_us,mpi_us,radix1_us,qsort_us,"
+            "simple_keys_s,mpi_keys_s,ratio,speedup,efficiency\n");
+  for (int i = 0; i < nsrows; i++) {
+    srow_t *r = &srows[i];
+    double m[S_NSIDES];
+    for (int k = 0; k < S_NSIDES; k++) m[k] = smed(r, k);
+    double kh = (double)r->n / m[S_SIMPLE], km = (double)r->n / m[S_MPI];
+    double ratio = m[S_MPI] / m[S_SIMPLE], sp = m[S_RADIX1] / m[S_SIMPLE], eff = sp / (double)P;
+    printf("%10zu", r->n);
+    for (int k = 0; k < S_NSIDES; k++) print_ms(m[k]);
+    printf(" %9.1f %9.1f %10.2f %8.2f %8.2f\n", kh, km, ratio, sp, eff);
+    if (out)
+      fprintf(out, "sort,%zu,%lld,%lld,%lld,%s,%.1f,%.1f,%.1f,%.1f,%.4g,%.4g,%.4f,%.4f,%.4f\n",
+              r->n, bits, N, T, algo, m[S_SIMPLE], m[S_MPI], m[S_RADIX1], m[S_QSORT], kh * 1e6,
+              km * 1e6, ratio, sp, eff);
+  }
+  printf(
+      "mpi/simple > 1: the hybrid sort is faster; speedup = radix1 / simple; effic = speedup /"
+      " %lld processors%s\n",
+      P, N == 1 ? " (parallel efficiency on one node)" : "");
+  if (out && fclose(out) != 0) {
+    fprintf(stderr, "simple-bench: writing %s failed\n", csv);
+    return 1;
+  }
+  return 0;
+}
