@@ -39,7 +39,7 @@ static size_t dsp(const layout_t *l, int i) {
 
 static int gather_all(simple_t *s, const void *send, size_t count, void *recv, const size_t *counts,
                       const size_t *displs, simple_type_t type, int v) {
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   simple__node_t *n = s->node;
   int me = s->thread, r = n->threads, p = n->nprocs, P = n->nodes, pid = s->pid;
   layout_t l = {v ? counts : NULL, v ? displs : NULL, count};

@@ -67,7 +67,7 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
 /* root < 0: allreduce. */
 static int reduce_common(simple_t *s, const void *send, void *recv, size_t count,
                          simple_type_t type, simple_op_t op, int root) {
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   simple__node_t *n = s->node;
   if (n->nodes == 1) {
     /* One node: the node library is the whole job. */

@@ -487,7 +487,7 @@ static int alltoall_inline(simple_t *s, const void *out, void *recv, size_t coun
 
 int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type) {
   SIMPLE__COLL_CHECK(s, "alltoall", count, type, -1, -1);
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   simple__node_t *n = s->node;
   int in_place = send == SIMPLE_IN_PLACE;
   size_t total = 0;
@@ -531,7 +531,7 @@ static int extent(const size_t *counts, const size_t *displs, int p, size_t *out
 int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts, const size_t *sdispls,
                      void *recv, const size_t *rcounts, const size_t *rdispls, simple_type_t type) {
   SIMPLE__COLL_CHECK(s, "alltoallv", -1, type, -1, -1);
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   simple__node_t *n = s->node;
   int p = n->nprocs, in_place = send == SIMPLE_IN_PLACE;
   if (in_place) {

@@ -5,7 +5,7 @@
 
 int simple_barrier(simple_t *s) {
   SIMPLE__COLL_CHECK(s, "barrier", -1, -1, -1, -1);
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   simple__node_t *n = s->node;
   int rc = simple__node_finish(s);
   if (rc || n->nodes == 1) return rc;

@@ -9,7 +9,7 @@
 
 int simple_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, int root) {
   SIMPLE__COLL_CHECK(s, "bcast", count, type, -1, root);
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   simple__node_t *n = s->node;
   if (n->nodes == 1) return simple_node_bcast(s, buf, count, type, root);
   int err =

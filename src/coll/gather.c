@@ -185,7 +185,7 @@ static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void
 
 static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void *big,
                   const size_t *counts, const size_t *displs, simple_type_t type, int root) {
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   simple__node_t *n = s->node;
   int me = s->thread, r = n->threads, p = n->nprocs;
   int err = root < 0 || root >= p ? SIMPLE_ERR_RANK : simple__check_buffer(NULL, 0, type);

@@ -137,7 +137,7 @@ static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, s
 
 static int scan_common(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
                        simple_op_t op, int exclusive) {
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   simple__node_t *n = s->node;
   /* One node: the node library's scan is the whole job's. */
   if (n->nodes == 1)

@@ -30,7 +30,7 @@ static inline void put(unsigned char *d, const unsigned char *s, size_t es) {
 
 int simple_hrelation(simple_t *s, const void *send, size_t count, size_t es, const int *dest,
                      const size_t *index, void *recv, size_t capacity, size_t *received) {
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   simple__node_t *n = s->node;
   int p = n->nprocs, me = s->thread, rc;
   size_t rec = es + (index ? sizeof(size_t) : 0), bytes = 0;

@@ -129,7 +129,7 @@ static int parts_of(const simple_t *s, simple_over_t over, int *np, int *me) {
 int simple_pardo_range(const simple_t *s, long lo, long hi, simple_over_t over, simple_kind_t kind,
                        long block, simple_range_t *out) {
   if (out) empty(out, lo);
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   int np, me;
   if (parts_of(s, over, &np, &me)) return SIMPLE_ERR_ARG;
   return simple_range_part(lo, hi, kind, block, np, me, out);
@@ -192,7 +192,7 @@ int simple_dist_my_part(const simple_t *s, const simple_dist_t *d) {
 }
 
 int simple_dist_domain(const simple_t *s, const simple_dist_t *d, int part, simple_domain_t *out) {
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   if (!out) return SIMPLE_ERR_ARG;
   simple__layout_t l;
   int err = simple__layout(s, d, &l);
@@ -207,7 +207,7 @@ int simple_dist_domain(const simple_t *s, const simple_dist_t *d, int part, simp
 
 int simple_dist_owner(const simple_t *s, const simple_dist_t *d, long i, long j, int *part,
                       long *li, long *lj) {
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   if (!part) return SIMPLE_ERR_ARG;
   simple__layout_t l;
   int err = simple__layout(s, d, &l);
@@ -222,7 +222,7 @@ int simple_dist_owner(const simple_t *s, const simple_dist_t *d, long i, long j,
 
 int simple_dist_owners(const simple_t *s, const simple_dist_t *d, long r0, long r1, long c0,
                        long c1, int *parts, int max, int *count) {
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   if (!count || (max > 0 && !parts)) return SIMPLE_ERR_ARG;
   *count = 0;
   simple__layout_t l;

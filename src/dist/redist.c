@@ -588,7 +588,7 @@ static int exchange(simple_t *s, xc_t *c) {
 
 static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,
                   const simple_dist_t *ddst, size_t es, int mode, long k) {
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   simple__node_t *n = s->node;
   plan_t pl;
   memset(&pl, 0, sizeof pl);

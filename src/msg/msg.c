@@ -552,11 +552,11 @@ static int may_remote(const simple__node_t *n, int src) {
 }
 
 /* The common start of every call: the job, the node state, the thread. */
-#define MSG_ENTER(s, m, me)                     \
-  if (!(s)) return SIMPLE_ERR_NOT_IN_JOB;       \
-  simple__msg_node_t *m = simple__msg_state(s); \
-  if (!m) return SIMPLE_ERR_NOMEM;              \
-  simple__mth_t *me = &m->th[(s)->thread];      \
+#define MSG_ENTER(s, m, me)                             \
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB; \
+  simple__msg_node_t *m = simple__msg_state(s);         \
+  if (!m) return SIMPLE_ERR_NOMEM;                      \
+  simple__mth_t *me = &m->th[(s)->thread];              \
   (void)me
 
 int simple_tag_ub(simple_t *s) {
@@ -857,7 +857,7 @@ int simple_wait(simple_t *s, simple_request_t *req, simple_status_t *status) {
 }
 
 int simple_waitall(simple_t *s, int count, simple_request_t *reqs, simple_status_t *statuses) {
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   if (count < 0 || (count > 0 && !reqs)) return SIMPLE_ERR_ARG;
   int first = 0;
   for (int i = 0; i < count; i++) {

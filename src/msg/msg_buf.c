@@ -63,10 +63,10 @@ int simple__mbuf_reserve(simple__mbuf_t *b, size_t cap) {
 }
 
 /* The buffer behind id, owned by the calling thread, or NULL. */
-#define BUF_ENTER(s, m, me)                     \
-  if (!(s)) return SIMPLE_ERR_NOT_IN_JOB;       \
-  simple__msg_node_t *m = simple__msg_state(s); \
-  if (!m) return SIMPLE_ERR_NOMEM;              \
+#define BUF_ENTER(s, m, me)                             \
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB; \
+  simple__msg_node_t *m = simple__msg_state(s);         \
+  if (!m) return SIMPLE_ERR_NOMEM;                      \
   simple__mth_t *me = &m->th[(s)->thread]
 
 int simple_buf_create(simple_t *s, size_t capacity, simple_buf_t *id) {

@@ -21,12 +21,12 @@ static int check_root(const simple_t *s, int root) {
 }
 
 int simple_node_barrier(simple_t *s) {
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   return simple__node_finish(s);
 }
 
 int simple_node_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, int root) {
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   int rc, err = simple__check_buffer(buf, count, type);
   if (!err) err = check_root(s, root);
   size_t bytes = err ? 0 : count * simple_type_size(type);
@@ -41,7 +41,7 @@ int simple_node_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, 
 }
 
 int simple_node_share(simple_t *s, void **ptr, int root) {
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   int rc, err = ptr ? check_root(s, root) : SIMPLE_ERR_ARG;
   simple__slot_t *slots = simple__node_publish(s, NULL, NULL, ptr ? *ptr : NULL, 0, err, &rc);
   if (!slots) return rc;
@@ -115,7 +115,7 @@ static void combine_inline(const simple__slot_t *slots, int r, int me, int root,
 
 static int combine(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
                    simple_op_t op, int root, combine_kind_t kind) {
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   int me = s->thread, r = s->node->threads;
   int want_recv = kind != REDUCE || me == root;
   int err = kind == REDUCE ? check_root(s, root) : 0;
@@ -181,7 +181,7 @@ int simple_node_exscan(simple_t *s, const void *send, void *recv, size_t count, 
  * Shared memory. */
 
 int simple_node_malloc(simple_t *s, size_t bytes, void **ptr) {
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   int rc, err = ptr ? 0 : SIMPLE_ERR_ARG;
   if (ptr) *ptr = NULL;
   simple__slot_t *slots = simple__node_publish(s, NULL, NULL, NULL, bytes, err, &rc);
@@ -202,7 +202,7 @@ int simple_node_malloc(simple_t *s, size_t bytes, void **ptr) {
 }
 
 int simple_node_free(simple_t *s, void *ptr) {
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   int rc;
   simple__slot_t *slots = simple__node_publish(s, NULL, NULL, ptr, 0, 0, &rc);
   if (!slots) return rc;

@@ -266,11 +266,11 @@ static rma_t *state(simple_t *s) {
   return R;
 }
 
-#define ENTER(s, R, T)                    \
-  if (!(s)) return SIMPLE_ERR_NOT_IN_JOB; \
-  rma_t *R = state(s);                    \
-  if (!R) return SIMPLE_ERR_NOMEM;        \
-  th_t *T = &R->th[(s)->thread];          \
+#define ENTER(s, R, T)                                  \
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB; \
+  rma_t *R = state(s);                                  \
+  if (!R) return SIMPLE_ERR_NOMEM;                      \
+  th_t *T = &R->th[(s)->thread];                        \
   T->err[0] = '\0'
 
 static int fail(th_t *T, int code, const char *fmt, ...) SIMPLE_PRINTF(3, 4);
@@ -289,7 +289,7 @@ const char *simple_rma_error(simple_t *s) {
 }
 
 int simple_rma_backend(simple_t *s) {
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   rma_t *R = state(s);
   return R ? R->backend : env_backend();
 }

@@ -18,12 +18,14 @@
 #include "run/pin.h"
 #include "run/watchdog.h"
 
-static _Thread_local simple_t *self;
+/* The calling thread's context while it runs its SPMD function, NULL in
+ * every other thread and after the function returned. */
+_Thread_local simple_t *simple__self;
 /* The job running in this process, for simple_abort(NULL, ...) and for
  * signal-time reporting; one job at a time per process. */
 static simple__node_t *running;
 
-simple_t *simple_self(void) { return self; }
+simple_t *simple_self(void) { return simple__self; }
 
 int simple_nodes(const simple_t *s) { return s->node->nodes; }
 int simple_node(const simple_t *s) { return s->node->node; }
@@ -124,13 +126,13 @@ int simple__node_at_close(simple__node_t *n, void (*fn)(simple__node_t *n)) {
 
 static void *thread_main(void *p) {
   simple_t *s = p;
-  self = s;
+  simple__self = s;
   if (s->node->pin && simple__pin_thread(s->node->local_first_core, s->thread) != 0)
     fprintf(stderr, "simple: node %d thread %d: SIMPLE_PIN could not bind to a core\n",
             s->node->node, s->thread);
   s->fn(s, s->arg);
   atomic_fetch_add_explicit(&s->node->departed, 1, memory_order_seq_cst);
-  self = NULL;
+  simple__self = NULL;
   return NULL;
 }
 
@@ -200,11 +202,11 @@ static void on_crash(int sig) {
   char buf[256];
   size_t at = put_str(buf, 0, "simple: crash on node ");
   at = put_int(buf, at, crash_node);
-  if (self) {
+  if (simple__self) {
     at = put_str(buf, at, " thread ");
-    at = put_int(buf, at, self->thread);
+    at = put_int(buf, at, simple__self->thread);
     at = put_str(buf, at, " (pid ");
-    at = put_int(buf, at, self->pid);
+    at = put_int(buf, at, simple__self->pid);
     at = put_str(buf, at, ")");
   }
   at = put_str(buf, at, ": ");

@@ -85,4 +85,13 @@ struct simple {
   struct simple__pin *pin;
 };
 
+/* The calling thread's own context (simple_self), NULL outside a job. */
+extern _Thread_local simple_t *simple__self;
+
+/* Whether s is the context of the calling thread of a running job: the
+ * check behind SIMPLE_ERR_NOT_IN_JOB. NULL, a context used by a thread the
+ * job did not start, or one used after its thread's SPMD function returned
+ * all fail it. One thread-local load and a compare (~1 ns). */
+#define SIMPLE__IN_JOB(s) ((s) != NULL && (s) == simple__self)
+
 #endif
