@@ -5,6 +5,7 @@
 #define SIMPLE_BENCH_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Options every worker understands, passed on its command line. */
 typedef struct {
@@ -23,6 +24,57 @@ int bench_usable_cores(void);
  * the job could not start or exited non-zero. */
 typedef int bench_line_fn(const char *line, void *ctx);
 int bench_run_worker(const char *cmd, bench_line_fn *fn, void *ctx);
+
+/* A suite's command-line options, as a table: a flag (-> int, set to 1), a
+ * whole number in [lo, hi] (-> long), a word (-> const char *, not
+ * starting with '-'), or a size in bytes in [lo, hi] (-> size_t; 64K,
+ * 4MiB: bench_parse_bytes). */
+typedef enum { BENCH_FLAG, BENCH_NUM, BENCH_WORD, BENCH_BYTES } bench_opt_kind_t;
+typedef struct {
+  const char *name;
+  bench_opt_kind_t kind;
+  void *dst;
+  long lo, hi;
+} bench_opt_t;
+/* Parses argv[2..] (argv[1] is the suite) against opts. -h/--help prints
+ * usage to stdout: returns 1 (exit 0). An unknown option, a missing or bad
+ * value: a message naming it and usage on stderr, returns 2 (the exit
+ * status). Otherwise 0. */
+/* A size in bytes with an optional binary suffix (4K, 4KiB, 4M, 4MiB, 1G):
+ * 0, or -1 when s is not one. */
+int bench_parse_bytes(const char *s, size_t *out);
+int bench_parse(int argc, char **argv, const bench_opt_t *opts, void (*usage)(FILE *));
+
+/* Where a suite runs its sides: the binaries' directory, the cores here,
+ * whether the job spans several hosts (the virtual cluster, or a Slurm
+ * allocation, where each host confines its own processes), and whether to
+ * pin each side one processor per core (one host, and they fit). */
+typedef struct {
+  char dir[4096];
+  int cores, multi, pin;
+} bench_place_t;
+void bench_place(bench_place_t *pl, int vcluster, long procs);
+
+/* A worker job's command line: ENV (may be "") then simplerun and
+ * `simple-bench --worker WORKER ARGS`. BENCH_HYBRID: NODES processes of
+ * THREADS threads (SIMPLE_PIN=1 when pl->pin). BENCH_FLAT: NODES*THREADS
+ * single-thread ranks, the flat-MPI anchor: --procs-per-node THREADS on
+ * several hosts, else one local process each, bound one per core when
+ * pl->pin. Returns 0, or -1 when buf is too small. */
+typedef enum { BENCH_HYBRID, BENCH_FLAT } bench_side_t;
+int bench_worker_cmd(char *buf, size_t len, const bench_place_t *pl, int vcluster,
+                     bench_side_t side, long nodes, long threads, const char *env,
+                     const char *worker, const char *args);
+
+/* Opens a --csv file for writing (NULL path: no file). Returns 0, or 1
+ * with a message when it cannot be opened. */
+int bench_open_csv(const char *path, FILE **out);
+
+/* The index of name in names[0..n), -1 if absent (a worker's side tag). */
+int bench_side_of(const char *name, const char *const *names, int n);
+/* A worker's "I KEY VALUE" line: copies VALUE (without the newline) into
+ * dst and returns 1 when line carries KEY, else 0. */
+int bench_info(const char *line, const char *key, char *dst, size_t len);
 
 /* Results by row (an operation and a size) and side (simple, an anchor,
  * ...), one value per round; the suite owns the storage. */
@@ -78,8 +130,10 @@ int bench_matmul_suite(int argc, char **argv);
 int bench_matmul_hybrid(int argc, char **argv, const bench_opts_t *o);
 int bench_matmul_pdgemm(int argc, char **argv, const bench_opts_t *o);
 int bench_matmul_serial(int argc, char **argv, const bench_opts_t *o);
-/* simple-bench bsp (bench_as.c): BSP g and L of the one-sided layer by
- * least squares over h-relations; the driver and its worker. */
+/* simple-bench as, alias bsp (bench_as.c): paper 004's As suite (tests
+ * 1-5, total exchange) and the BSP probe per level, g and L by least
+ * squares, hybrid (put/get on both backends, sends) and flat MPI (MPI_Put,
+ * MPI_Isend); the driver and its worker (hybrid, or flat with --mpi). */
 int bench_as_suite(int argc, char **argv);
 int bench_as_worker(int argc, char **argv, const bench_opts_t *o);
 /* simple-bench queens (bench_queens.c): the driver and its worker

@@ -78,11 +78,6 @@ static int samples_for(double t, int quick) {
   return S;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* ------------------------------------------------------------------------
  * Simple side. */
 
@@ -158,9 +153,9 @@ static void simple_side(simple_t *s, void *arg) {
         v[j] = simple_time() - t0;
       }
       for (int j = 0; j < S; j++) v[j] = hyb_max(s, v[j]);
-      qsort(v, (size_t)S, sizeof *v, cmp_double);
+      double med = bench_median(v, (size_t)S);
       if (me == 0) {
-        printf("R %s %ld %.3f\n", modes[mode], n, 1e6 * v[S / 2]);
+        printf("R %s %ld %.3f\n", modes[mode], n, 1e6 * med);
         fflush(stdout);
       }
       simple_fft2d_destroy(p);
@@ -347,9 +342,9 @@ int bench_fft_fftw(int argc, char **argv, const bench_opts_t *o) {
         v[j] = MPI_Wtime() - t0;
       }
       MPI_Allreduce(MPI_IN_PLACE, v, S, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-      qsort(v, (size_t)S, sizeof *v, cmp_double);
+      double med = bench_median(v, (size_t)S);
       if (rank == 0) {
-        printf("R %s %ld %.3f\n", modes[mode], n, 1e6 * v[S / 2]);
+        printf("R %s %ld %.3f\n", modes[mode], n, 1e6 * med);
         fflush(stdout);
       }
       fftw_destroy_plan(p);
@@ -367,93 +362,50 @@ int bench_fft_fftw(int argc, char **argv, const bench_opts_t *o) {
 /* ------------------------------------------------------------------------
  * The driver. */
 
-typedef struct {
-  int mode;
-  long n;
-  double side[NSIDES][MAX_ROUNDS];
-  int cnt[NSIDES];
-} frow_t;
-
-static frow_t frows[2 * MAX_SIZES];
-static int nfrows;
+/* Rows: op "natural" or "transposed" (mode 0, 1), bytes = n. */
+static bench_row_t frows[2 * MAX_SIZES];
+static bench_table_t ftable = {frows, 0, 2 * MAX_SIZES};
 static char flib[256], ffftw[128];
 
-static int frun(const char *cmd, int side, int round) {
-  FILE *p = popen(cmd, "r");
-  if (!p) {
-    fprintf(stderr, "simple-bench: cannot run %s: %s\n", cmd, strerror(errno));
-    return -1;
-  }
-  char line[512], mode[32];
+typedef struct {
+  int side, round, skipped;
+} frun_t;
+
+static int fline(const char *line, void *arg) {
+  frun_t *c = arg;
+  char mode[32];
   long n;
   double us;
-  int skipped = 0;
-  while (fgets(line, sizeof line, p)) {
-    if (sscanf(line, "R %31s %ld %lf", mode, &n, &us) == 3) {
-      int md = strcmp(mode, "transposed") == 0;
-      int i = 0;
-      while (i < nfrows && (frows[i].n != n || frows[i].mode != md)) i++;
-      if (i == nfrows && nfrows < 2 * MAX_SIZES) {
-        memset(&frows[i], 0, sizeof frows[i]);
-        frows[i].n = n;
-        frows[i].mode = md;
-        nfrows++;
-      }
-      if (i < nfrows && frows[i].cnt[side] < MAX_ROUNDS)
-        frows[i].side[side][frows[i].cnt[side]++] = us;
-    } else if (strncmp(line, "I library ", 10) == 0) {
-      snprintf(flib, sizeof flib, "%.*s", (int)strcspn(line + 10, "\n"), line + 10);
-    } else if (strncmp(line, "I fftw ", 7) == 0) {
-      snprintf(ffftw, sizeof ffftw, "%.*s", (int)strcspn(line + 7, "\n"), line + 7);
-    } else if (line[0] == 'N' && line[1] == ' ') {
-      skipped = 1;
-      if (round == 0) fprintf(stderr, "simple-bench: %s", line + 2);
-    } else if (line[0] != 'I' || line[1] != ' ') {
-      fputs(line, stderr);
-    }
+  if (sscanf(line, "R %31s %ld %lf", mode, &n, &us) == 3 && n > 0) {
+    bench_row_add(
+        bench_row(&ftable, strcmp(mode, "transposed") == 0 ? "transposed" : "natural", (size_t)n),
+        c->side, us);
+  } else if (bench_info(line, "library", flib, sizeof flib) ||
+             bench_info(line, "fftw", ffftw, sizeof ffftw)) {
+  } else if (line[0] == 'N' && line[1] == ' ') {
+    c->skipped = 1;
+    if (c->round == 0) fprintf(stderr, "simple-bench: %s", line + 2);
+  } else if (line[0] != 'I' || line[1] != ' ') {
+    return 0;
   }
-  int st = pclose(p);
-  if (st != 0) {
-    fprintf(stderr, "simple-bench: worker failed (status %d): %s\n", st, cmd);
-    return -1;
-  }
-  return skipped;
+  return 1;
 }
 
-static unsigned long long fmem_available(void) {
-  FILE *f = fopen("/proc/meminfo", "r");
-  if (!f) return 0;
-  char line[256];
-  unsigned long long kb = 0;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
-  fclose(f);
-  return kb * 1024ull;
+/* Runs one side's job: -1 if it failed, 1 if it skipped its anchor. */
+static int frun(const char *cmd, int side, int round) {
+  frun_t c = {side, round, 0};
+  if (bench_run_worker(cmd, fline, &c) != 0) return -1;
+  return c.skipped;
 }
 
-static int farg_count(const char *v, long lo, long hi, long *out) {
-  char *end;
-  errno = 0;
-  if (!v || !v[0]) return -1;
-  long x = strtol(v, &end, 10);
-  if (errno || *end || x < lo || x > hi) return -1;
-  *out = x;
-  return 0;
-}
+static double fmed(bench_row_t *r, int side) { return bench_row_median(r, side); }
 
-static double fmed(frow_t *r, int side) {
-  if (!r->cnt[side]) return NAN;
-  double v[MAX_ROUNDS];
-  memcpy(v, r->side[side], sizeof(double) * (size_t)r->cnt[side]);
-  qsort(v, (size_t)r->cnt[side], sizeof *v, cmp_double);
-  int c = r->cnt[side];
-  return c % 2 ? v[c / 2] : 0.5 * (v[c / 2 - 1] + v[c / 2]);
-}
+static int fmode(const bench_row_t *r) { return strcmp(r->op, "transposed") == 0; }
 
 static int cmp_frows(const void *a, const void *b) {
-  const frow_t *x = a, *y = b;
-  if (x->mode != y->mode) return x->mode - y->mode;
-  return (x->n > y->n) - (x->n < y->n);
+  const bench_row_t *x = a, *y = b;
+  if (fmode(x) != fmode(y)) return fmode(x) - fmode(y);
+  return (x->bytes > y->bytes) - (x->bytes < y->bytes);
 }
 
 static void fusage(FILE *f) {
@@ -473,41 +425,17 @@ int bench_fft_suite(int argc, char **argv) {
   long N = -1, T = 2, rounds = -1, max_n = 4096;
   int quick = 0, vcluster = 0, patient = 0;
   const char *csv = NULL;
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "--quick") == 0) {
-      quick = 1;
-    } else if (strcmp(a, "--vcluster") == 0) {
-      vcluster = 1;
-    } else if (strcmp(a, "--patient") == 0) {
-      patient = 1;
-    } else if (strcmp(a, "-N") == 0 || strcmp(a, "-t") == 0 || strcmp(a, "--rounds") == 0 ||
-               strcmp(a, "--max-n") == 0) {
-      long *dst = a[1] == 'N' ? &N : a[1] == 't' ? &T : a[2] == 'r' ? &rounds : &max_n;
-      long lo = a[2] == 'm' ? 256 : 1;
-      long hi = a[1] == 'N' ? 256 : a[1] == 't' ? 1024 : a[2] == 'r' ? MAX_ROUNDS : 65536;
-      if (farg_count(v, lo, hi, dst) != 0) {
-        fprintf(stderr, "simple-bench: %s needs a count from %ld to %ld, not '%s'\n", a, lo, hi,
-                v ? v : "");
-        return 2;
-      }
-      i++;
-    } else if (strcmp(a, "--csv") == 0) {
-      if (!v || !v[0] || v[0] == '-') {
-        fprintf(stderr, "simple-bench: --csv needs a file name\n");
-        return 2;
-      }
-      csv = v;
-      i++;
-    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      fusage(stdout);
-      return 0;
-    } else {
-      fprintf(stderr, "simple-bench: unknown option '%s'\n", a);
-      fusage(stderr);
-      return 2;
-    }
-  }
+  const bench_opt_t opts[] = {{"--quick", BENCH_FLAG, &quick, 0, 0},
+                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
+                              {"--patient", BENCH_FLAG, &patient, 0, 0},
+                              {"-N", BENCH_NUM, &N, 1, 256},
+                              {"-t", BENCH_NUM, &T, 1, 1024},
+                              {"--rounds", BENCH_NUM, &rounds, 1, MAX_ROUNDS},
+                              {"--max-n", BENCH_NUM, &max_n, 256, 65536},
+                              {"--csv", BENCH_WORD, &csv, 0, 0},
+                              {NULL, 0, NULL, 0, 0}};
+  int rc = bench_parse(argc, argv, opts, fusage);
+  if (rc) return rc == 1 ? 0 : rc;
   if (N < 0) N = vcluster ? 2 : 1;
   if (rounds < 0) rounds = quick ? 1 : 3;
   long P = N * T;
@@ -515,37 +443,25 @@ int bench_fft_suite(int argc, char **argv) {
    * once (input, its copy, output, round trip, scratch), all on this host
    * here or on the virtual cluster; keep them within half of what is
    * available. */
-  unsigned long long avail = fmem_available();
+  unsigned long long avail = simple_mem_available();
   while (avail && max_n > 256 &&
          80ull * (unsigned long long)max_n * (unsigned long long)max_n > avail / 2)
     max_n /= 2;
-  FILE *out = NULL;
-  if (csv && !(out = fopen(csv, "w"))) {
-    fprintf(stderr, "simple-bench: cannot write %s: %s\n", csv, strerror(errno));
-    return 1;
-  }
-  char dir[PATH_MAX];
-  bench_self_dir(dir, sizeof dir);
-  int cores = bench_usable_cores();
-  int multi = vcluster || getenv("SLURM_JOB_ID") != NULL;
-  int pin = !multi && P <= cores;
+  FILE *out;
+  if (bench_open_csv(csv, &out)) return 1;
+  bench_place_t pl;
+  bench_place(&pl, vcluster, P);
+  const char *dir = pl.dir;
+  int multi = pl.multi, pin = pl.pin;
   char args[128];
   snprintf(args, sizeof args, "--max-n %ld%s%s", max_n, quick ? " --quick" : "",
            patient ? " --patient" : "");
   const char *vc = vcluster ? " --vcluster" : "";
   char cmd[NSIDES][2 * PATH_MAX + 512];
-  snprintf(cmd[SIDE_SIMPLE], sizeof cmd[0],
-           "%s'%s/simplerun'%s -N %ld -t %ld '%s/simple-bench' --worker fft-simple %s",
-           pin ? "SIMPLE_PIN=1 " : "", dir, vc, N, T, dir, args);
-  if (multi)
-    snprintf(cmd[SIDE_FLAT], sizeof cmd[0],
-             "'%s/simplerun'%s -N %ld --procs-per-node %ld -t 1 '%s/simple-bench' --worker "
-             "fft-fftw %s",
-             dir, vc, N, T, dir, args);
-  else
-    snprintf(cmd[SIDE_FLAT], sizeof cmd[0],
-             "'%s/simplerun' --bind %s -N %ld -t 1 '%s/simple-bench' --worker fft-fftw %s", dir,
-             pin ? "core" : "none", P, dir, args);
+  bench_worker_cmd(cmd[SIDE_SIMPLE], sizeof cmd[0], &pl, vcluster, BENCH_HYBRID, N, T, "",
+                   "fft-simple", args);
+  bench_worker_cmd(cmd[SIDE_FLAT], sizeof cmd[0], &pl, vcluster, BENCH_FLAT, N, T, "", "fft-fftw",
+                   args);
   /* FFTW's threads inside each of NODES ranks: unbound, a rank needs T cores. */
   snprintf(cmd[SIDE_THREADS], sizeof cmd[0],
            "'%s/simplerun'%s --bind none -N %ld -t 1 '%s/simple-bench' --worker fft-fftw %s"
@@ -583,7 +499,7 @@ int bench_fft_suite(int argc, char **argv) {
       if (st > 0) anchor_ok = 0; /* no FFTW-MPI in this build */
     }
   }
-  qsort(frows, (size_t)nfrows, sizeof frows[0], cmp_frows);
+  qsort(frows, (size_t)ftable.nrows, sizeof frows[0], cmp_frows);
   printf("MPI: %s; FFTW: %s\n", flib[0] ? flib : "unknown library", ffftw[0] ? ffftw : "-");
   printf("%-10s %6s %11s %11s %11s %8s %9s %9s %13s\n", "output", "n", "simple_ms", "flat_ms",
          "thr_ms", "anchor", "simple_GF", "anchor_GF", "anchor/simple");
@@ -591,14 +507,15 @@ int bench_fft_suite(int argc, char **argv) {
     fprintf(out,
             "suite,output,n,nodes,threads,simple_us,fftw_flat_us,fftw_threads_us,anchor,"
             "anchor_us,simple_gflops,anchor_gflops,ratio\n");
-  for (int i = 0; i < nfrows; i++) {
-    frow_t *r = &frows[i];
+  for (int i = 0; i < ftable.nrows; i++) {
+    bench_row_t *r = &frows[i];
+    long rn = (long)r->bytes;
     double h = fmed(r, SIDE_SIMPLE), f = fmed(r, SIDE_FLAT), t = fmed(r, SIDE_THREADS);
     int an = -1;
     double at = NAN;
     if (!isnan(f) && (isnan(t) || f <= t)) an = SIDE_FLAT, at = f;
     if (!isnan(t) && (isnan(f) || t < f)) an = SIDE_THREADS, at = t;
-    double nn = (double)r->n * (double)r->n, flop = 5.0 * nn * log2(nn);
+    double nn = (double)rn * (double)rn, flop = 5.0 * nn * log2(nn);
     double gh = flop / (h * 1e3), ga = flop / (at * 1e3), ratio = at / h;
     char sh[32], sf[32], st[32], sga[32], sr[32];
     fmt_ms(sh, sizeof sh, h);
@@ -613,10 +530,10 @@ int bench_fft_suite(int argc, char **argv) {
     else
       snprintf(sr, sizeof sr, "%.2f", ratio);
     const char *aname = an == SIDE_FLAT ? "flat" : an == SIDE_THREADS ? "threads" : "-";
-    printf("%-10s %6ld %11s %11s %11s %8s %9.2f %9s %13s\n", modes[r->mode], r->n, sh, sf, st,
-           aname, gh, sga, sr);
+    printf("%-10s %6ld %11s %11s %11s %8s %9.2f %9s %13s\n", modes[fmode(r)], rn, sh, sf, st, aname,
+           gh, sga, sr);
     if (out) {
-      fprintf(out, "fft,%s,%ld,%ld,%ld,%.3f,", modes[r->mode], r->n, N, T, h);
+      fprintf(out, "fft,%s,%ld,%ld,%ld,%.3f,", modes[fmode(r)], rn, N, T, h);
       double v[3] = {f, t, at};
       for (int k = 0; k < 2; k++)
         if (isnan(v[k]))

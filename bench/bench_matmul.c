@@ -59,11 +59,6 @@ static int mm_samples(double t) {
   return S < 3 ? 3 : S > 9 ? 9 : S;
 }
 
-static int mm_cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 static double *mm_alloc(size_t count) {
   void *p = NULL;
   if (posix_memalign(&p, 64, count ? count * sizeof(double) : 64) != 0) return NULL;
@@ -129,9 +124,9 @@ static void mm_hybrid(simple_t *s, void *arg) {
         smp[j] = simple_time() - t0;
       }
       for (int j = 0; j < S; j++) smp[j] = mm_max(s, smp[j]);
-      qsort(smp, (size_t)S, sizeof *smp, mm_cmp);
+      double med = bench_median(smp, (size_t)S);
       if (me == 0) {
-        printf("R %s %ld %.3f\n", mm_side_name[v], n, 1e6 * smp[S / 2]);
+        printf("R %s %ld %.3f\n", mm_side_name[v], n, 1e6 * med);
         fflush(stdout);
       }
     }
@@ -261,9 +256,9 @@ int bench_matmul_pdgemm(int argc, char **argv, const bench_opts_t *o) {
       smp[j] = MPI_Wtime() - t0;
     }
     MPI_Allreduce(MPI_IN_PLACE, smp, S, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    qsort(smp, (size_t)S, sizeof *smp, mm_cmp);
+    double med = bench_median(smp, (size_t)S);
     if (rank == 0) {
-      printf("R pdgemm %ld %.3f\n", n, 1e6 * smp[S / 2]);
+      printf("R pdgemm %ld %.3f\n", n, 1e6 * med);
       fflush(stdout);
     }
     free(A);
@@ -336,8 +331,8 @@ int bench_matmul_serial(int argc, char **argv, const bench_opts_t *o) {
                   in);
       smp[j] = simple_time() - t0;
     }
-    qsort(smp, (size_t)S, sizeof *smp, mm_cmp);
-    printf("R dgemm %ld %.3f\n", n, 1e6 * smp[S / 2]);
+    double med = bench_median(smp, (size_t)S);
+    printf("R dgemm %ld %.3f\n", n, 1e6 * med);
     fflush(stdout);
     free(A);
     free(B);
@@ -350,63 +345,30 @@ int bench_matmul_serial(int argc, char **argv, const bench_opts_t *o) {
 /* ------------------------------------------------------------------------
  * The driver. */
 
-typedef struct {
-  long n;
-  double side[MM_NSIDES][MM_MAX_ROUNDS];
-  int cnt[MM_NSIDES];
-} mm_row_t;
-
-static mm_row_t mm_rows[MM_MAX_SIZES];
-static int mm_nrows;
+/* Rows by size (bytes = n), sides put, get, pdgemm, dgemm. */
+static bench_row_t mm_rows[MM_MAX_SIZES];
+static bench_table_t mm_table = {mm_rows, 0, MM_MAX_SIZES};
 static char mm_lib[256], mm_backend[32];
 
-static int mm_run(const char *cmd, int round) {
-  FILE *p = popen(cmd, "r");
-  if (!p) {
-    fprintf(stderr, "simple-bench: cannot run %s: %s\n", cmd, strerror(errno));
-    return -1;
-  }
-  char line[512], side[32];
+static int mm_line(const char *line, void *arg) {
+  (void)arg;
+  char side[32];
   long n;
   double us;
-  while (fgets(line, sizeof line, p)) {
-    if (sscanf(line, "R %31s %ld %lf", side, &n, &us) == 3) {
-      int sd = 0;
-      while (sd < MM_NSIDES && strcmp(mm_side_name[sd], side) != 0) sd++;
-      if (sd == MM_NSIDES) continue;
-      int i = 0;
-      while (i < mm_nrows && mm_rows[i].n != n) i++;
-      if (i == mm_nrows && mm_nrows < MM_MAX_SIZES) {
-        memset(&mm_rows[i], 0, sizeof mm_rows[i]);
-        mm_rows[i].n = n;
-        mm_nrows++;
-      }
-      if (i < mm_nrows && round < MM_MAX_ROUNDS) mm_rows[i].side[sd][mm_rows[i].cnt[sd]++] = us;
-    } else if (strncmp(line, "I library ", 10) == 0) {
-      snprintf(mm_lib, sizeof mm_lib, "%.*s", (int)strcspn(line + 10, "\n"), line + 10);
-    } else if (strncmp(line, "I layout ", 9) == 0) {
-      const char *b = strstr(line, "backend ");
-      if (b) snprintf(mm_backend, sizeof mm_backend, "%.*s", (int)strcspn(b + 8, "\n"), b + 8);
-    } else if (line[0] != 'I' || line[1] != ' ') {
-      fputs(line, stderr);
-    }
+  if (sscanf(line, "R %31s %ld %lf", side, &n, &us) == 3) {
+    int sd = bench_side_of(side, mm_side_name, MM_NSIDES);
+    if (sd >= 0 && n > 0) bench_row_add(bench_row(&mm_table, "", (size_t)n), sd, us);
+  } else if (bench_info(line, "library", mm_lib, sizeof mm_lib)) {
+  } else if (strncmp(line, "I layout ", 9) == 0) {
+    const char *b = strstr(line, "backend ");
+    if (b) snprintf(mm_backend, sizeof mm_backend, "%.*s", (int)strcspn(b + 8, "\n"), b + 8);
+  } else if (line[0] != 'I' || line[1] != ' ') {
+    return 0;
   }
-  int st = pclose(p);
-  if (st != 0) {
-    fprintf(stderr, "simple-bench: worker failed (status %d): %s\n", st, cmd);
-    return -1;
-  }
-  return 0;
+  return 1;
 }
 
-static double mm_med(const mm_row_t *r, int side) {
-  int c = r->cnt[side];
-  if (!c) return NAN;
-  double v[MM_MAX_ROUNDS];
-  memcpy(v, r->side[side], sizeof(double) * (size_t)c);
-  qsort(v, (size_t)c, sizeof *v, mm_cmp);
-  return c % 2 ? v[c / 2] : 0.5 * (v[c / 2 - 1] + v[c / 2]);
-}
+static int mm_run(const char *cmd) { return bench_run_worker(cmd, mm_line, NULL); }
 
 static void mm_usage(FILE *f) {
   fprintf(f,
@@ -414,16 +376,6 @@ static void mm_usage(FILE *f) {
           "                           [--rounds R] [--max-n N] [--csv FILE]\n"
           "  NODES x THREADS must be a square q^2 (Cannon's q x q grid); default 1 x 4\n"
           "  (2 x 2 with --vcluster). SIMPLE_RMA=onesided|twosided picks simple's backend.\n");
-}
-
-static int mm_count(const char *v, long lo, long hi, long *out) {
-  char *end;
-  errno = 0;
-  if (!v || !v[0]) return -1;
-  long x = strtol(v, &end, 10);
-  if (errno || *end || x < lo || x > hi) return -1;
-  *out = x;
-  return 0;
 }
 
 static void mm_fmt(char *b, size_t len, double v, const char *f) {
@@ -437,38 +389,16 @@ int bench_matmul_suite(int argc, char **argv) {
   long N = -1, T = -1, rounds = -1, max_n = 2048;
   int quick = 0, vcluster = 0;
   const char *csv = NULL;
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "--quick") == 0) {
-      quick = 1;
-    } else if (strcmp(a, "--vcluster") == 0) {
-      vcluster = 1;
-    } else if (strcmp(a, "-N") == 0 || strcmp(a, "-t") == 0 || strcmp(a, "--rounds") == 0 ||
-               strcmp(a, "--max-n") == 0) {
-      long *dst = a[1] == 'N' ? &N : a[1] == 't' ? &T : a[2] == 'r' ? &rounds : &max_n;
-      long hi = a[1] == 'N' ? 256 : a[1] == 't' ? 1024 : a[2] == 'r' ? MM_MAX_ROUNDS : 32768;
-      if (mm_count(v, 1, hi, dst) != 0) {
-        fprintf(stderr, "simple-bench: %s needs a count from 1 to %ld, not '%s'\n", a, hi,
-                v ? v : "");
-        return 2;
-      }
-      i++;
-    } else if (strcmp(a, "--csv") == 0) {
-      if (!v || !v[0] || v[0] == '-') {
-        fprintf(stderr, "simple-bench: --csv needs a file name\n");
-        return 2;
-      }
-      csv = v;
-      i++;
-    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      mm_usage(stdout);
-      return 0;
-    } else {
-      fprintf(stderr, "simple-bench: unknown option '%s'\n", a);
-      mm_usage(stderr);
-      return 2;
-    }
-  }
+  const bench_opt_t opts[] = {{"--quick", BENCH_FLAG, &quick, 0, 0},
+                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
+                              {"-N", BENCH_NUM, &N, 1, 256},
+                              {"-t", BENCH_NUM, &T, 1, 1024},
+                              {"--rounds", BENCH_NUM, &rounds, 1, MM_MAX_ROUNDS},
+                              {"--max-n", BENCH_NUM, &max_n, 1, 32768},
+                              {"--csv", BENCH_WORD, &csv, 0, 0},
+                              {NULL, 0, NULL, 0, 0}};
+  int rc = bench_parse(argc, argv, opts, mm_usage);
+  if (rc) return rc == 1 ? 0 : rc;
   if (N < 0) N = vcluster ? 2 : 1;
   if (T < 0) T = N == 1 ? 4 : N == 2 ? 2 : N == 4 ? 1 : 4;
   if (rounds < 0) rounds = quick ? 1 : 3;
@@ -481,34 +411,21 @@ int bench_matmul_suite(int argc, char **argv) {
             N, T, P);
     return 2;
   }
-  FILE *out = NULL;
-  if (csv && !(out = fopen(csv, "w"))) {
-    fprintf(stderr, "simple-bench: cannot write %s: %s\n", csv, strerror(errno));
-    return 1;
-  }
-  char dir[PATH_MAX];
-  bench_self_dir(dir, sizeof dir);
-  int cores = bench_usable_cores();
-  int multi = vcluster || getenv("SLURM_JOB_ID") != NULL;
-  int pin = !multi && P <= cores;
+  FILE *out;
+  if (bench_open_csv(csv, &out)) return 1;
+  bench_place_t pl;
+  bench_place(&pl, vcluster, P);
+  const char *dir = pl.dir;
+  int multi = pl.multi, pin = pl.pin;
   char args[128];
   snprintf(args, sizeof args, "--max-n %ld%s", max_n, quick ? " --quick" : "");
   /* Sides: simple (both variants in one job), pdgemm, serial dgemm. */
   char cmd[3][2 * PATH_MAX + 512];
-  snprintf(cmd[0], sizeof cmd[0],
-           "OPENBLAS_NUM_THREADS=1 %s'%s/simplerun'%s -N %ld -t %ld '%s/simple-bench' --worker"
-           " matmul-hybrid %s",
-           pin ? "SIMPLE_PIN=1 " : "", dir, vcluster ? " --vcluster" : "", N, T, dir, args);
-  if (multi)
-    snprintf(cmd[1], sizeof cmd[1],
-             "OPENBLAS_NUM_THREADS=1 '%s/simplerun'%s -N %ld --procs-per-node %ld -t 1"
-             " '%s/simple-bench' --worker matmul-pdgemm %s",
-             dir, vcluster ? " --vcluster" : "", N, T, dir, args);
-  else
-    snprintf(cmd[1], sizeof cmd[1],
-             "OPENBLAS_NUM_THREADS=1 '%s/simplerun' --bind %s -N %ld -t 1 '%s/simple-bench'"
-             " --worker matmul-pdgemm %s",
-             dir, pin ? "core" : "none", P, dir, args);
+  const char *blas1 = "OPENBLAS_NUM_THREADS=1 ";
+  bench_worker_cmd(cmd[0], sizeof cmd[0], &pl, vcluster, BENCH_HYBRID, N, T, blas1, "matmul-hybrid",
+                   args);
+  bench_worker_cmd(cmd[1], sizeof cmd[1], &pl, vcluster, BENCH_FLAT, N, T, blas1, "matmul-pdgemm",
+                   args);
   snprintf(cmd[2], sizeof cmd[2],
            "OPENBLAS_NUM_THREADS=1 '%s/simple-bench' --worker matmul-serial %s --q %ld", dir, args,
            q);
@@ -536,7 +453,7 @@ int bench_matmul_suite(int argc, char **argv) {
     for (int k = 0; k < 3; k++) {
       int side = (r % 2) ? 2 - k : k;
       if (side == 1 && !have_pdgemm) continue;
-      if (mm_run(cmd[side], r) != 0) {
+      if (mm_run(cmd[side]) != 0) {
         if (out) fclose(out);
         return 1;
       }
@@ -550,11 +467,12 @@ int bench_matmul_suite(int argc, char **argv) {
     fprintf(out,
             "suite,n,nodes,threads,put_us,get_us,pdgemm_us,dgemm_us,put_gflops,get_gflops,"
             "pdgemm_gflops,dgemm_gflops,ratio_pdgemm_over_simple,speedup_over_dgemm\n");
-  for (int i = 0; i < mm_nrows; i++) {
-    mm_row_t *r = &mm_rows[i];
-    double t[MM_NSIDES], gf[MM_NSIDES], fl = 2.0 * (double)r->n * (double)r->n * (double)r->n;
+  for (int i = 0; i < mm_table.nrows; i++) {
+    bench_row_t *r = &mm_rows[i];
+    long rn = (long)r->bytes;
+    double t[MM_NSIDES], gf[MM_NSIDES], fl = 2.0 * (double)rn * (double)rn * (double)rn;
     for (int sd = 0; sd < MM_NSIDES; sd++) {
-      t[sd] = mm_med(r, sd);
+      t[sd] = bench_row_median(r, sd);
       gf[sd] = fl / (t[sd] * 1e3);
     }
     double best = fmin(t[MM_PUT], t[MM_GET]);
@@ -568,11 +486,11 @@ int bench_matmul_suite(int argc, char **argv) {
     mm_fmt(b[5], 32, gf[MM_PDGEMM], "%.2f");
     mm_fmt(b[6], 32, gf[MM_DGEMM], "%.2f");
     mm_fmt(b[7], 32, ratio, "%.2f");
-    printf("%6ld %10s %10s %10s %10s %10s %10s %10s %9s\n", r->n, b[0], b[1], b[2], b[3], b[4],
-           b[5], b[6], b[7]);
+    printf("%6ld %10s %10s %10s %10s %10s %10s %10s %9s\n", rn, b[0], b[1], b[2], b[3], b[4], b[5],
+           b[6], b[7]);
     if (out)
-      fprintf(out, "matmul,%ld,%ld,%ld,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", r->n,
-              N, T, t[MM_PUT], t[MM_GET], t[MM_PDGEMM], t[MM_DGEMM], gf[MM_PUT], gf[MM_GET],
+      fprintf(out, "matmul,%ld,%ld,%ld,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", rn, N,
+              T, t[MM_PUT], t[MM_GET], t[MM_PDGEMM], t[MM_DGEMM], gf[MM_PUT], gf[MM_GET],
               gf[MM_PDGEMM], gf[MM_DGEMM], ratio, speedup);
   }
   printf(

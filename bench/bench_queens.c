@@ -148,50 +148,49 @@ static qrow_t *qrow(int n) {
   return r;
 }
 
-/* Runs one worker job; its counts are checked once the round is over. */
-static int qrun(const char *cmd, uint64_t got[][2], int *ngot) {
-  FILE *p = popen(cmd, "r");
-  if (!p) {
-    fprintf(stderr, "simple-bench: cannot run %s: %s\n", cmd, strerror(errno));
-    return -1;
-  }
-  char line[512];
+/* One worker job's lines; its counts are checked once the round is over. */
+typedef struct {
+  const char *cmd;
+  uint64_t (*got)[2];
+  int *ngot;
+} qrun_t;
+
+static int qline(const char *line, void *arg) {
+  qrun_t *c = arg;
   int n, procs;
   double sec, cpu;
   uint64_t count;
-  while (fgets(line, sizeof line, p)) {
-    qrow_t *r = NULL;
-    if (sscanf(line, "R classic %d %lf %" SCNu64, &n, &sec, &count) == 3 && (r = qrow(n))) {
-      if (r->nc < Q_MAX_ROUNDS) r->classic[r->nc++] = sec;
-      r->want = count;
-      r->have_want = 1;
-    } else if (sscanf(line, "R simple %d %d %lf %" SCNu64 " %lf", &n, &procs, &sec, &count, &cpu) ==
-                   5 &&
-               (r = qrow(n))) {
-      /* T1 comes from the single processor's job (with the classic
-       * solver); with p = 1 the other job is Tp. */
-      if (procs == 1 && r->n1 < Q_MAX_ROUNDS && strstr(cmd, "--classic")) {
-        r->c1[r->n1] = cpu;
-        r->t1[r->n1++] = sec;
-      } else if (procs == qP && r->np < Q_MAX_ROUNDS) {
-        r->cp[r->np] = cpu;
-        r->tp[r->np++] = sec;
-      }
-      if (*ngot < 2 * Q_MAX_N) {
-        got[*ngot][0] = (uint64_t)n;
-        got[*ngot][1] = count;
-        (*ngot)++;
-      }
-    } else {
-      fputs(line, stderr);
+  qrow_t *r = NULL;
+  if (sscanf(line, "R classic %d %lf %" SCNu64, &n, &sec, &count) == 3 && (r = qrow(n))) {
+    if (r->nc < Q_MAX_ROUNDS) r->classic[r->nc++] = sec;
+    r->want = count;
+    r->have_want = 1;
+  } else if (sscanf(line, "R simple %d %d %lf %" SCNu64 " %lf", &n, &procs, &sec, &count, &cpu) ==
+                 5 &&
+             (r = qrow(n))) {
+    /* T1 comes from the single processor's job (with the classic
+     * solver); with p = 1 the other job is Tp. */
+    if (procs == 1 && r->n1 < Q_MAX_ROUNDS && strstr(c->cmd, "--classic")) {
+      r->c1[r->n1] = cpu;
+      r->t1[r->n1++] = sec;
+    } else if (procs == qP && r->np < Q_MAX_ROUNDS) {
+      r->cp[r->np] = cpu;
+      r->tp[r->np++] = sec;
     }
+    if (*c->ngot < 2 * Q_MAX_N) {
+      c->got[*c->ngot][0] = (uint64_t)n;
+      c->got[*c->ngot][1] = count;
+      (*c->ngot)++;
+    }
+  } else {
+    return 0;
   }
-  int st = pclose(p);
-  if (st != 0) {
-    fprintf(stderr, "simple-bench: worker failed (status %d): %s\n", st, cmd);
-    return -1;
-  }
-  return 0;
+  return 1;
+}
+
+static int qrun(const char *cmd, uint64_t got[][2], int *ngot) {
+  qrun_t c = {cmd, got, ngot};
+  return bench_run_worker(cmd, qline, &c);
 }
 
 static double qmed(double *v, int c) {
@@ -199,16 +198,6 @@ static double qmed(double *v, int c) {
   double w[Q_MAX_ROUNDS];
   memcpy(w, v, sizeof(double) * (size_t)c);
   return bench_median(w, (size_t)c);
-}
-
-static int qarg(const char *v, long lo, long hi, long *out) {
-  char *end;
-  errno = 0;
-  if (!v || !v[0]) return -1;
-  long x = strtol(v, &end, 10);
-  if (errno || *end || x < lo || x > hi) return -1;
-  *out = x;
-  return 0;
 }
 
 static void qusage(FILE *f) {
@@ -222,48 +211,20 @@ int bench_queens_suite(int argc, char **argv) {
   long N = -1, T = 2, rounds = -1, only_n = 0;
   int quick = 0, vcluster = 0, symmetry = 0, stat = 0;
   const char *csv = NULL;
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "--quick") == 0) {
-      quick = 1;
-    } else if (strcmp(a, "--vcluster") == 0) {
-      vcluster = 1;
-    } else if (strcmp(a, "--symmetry") == 0) {
-      symmetry = 1;
-    } else if (strcmp(a, "--static") == 0) {
-      stat = 1;
-    } else if (strcmp(a, "--csv") == 0) {
-      if (!v) {
-        fprintf(stderr, "simple-bench: --csv needs a file name\n");
-        return 2;
-      }
-      csv = v;
-      i++;
-    } else if (strcmp(a, "-N") == 0 || strcmp(a, "-t") == 0 || strcmp(a, "--rounds") == 0 ||
-               strcmp(a, "--n") == 0) {
-      long *dst = a[1] == 'N' ? &N : a[1] == 't' ? &T : a[2] == 'r' ? &rounds : &only_n;
-      long lo = a[2] == 'n' ? 4 : 1;
-      long hi = a[1] == 'N' ? 256 : a[1] == 't' ? 1024 : a[2] == 'r' ? Q_MAX_ROUNDS : 18;
-      if (qarg(v, lo, hi, dst) != 0) {
-        fprintf(stderr, "simple-bench: %s needs an integer from %ld to %ld, not '%s'\n", a, lo, hi,
-                v ? v : "");
-        return 2;
-      }
-      i++;
-    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      qusage(stdout);
-      return 0;
-    } else {
-      fprintf(stderr, "simple-bench: unknown option '%s'\n", a);
-      qusage(stderr);
-      return 2;
-    }
-  }
-  FILE *out = NULL;
-  if (csv && !(out = fopen(csv, "w"))) {
-    fprintf(stderr, "simple-bench: cannot write %s: %s\n", csv, strerror(errno));
-    return 1;
-  }
+  const bench_opt_t opts[] = {{"--quick", BENCH_FLAG, &quick, 0, 0},
+                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
+                              {"--symmetry", BENCH_FLAG, &symmetry, 0, 0},
+                              {"--static", BENCH_FLAG, &stat, 0, 0},
+                              {"-N", BENCH_NUM, &N, 1, 256},
+                              {"-t", BENCH_NUM, &T, 1, 1024},
+                              {"--rounds", BENCH_NUM, &rounds, 1, Q_MAX_ROUNDS},
+                              {"--n", BENCH_NUM, &only_n, 4, 18},
+                              {"--csv", BENCH_WORD, &csv, 0, 0},
+                              {NULL, 0, NULL, 0, 0}};
+  int rc = bench_parse(argc, argv, opts, qusage);
+  if (rc) return rc == 1 ? 0 : rc;
+  FILE *out;
+  if (bench_open_csv(csv, &out)) return 1;
   if (N < 0) N = vcluster ? 2 : 1;
   if (rounds < 0) rounds = quick ? 1 : 3;
   qP = N * T;
@@ -272,22 +233,18 @@ int bench_queens_suite(int argc, char **argv) {
     snprintf(ns, sizeof ns, "--n %ld", only_n);
   else
     snprintf(ns, sizeof ns, "--n %d --n %d", quick ? 13 : 16, quick ? 14 : 17);
-  char opts[128];
-  snprintf(opts, sizeof opts, "%s%s%s", ns, symmetry ? " --symmetry" : "", stat ? " --static" : "");
+  char opts_s[128];
+  snprintf(opts_s, sizeof opts_s, "%s%s%s", ns, symmetry ? " --symmetry" : "",
+           stat ? " --static" : "");
 
-  char dir[PATH_MAX];
-  bench_self_dir(dir, sizeof dir);
-  int cores = bench_usable_cores();
-  int multi = vcluster || getenv("SLURM_JOB_ID") != NULL;
-  int pin = !multi && qP <= cores;
-  char cmd[2][2 * PATH_MAX + 512];
+  bench_place_t pl;
+  bench_place(&pl, vcluster, qP);
+  int cores = pl.cores, multi = pl.multi, pin = pl.pin;
+  char cmd[2][2 * PATH_MAX + 512], classic[160];
   /* The single processor runs where the parallel job's first one does. */
-  snprintf(cmd[0], sizeof cmd[0],
-           "%s'%s/simplerun'%s -N 1 -t 1 '%s/simple-bench' --worker queens --classic %s",
-           pin ? "SIMPLE_PIN=1 " : "", dir, vcluster ? " --vcluster" : "", dir, opts);
-  snprintf(cmd[1], sizeof cmd[1],
-           "%s'%s/simplerun'%s -N %ld -t %ld '%s/simple-bench' --worker queens %s",
-           pin ? "SIMPLE_PIN=1 " : "", dir, vcluster ? " --vcluster" : "", N, T, dir, opts);
+  snprintf(classic, sizeof classic, "--classic %s", opts_s);
+  bench_worker_cmd(cmd[0], sizeof cmd[0], &pl, vcluster, BENCH_HYBRID, 1, 1, "", "queens", classic);
+  bench_worker_cmd(cmd[1], sizeof cmd[1], &pl, vcluster, BENCH_HYBRID, N, T, "", "queens", opts_s);
   printf(
       "simple-bench queens: simple_nqueens (%s partition%s) on 1 and on %ld node(s) x %ld "
       "thread(s) = %ld processor(s), beside the classic bitmask solver; %s, %d core(s), %ld "

@@ -192,80 +192,27 @@ int bench_rma_worker(int argc, char **argv, const bench_opts_t *o) {
 #define MAX_ROUNDS 32
 enum { ONE, TWO, NSIDES };
 
-typedef struct {
+static bench_row_t rows[MAX_ROWS];
+static bench_table_t table = {rows, 0, MAX_ROWS};
+
+static int rma_line(const char *line, void *arg) {
+  int side = *(const int *)arg;
   char op[32];
   size_t bytes;
-  double v[NSIDES][MAX_ROUNDS];
-  int n[NSIDES];
-} row_t;
-
-static row_t rows[MAX_ROWS];
-static int nrows;
-
-static row_t *row_for(const char *op, size_t bytes) {
-  for (int i = 0; i < nrows; i++)
-    if (rows[i].bytes == bytes && strcmp(rows[i].op, op) == 0) return &rows[i];
-  if (nrows == MAX_ROWS) return NULL;
-  row_t *r = &rows[nrows++];
-  memset(r, 0, sizeof *r);
-  snprintf(r->op, sizeof r->op, "%s", op);
-  r->bytes = bytes;
-  return r;
-}
-
-static int run_side(const char *cmd, int side) {
-  FILE *p = popen(cmd, "r");
-  if (!p) {
-    fprintf(stderr, "simple-bench: cannot run %s: %s\n", cmd, strerror(errno));
-    return -1;
-  }
-  char line[512], op[32];
-  size_t bytes;
   double us;
-  while (fgets(line, sizeof line, p)) {
-    if (sscanf(line, "R %31s %zu %lf", op, &bytes, &us) == 3) {
-      row_t *r = row_for(op, bytes);
-      if (r && r->n[side] < MAX_ROUNDS) r->v[side][r->n[side]++] = us;
-    } else if (strncmp(line, "I ", 2) != 0) {
-      fputs(line, stderr);
-    }
+  if (sscanf(line, "R %31s %zu %lf", op, &bytes, &us) == 3) {
+    bench_row_add(bench_row(&table, op, bytes), side, us);
+    return 1;
   }
-  int st = pclose(p);
-  if (st != 0) {
-    fprintf(stderr, "simple-bench: worker failed (status %d): %s\n", st, cmd);
-    return -1;
-  }
-  return 0;
+  return strncmp(line, "I ", 2) == 0;
 }
 
-static int num(const char *v, long lo, long hi, long *out) {
-  char *end;
-  errno = 0;
-  if (!v || !*v) return -1;
-  long x = strtol(v, &end, 10);
-  if (errno || *end || x < lo || x > hi) return -1;
-  *out = x;
-  return 0;
-}
+static int run_side(const char *cmd, int side) { return bench_run_worker(cmd, rma_line, &side); }
 
-static int bytes_arg(const char *v, size_t *out) {
-  char *end;
-  errno = 0;
-  if (!v || !*v || *v == '-') return -1;
-  unsigned long long x = strtoull(v, &end, 10), m = 1;
-  if (*end == 'K' || *end == 'k')
-    m = 1ull << 10, end++;
-  else if (*end == 'M' || *end == 'm')
-    m = 1ull << 20, end++;
-  if (m > 1 && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)) end += strlen(end);
-  if (errno || *end || x == 0 || x > (1ull << 30) / m) return -1;
-  *out = (size_t)(x * m);
-  return 0;
-}
-
-static int bad(const char *msg, const char *v) {
-  fprintf(stderr, "simple-bench rma: %s%s%s\n", msg, v ? ": " : "", v ? v : "");
-  return 2;
+static void rma_usage(FILE *f) {
+  fprintf(f,
+          "usage: simple-bench rma [-N NODES] [-t THREADS] [--vcluster] [--quick] [--rounds R]\n"
+          "                        [--max-bytes SIZE] [--csv FILE]\n");
 }
 
 int bench_rma_suite(int argc, char **argv) {
@@ -273,51 +220,28 @@ int bench_rma_suite(int argc, char **argv) {
   int quick = 0, vcluster = 0;
   size_t max_bytes = 4u << 20;
   const char *csv = NULL;
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "--quick") == 0)
-      quick = 1;
-    else if (strcmp(a, "--vcluster") == 0)
-      vcluster = 1;
-    else if (strcmp(a, "-N") == 0) {
-      if (num(v, 1, 256, &N)) return bad("-N needs a node count from 1 to 256", v);
-      i++;
-    } else if (strcmp(a, "-t") == 0) {
-      if (num(v, 1, 1024, &T)) return bad("-t needs a thread count from 1 to 1024", v);
-      i++;
-    } else if (strcmp(a, "--rounds") == 0) {
-      if (num(v, 1, MAX_ROUNDS, &rounds)) return bad("--rounds needs a count from 1 to 32", v);
-      i++;
-    } else if (strcmp(a, "--max-bytes") == 0) {
-      if (bytes_arg(v, &max_bytes) || max_bytes < 8)
-        return bad("--max-bytes needs a size from 8 B to 1 GiB (e.g. 64K, 4MiB)", v);
-      i++;
-    } else if (strcmp(a, "--csv") == 0) {
-      if (!v || !*v || *v == '-') return bad("--csv needs a file name", NULL);
-      csv = v;
-      i++;
-    } else {
-      return bad("unknown option (see simple-bench --help)", a);
-    }
-  }
+  const bench_opt_t opts[] = {{"--quick", BENCH_FLAG, &quick, 0, 0},
+                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
+                              {"-N", BENCH_NUM, &N, 1, 256},
+                              {"-t", BENCH_NUM, &T, 1, 1024},
+                              {"--rounds", BENCH_NUM, &rounds, 1, MAX_ROUNDS},
+                              {"--max-bytes", BENCH_BYTES, &max_bytes, 8, 1l << 30},
+                              {"--csv", BENCH_WORD, &csv, 0, 0},
+                              {NULL, 0, NULL, 0, 0}};
+  int rc = bench_parse(argc, argv, opts, rma_usage);
+  if (rc) return rc == 1 ? 0 : rc;
   if (N < 0) N = vcluster ? 2 : 1;
   if (rounds < 0) rounds = quick ? 1 : 5;
-  FILE *out = NULL;
-  if (csv && !(out = fopen(csv, "w"))) {
-    fprintf(stderr, "simple-bench: cannot write %s: %s\n", csv, strerror(errno));
-    return 1;
-  }
-  char dir[PATH_MAX];
-  bench_self_dir(dir, sizeof dir);
-  int cores = bench_usable_cores();
-  int pin = !vcluster && N * T <= cores;
-  char cmd[NSIDES][2 * PATH_MAX + 512];
+  FILE *out;
+  if (bench_open_csv(csv, &out)) return 1;
+  bench_place_t pl;
+  bench_place(&pl, vcluster, N * T);
+  int pin = pl.pin;
+  char cmd[NSIDES][2 * PATH_MAX + 512], args[64];
+  snprintf(args, sizeof args, "--max-bytes %zu%s", max_bytes, quick ? " --quick" : "");
   for (int k = 0; k < NSIDES; k++)
-    snprintf(cmd[k], sizeof cmd[k],
-             "SIMPLE_RMA=%s %s'%s/simplerun'%s -N %ld -t %ld '%s/simple-bench' --worker rma"
-             " --max-bytes %zu%s",
-             k == ONE ? "onesided" : "twosided", pin ? "SIMPLE_PIN=1 " : "", dir,
-             vcluster ? " --vcluster" : "", N, T, dir, max_bytes, quick ? " --quick" : "");
+    bench_worker_cmd(cmd[k], sizeof cmd[k], &pl, vcluster, BENCH_HYBRID, N, T,
+                     k == ONE ? "SIMPLE_RMA=onesided " : "SIMPLE_RMA=twosided ", "rma", args);
   printf(
       "simple-bench rma: %ld node(s) x %ld thread(s), one-sided against two-sided backend"
       " (%s), %ld round(s)%s\n",
@@ -336,10 +260,10 @@ int bench_rma_suite(int argc, char **argv) {
   printf("%-9s %8s %12s %12s %12s %12s %9s\n", "op", "bytes", "onesided_us", "twosided_us",
          "one_MB/s", "two_MB/s", "two/one");
   if (out) fprintf(out, "suite,op,bytes,nodes,threads,onesided_us,twosided_us,ratio\n");
-  for (int i = 0; i < nrows; i++) {
-    row_t *w = &rows[i];
+  for (int i = 0; i < table.nrows; i++) {
+    bench_row_t *w = &rows[i];
     double m[NSIDES];
-    for (int k = 0; k < NSIDES; k++) m[k] = w->n[k] ? bench_median(w->v[k], (size_t)w->n[k]) : NAN;
+    for (int k = 0; k < NSIDES; k++) m[k] = bench_row_median(w, k);
     double ratio = m[ONE] > 0 ? m[TWO] / m[ONE] : NAN;
     /* Throughput per processor: bytes it sends (or receives) per superstep. */
     double mb1 = w->bytes ? w->bytes / m[ONE] : NAN, mb2 = w->bytes ? w->bytes / m[TWO] : NAN;

@@ -85,11 +85,6 @@ static int ssamples(double t, int quick) {
   return S;
 }
 
-static int scmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 static void gen(int bits, size_t n, size_t first, size_t cnt, void *keys) {
   if (bits == 32)
     simple_sort_gen_u32(SIMPLE_SORT_UNIFORM, 42, n, first, cnt, keys);
@@ -154,9 +149,9 @@ static void shybrid_main(simple_t *s, void *arg) {
       v[j] = simple_time() - t0;
     }
     for (int j = 0; j < S; j++) v[j] = hmax(s, v[j]);
-    qsort(v, (size_t)S, sizeof *v, scmp_double);
+    double med = bench_median(v, (size_t)S);
     if (me == 0) {
-      printf("R %s %zu %.3f\n", a->tag, n, 1e6 * v[S / 2]);
+      printf("R %s %zu %.3f\n", a->tag, n, 1e6 * med);
       fflush(stdout);
     }
     free(in);
@@ -207,8 +202,8 @@ static void sserial_main(simple_t *s, void *arg) {
     }
     if (memcmp(work, out, n * ksz) != 0)
       simple_abort(s, "simple-bench sort: qsort and radix sort disagree at n = %zu", n);
-    qsort(v, (size_t)S, sizeof *v, scmp_double);
-    printf("R qsort %zu %.3f\n", n, 1e6 * v[S / 2]);
+    double med = bench_median(v, (size_t)S);
+    printf("R qsort %zu %.3f\n", n, 1e6 * med);
     fflush(stdout);
     free(in);
     free(work);
@@ -521,9 +516,9 @@ int bench_sort_mpi(int argc, char **argv, const bench_opts_t *o) {
       v[j] = MPI_Wtime() - t0;
     }
     MPI_Allreduce(MPI_IN_PLACE, v, S, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    qsort(v, (size_t)S, sizeof *v, scmp_double);
+    double med = bench_median(v, (size_t)S);
     if (f.rank == 0) {
-      printf("R mpi %zu %.3f\n", n, 1e6 * v[S / 2]);
+      printf("R mpi %zu %.3f\n", n, 1e6 * med);
       fflush(stdout);
     }
     free(in);
@@ -550,83 +545,25 @@ int bench_sort_mpi(int argc, char **argv, const bench_opts_t *o) {
 enum { S_SIMPLE, S_MPI, S_RADIX1, S_QSORT, S_NSIDES };
 static const char *const sside_tag[S_NSIDES] = {"simple", "mpi", "radix1", "qsort"};
 
-typedef struct {
-  size_t n;
-  double v[S_NSIDES][SMAX_ROUNDS];
-  int cnt[S_NSIDES];
-} srow_t;
-
-static srow_t srows[SMAX_SIZES];
-static int nsrows;
+/* Rows by key count (bytes = n), sides as sside_tag. */
+static bench_row_t srows[SMAX_SIZES];
+static bench_table_t stable = {srows, 0, SMAX_SIZES};
 static char slib[256];
 
-static int srun(const char *cmd) {
-  FILE *p = popen(cmd, "r");
-  if (!p) {
-    fprintf(stderr, "simple-bench: cannot run %s: %s\n", cmd, strerror(errno));
-    return -1;
-  }
-  char line[512], tag[32];
+static int sline(const char *line, void *arg) {
+  (void)arg;
+  char tag[32];
   size_t n;
   double us;
-  while (fgets(line, sizeof line, p)) {
-    if (sscanf(line, "R %31s %zu %lf", tag, &n, &us) == 3) {
-      int side = -1;
-      for (int k = 0; k < S_NSIDES; k++)
-        if (strcmp(tag, sside_tag[k]) == 0) side = k;
-      if (side < 0) continue;
-      int i = 0;
-      while (i < nsrows && srows[i].n != n) i++;
-      if (i == nsrows && nsrows < SMAX_SIZES) {
-        memset(&srows[i], 0, sizeof srows[i]);
-        srows[i].n = n;
-        nsrows++;
-      }
-      if (i < nsrows && srows[i].cnt[side] < SMAX_ROUNDS)
-        srows[i].v[side][srows[i].cnt[side]++] = us;
-    } else if (strncmp(line, "I library ", 10) == 0) {
-      snprintf(slib, sizeof slib, "%.*s", (int)strcspn(line + 10, "\n"), line + 10);
-    } else if (line[0] != 'I' || line[1] != ' ') {
-      fputs(line, stderr);
-    }
+  if (sscanf(line, "R %31s %zu %lf", tag, &n, &us) == 3) {
+    int side = bench_side_of(tag, sside_tag, S_NSIDES);
+    if (side >= 0) bench_row_add(bench_row(&stable, "", n), side, us);
+    return 1;
   }
-  int st = pclose(p);
-  if (st != 0) {
-    fprintf(stderr, "simple-bench: worker failed (status %d): %s\n", st, cmd);
-    return -1;
-  }
-  return 0;
+  return bench_info(line, "library", slib, sizeof slib) || (line[0] == 'I' && line[1] == ' ');
 }
 
-static double smed(const srow_t *r, int side) {
-  if (!r->cnt[side]) return NAN;
-  double v[SMAX_ROUNDS];
-  memcpy(v, r->v[side], sizeof(double) * (size_t)r->cnt[side]);
-  qsort(v, (size_t)r->cnt[side], sizeof *v, scmp_double);
-  int c = r->cnt[side];
-  return c % 2 ? v[c / 2] : 0.5 * (v[c / 2 - 1] + v[c / 2]);
-}
-
-static unsigned long long smem_available(void) {
-  FILE *f = fopen("/proc/meminfo", "r");
-  if (!f) return 0;
-  char line[256];
-  unsigned long long kb = 0;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
-  fclose(f);
-  return kb * 1024ull;
-}
-
-static int sarg_count(const char *v, long long lo, long long hi, long long *out) {
-  char *end;
-  errno = 0;
-  if (!v || !v[0]) return -1;
-  long long x = strtoll(v, &end, 10);
-  if (errno || *end || x < lo || x > hi) return -1;
-  *out = x;
-  return 0;
-}
+static int srun(const char *cmd) { return bench_run_worker(cmd, sline, NULL); }
 
 static void susage(FILE *f) {
   fprintf(f,
@@ -643,105 +580,59 @@ static void print_ms(double us) {
 }
 
 int bench_sort_suite(int argc, char **argv) {
-  long long N = -1, T = 2, rounds = -1, bits = 32, max_n = 1ll << 26, qmax = 1ll << 24;
+  long N = -1, T = 2, rounds = -1, bits = 32, max_n = 1l << 26, qmax = 1l << 24;
   int quick = 0, vcluster = 0;
   const char *csv = NULL, *algo = "simple";
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    long long *dst = NULL, lo = 1, hi = 0;
-    if (strcmp(a, "--quick") == 0) {
-      quick = 1;
-      continue;
-    } else if (strcmp(a, "--vcluster") == 0) {
-      vcluster = 1;
-      continue;
-    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      susage(stdout);
-      return 0;
-    } else if (strcmp(a, "--csv") == 0) {
-      if (!v || !v[0] || v[0] == '-') {
-        fprintf(stderr, "simple-bench: --csv needs a file name\n");
-        return 2;
-      }
-      csv = v;
-      i++;
-      continue;
-    } else if (strcmp(a, "--algo") == 0) {
-      simple_sort_algo_t al;
-      if (!v || simple_sort_algo_parse(v, &al) != 0) {
-        fprintf(stderr, "simple-bench: --algo must be simple, rdx or rdxopt\n");
-        return 2;
-      }
-      algo = v;
-      i++;
-      continue;
-    } else if (strcmp(a, "-N") == 0) {
-      dst = &N, hi = 256;
-    } else if (strcmp(a, "-t") == 0) {
-      dst = &T, hi = 1024;
-    } else if (strcmp(a, "--rounds") == 0) {
-      dst = &rounds, hi = SMAX_ROUNDS;
-    } else if (strcmp(a, "--bits") == 0) {
-      dst = &bits, lo = 32, hi = 64;
-    } else if (strcmp(a, "--max-n") == 0) {
-      dst = &max_n, lo = 1, hi = 1ll << 40;
-    } else if (strcmp(a, "--qsort-max") == 0) {
-      dst = &qmax, lo = 0, hi = 1ll << 40;
-    } else {
-      fprintf(stderr, "simple-bench: unknown option '%s'\n", a);
-      susage(stderr);
-      return 2;
-    }
-    if (sarg_count(v, lo, hi, dst) != 0 || (dst == &bits && bits != 32 && bits != 64)) {
-      fprintf(stderr, "simple-bench: %s needs a number from %lld to %lld, not '%s'\n", a, lo, hi,
-              v ? v : "");
-      return 2;
-    }
-    i++;
+  const bench_opt_t opts[] = {{"--quick", BENCH_FLAG, &quick, 0, 0},
+                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
+                              {"-N", BENCH_NUM, &N, 1, 256},
+                              {"-t", BENCH_NUM, &T, 1, 1024},
+                              {"--rounds", BENCH_NUM, &rounds, 1, SMAX_ROUNDS},
+                              {"--bits", BENCH_NUM, &bits, 32, 64},
+                              {"--max-n", BENCH_NUM, &max_n, 1, 1l << 40},
+                              {"--qsort-max", BENCH_NUM, &qmax, 0, 1l << 40},
+                              {"--algo", BENCH_WORD, &algo, 0, 0},
+                              {"--csv", BENCH_WORD, &csv, 0, 0},
+                              {NULL, 0, NULL, 0, 0}};
+  int rc = bench_parse(argc, argv, opts, susage);
+  if (rc) return rc == 1 ? 0 : rc;
+  simple_sort_algo_t al;
+  if (simple_sort_algo_parse(algo, &al) != 0) {
+    fprintf(stderr, "simple-bench: --algo must be simple, rdx or rdxopt, not '%s'\n", algo);
+    return 2;
+  }
+  if (bits != 32 && bits != 64) {
+    fprintf(stderr, "simple-bench: --bits must be 32 or 64, not %ld\n", bits);
+    return 2;
   }
   if (N < 0) N = vcluster ? 2 : 1;
   if (rounds < 0) rounds = quick ? 1 : 3;
-  long long P = N * T;
+  long P = N * T;
   /* Memory: the hybrid side holds about 5 copies of the keys (input, two
    * buffers, send and receive), all on this host; stay within half of what
    * is available. */
-  unsigned long long avail = smem_available();
+  unsigned long long avail = simple_mem_available();
   while (avail && max_n > (1ll << 20) &&
          5ull * (unsigned long long)max_n * (unsigned long long)bits / 8 > avail / 2)
     max_n /= 2;
-  FILE *out = NULL;
-  if (csv && !(out = fopen(csv, "w"))) {
-    fprintf(stderr, "simple-bench: cannot write %s: %s\n", csv, strerror(errno));
-    return 1;
-  }
-  char dir[PATH_MAX];
-  bench_self_dir(dir, sizeof dir);
-  int cores = bench_usable_cores();
-  int multi = vcluster || getenv("SLURM_JOB_ID") != NULL;
-  int pin = !multi && P <= cores;
+  FILE *out;
+  if (bench_open_csv(csv, &out)) return 1;
+  bench_place_t pl;
+  bench_place(&pl, vcluster, P);
+  int multi = pl.multi, pin = pl.pin;
   char args[256];
-  snprintf(args, sizeof args, "--max-n %lld --bits %lld --qsort-max %lld --algo %s%s", max_n, bits,
+  snprintf(args, sizeof args, "--max-n %ld --bits %ld --qsort-max %ld --algo %s%s", max_n, bits,
            qmax, algo, quick ? " --quick" : "");
   char cmd[3][2 * PATH_MAX + 512];
-  snprintf(cmd[0], sizeof cmd[0],
-           "%s'%s/simplerun'%s -N %lld -t %lld '%s/simple-bench' --worker sort-hybrid %s",
-           pin ? "SIMPLE_PIN=1 " : "", dir, vcluster ? " --vcluster" : "", N, T, dir, args);
-  if (multi)
-    snprintf(cmd[1], sizeof cmd[1],
-             "'%s/simplerun'%s -N %lld --procs-per-node %lld -t 1 '%s/simple-bench' --worker "
-             "sort-mpi %s",
-             dir, vcluster ? " --vcluster" : "", N, T, dir, args);
-  else
-    snprintf(cmd[1], sizeof cmd[1],
-             "'%s/simplerun' --bind %s -N %lld -t 1 '%s/simple-bench' --worker sort-mpi %s", dir,
-             pin ? "core" : "none", P, dir, args);
-  snprintf(cmd[2], sizeof cmd[2],
-           "%s'%s/simplerun' -N 1 -t 1 '%s/simple-bench' --worker sort-serial %s",
-           pin ? "SIMPLE_PIN=1 " : "", dir, dir, args);
+  bench_worker_cmd(cmd[0], sizeof cmd[0], &pl, vcluster, BENCH_HYBRID, N, T, "", "sort-hybrid",
+                   args);
+  bench_worker_cmd(cmd[1], sizeof cmd[1], &pl, vcluster, BENCH_FLAT, N, T, "", "sort-mpi", args);
+  /* One thread where the hybrid job's first one runs (on this host). */
+  bench_worker_cmd(cmd[2], sizeof cmd[2], &pl, 0, BENCH_HYBRID, 1, 1, "", "sort-serial", args);
   printf(
-      "simple-bench sort: %lld-bit uniform keys; %lld node(s) x %lld thread(s) (simple, --algo "
-      "%s) against %lld MPI rank(s) x 1 thread (the same algorithm, MPI_Alltoallv), and one "
-      "thread (radix, qsort); %s, %lld round(s)%s\n",
+      "simple-bench sort: %ld-bit uniform keys; %ld node(s) x %ld thread(s) (simple, --algo "
+      "%s) against %ld MPI rank(s) x 1 thread (the same algorithm, MPI_Alltoallv), and one "
+      "thread (radix, qsort); %s, %ld round(s)%s\n",
       bits, N, T, algo, P,
       vcluster ? "virtual cluster"
       : multi  ? "Slurm"
@@ -749,7 +640,7 @@ int bench_sort_suite(int argc, char **argv) {
       rounds, pin ? ", pinned" : "");
   fflush(stdout);
   for (int r = 0; r < rounds; r++) {
-    fprintf(stderr, "  round %d/%lld\n", r + 1, rounds);
+    fprintf(stderr, "  round %d/%ld\n", r + 1, rounds);
     for (int k = 0; k < 2; k++) {
       int side = (r % 2) ? 1 - k : k;
       if (srun(cmd[side]) != 0) {
@@ -771,23 +662,24 @@ int bench_sort_suite(int argc, char **argv) {
     fprintf(out,
             "suite,n,bits,nodes,threads,algo,simple_us,mpi_us,radix1_us,qsort_us,"
             "simple_keys_s,mpi_keys_s,ratio,speedup,efficiency\n");
-  for (int i = 0; i < nsrows; i++) {
-    srow_t *r = &srows[i];
+  for (int i = 0; i < stable.nrows; i++) {
+    bench_row_t *r = &srows[i];
+    size_t rn = r->bytes;
     double m[S_NSIDES];
-    for (int k = 0; k < S_NSIDES; k++) m[k] = smed(r, k);
-    double kh = (double)r->n / m[S_SIMPLE], km = (double)r->n / m[S_MPI];
+    for (int k = 0; k < S_NSIDES; k++) m[k] = bench_row_median(r, k);
+    double kh = (double)rn / m[S_SIMPLE], km = (double)rn / m[S_MPI];
     double ratio = m[S_MPI] / m[S_SIMPLE], sp = m[S_RADIX1] / m[S_SIMPLE], eff = sp / (double)P;
-    printf("%10zu", r->n);
+    printf("%10zu", rn);
     for (int k = 0; k < S_NSIDES; k++) print_ms(m[k]);
     printf(" %9.1f %9.1f %10.2f %8.2f %8.2f\n", kh, km, ratio, sp, eff);
     if (out)
-      fprintf(out, "sort,%zu,%lld,%lld,%lld,%s,%.1f,%.1f,%.1f,%.1f,%.4g,%.4g,%.4f,%.4f,%.4f\n",
-              r->n, bits, N, T, algo, m[S_SIMPLE], m[S_MPI], m[S_RADIX1], m[S_QSORT], kh * 1e6,
-              km * 1e6, ratio, sp, eff);
+      fprintf(out, "sort,%zu,%ld,%ld,%ld,%s,%.1f,%.1f,%.1f,%.1f,%.4g,%.4g,%.4f,%.4f,%.4f\n", rn,
+              bits, N, T, algo, m[S_SIMPLE], m[S_MPI], m[S_RADIX1], m[S_QSORT], kh * 1e6, km * 1e6,
+              ratio, sp, eff);
   }
   printf(
       "mpi/simple > 1: the hybrid sort is faster; speedup = radix1 / simple; effic = speedup /"
-      " %lld processors%s\n",
+      " %ld processors%s\n",
       P, N == 1 ? " (parallel efficiency on one node)" : "");
   if (out && fclose(out) != 0) {
     fprintf(stderr, "simple-bench: writing %s failed\n", csv);

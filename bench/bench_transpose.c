@@ -64,11 +64,6 @@ static int samples_for(double t, int quick) {
   return S;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 static void *alloc_or_null(size_t bytes) {
   void *p = NULL;
   if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0) return NULL;
@@ -146,9 +141,9 @@ static void hybrid_main(simple_t *s, void *arg) {
       v[j] = simple_time() - t0;
     }
     for (int j = 0; j < S; j++) v[j] = hyb_max(s, v[j]);
-    qsort(v, (size_t)S, sizeof *v, cmp_double);
+    double med = bench_median(v, (size_t)S);
     if (me == 0) {
-      printf("R transpose %ld %.3f\n", n, 1e6 * v[S / 2]);
+      printf("R transpose %ld %.3f\n", n, 1e6 * med);
       fflush(stdout);
     }
     free(src);
@@ -280,9 +275,9 @@ int bench_transpose_mpi(int argc, char **argv, const bench_opts_t *o) {
       v[j] = MPI_Wtime() - t0;
     }
     MPI_Allreduce(MPI_IN_PLACE, v, S, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    qsort(v, (size_t)S, sizeof *v, cmp_double);
+    double med = bench_median(v, (size_t)S);
     if (f.rank == 0) {
-      printf("R transpose %ld %.3f\n", n, 1e6 * v[S / 2]);
+      printf("R transpose %ld %.3f\n", n, 1e6 * med);
       fflush(stdout);
     }
     free(f.src);
@@ -299,14 +294,9 @@ int bench_transpose_mpi(int argc, char **argv, const bench_opts_t *o) {
 /* ------------------------------------------------------------------------
  * The driver. */
 
-typedef struct {
-  long n;
-  double side[2][MAX_ROUNDS];
-  int cnt[2];
-} trow_t;
-
-static trow_t trows[MAX_SIZES];
-static int ntrows;
+/* Rows by matrix order (bytes = n); sides hybrid (0) and flat MPI (1). */
+static bench_row_t trows[MAX_SIZES];
+static bench_table_t ttable = {trows, 0, MAX_SIZES};
 static char tlib[256];
 
 static int tline(const char *line, void *arg) {
@@ -314,54 +304,13 @@ static int tline(const char *line, void *arg) {
   long n;
   double us;
   if (sscanf(line, "R transpose %ld %lf", &n, &us) == 2) {
-    int i = 0;
-    while (i < ntrows && trows[i].n != n) i++;
-    if (i == ntrows && ntrows < MAX_SIZES) {
-      memset(&trows[i], 0, sizeof trows[i]);
-      trows[i].n = n;
-      ntrows++;
-    }
-    if (i < ntrows && trows[i].cnt[side] < MAX_ROUNDS)
-      trows[i].side[side][trows[i].cnt[side]++] = us;
+    if (n > 0) bench_row_add(bench_row(&ttable, "", (size_t)n), side, us);
     return 1;
   }
-  if (strncmp(line, "I library ", 10) == 0)
-    snprintf(tlib, sizeof tlib, "%.*s", (int)strcspn(line + 10, "\n"), line + 10);
-  return line[0] == 'I' && line[1] == ' ';
+  return bench_info(line, "library", tlib, sizeof tlib) || (line[0] == 'I' && line[1] == ' ');
 }
 
 static int trun(const char *cmd, int side) { return bench_run_worker(cmd, tline, &side); }
-
-/* Bytes of memory available now (MemAvailable), or 0 if unknown. */
-static unsigned long long mem_available(void) {
-  FILE *f = fopen("/proc/meminfo", "r");
-  if (!f) return 0;
-  char line[256];
-  unsigned long long kb = 0;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
-  fclose(f);
-  return kb * 1024ull;
-}
-
-static int targ_count(const char *v, long lo, long hi, long *out) {
-  char *end;
-  errno = 0;
-  if (!v || !v[0]) return -1;
-  long x = strtol(v, &end, 10);
-  if (errno || *end || x < lo || x > hi) return -1;
-  *out = x;
-  return 0;
-}
-
-static double tmed(trow_t *r, int side) {
-  if (!r->cnt[side]) return NAN;
-  double v[MAX_ROUNDS];
-  memcpy(v, r->side[side], sizeof(double) * (size_t)r->cnt[side]);
-  qsort(v, (size_t)r->cnt[side], sizeof *v, cmp_double);
-  int c = r->cnt[side];
-  return c % 2 ? v[c / 2] : 0.5 * (v[c / 2 - 1] + v[c / 2]);
-}
 
 static void tusage(FILE *f) {
   fprintf(f,
@@ -373,38 +322,16 @@ int bench_transpose_suite(int argc, char **argv) {
   long N = -1, T = 2, rounds = -1, max_n = 8192;
   int quick = 0, vcluster = 0;
   const char *csv = NULL;
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "--quick") == 0) {
-      quick = 1;
-    } else if (strcmp(a, "--vcluster") == 0) {
-      vcluster = 1;
-    } else if (strcmp(a, "-N") == 0 || strcmp(a, "-t") == 0 || strcmp(a, "--rounds") == 0 ||
-               strcmp(a, "--max-n") == 0) {
-      long *dst = a[1] == 'N' ? &N : a[1] == 't' ? &T : a[2] == 'r' ? &rounds : &max_n;
-      long hi = a[1] == 'N' ? 256 : a[1] == 't' ? 1024 : a[2] == 'r' ? MAX_ROUNDS : 65536;
-      if (targ_count(v, 1, hi, dst) != 0) {
-        fprintf(stderr, "simple-bench: %s needs a count from 1 to %ld, not '%s'\n", a, hi,
-                v ? v : "");
-        return 2;
-      }
-      i++;
-    } else if (strcmp(a, "--csv") == 0) {
-      if (!v || !v[0] || v[0] == '-') {
-        fprintf(stderr, "simple-bench: --csv needs a file name\n");
-        return 2;
-      }
-      csv = v;
-      i++;
-    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      tusage(stdout);
-      return 0;
-    } else {
-      fprintf(stderr, "simple-bench: unknown option '%s'\n", a);
-      tusage(stderr);
-      return 2;
-    }
-  }
+  const bench_opt_t opts[] = {{"--quick", BENCH_FLAG, &quick, 0, 0},
+                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
+                              {"-N", BENCH_NUM, &N, 1, 256},
+                              {"-t", BENCH_NUM, &T, 1, 1024},
+                              {"--rounds", BENCH_NUM, &rounds, 1, MAX_ROUNDS},
+                              {"--max-n", BENCH_NUM, &max_n, 1, 65536},
+                              {"--csv", BENCH_WORD, &csv, 0, 0},
+                              {NULL, 0, NULL, 0, 0}};
+  int rc = bench_parse(argc, argv, opts, tusage);
+  if (rc) return rc == 1 ? 0 : rc;
   if (N < 0) N = vcluster ? 2 : 1;
   if (rounds < 0) rounds = quick ? 1 : 3;
   long P = N * T;
@@ -412,35 +339,22 @@ int bench_transpose_suite(int argc, char **argv) {
    * (source, result, and packing or message buffers), all on this host
    * here or on the virtual cluster; keep them within half of what is
    * available. */
-  unsigned long long avail = mem_available();
+  unsigned long long avail = simple_mem_available();
   while (avail && max_n > 256 &&
          32ull * (unsigned long long)max_n * (unsigned long long)max_n > avail / 2)
     max_n /= 2;
-  FILE *out = NULL;
-  if (csv && !(out = fopen(csv, "w"))) {
-    fprintf(stderr, "simple-bench: cannot write %s: %s\n", csv, strerror(errno));
-    return 1;
-  }
-  char dir[PATH_MAX];
-  bench_self_dir(dir, sizeof dir);
-  int cores = bench_usable_cores();
-  int multi = vcluster || getenv("SLURM_JOB_ID") != NULL;
-  int pin = !multi && P <= cores;
+  FILE *out;
+  if (bench_open_csv(csv, &out)) return 1;
+  bench_place_t pl;
+  bench_place(&pl, vcluster, P);
+  int multi = pl.multi, pin = pl.pin;
   char args[128];
   snprintf(args, sizeof args, "--max-n %ld%s", max_n, quick ? " --quick" : "");
   char cmd[2][2 * PATH_MAX + 512];
-  snprintf(cmd[0], sizeof cmd[0],
-           "%s'%s/simplerun'%s -N %ld -t %ld '%s/simple-bench' --worker transpose-hybrid %s",
-           pin ? "SIMPLE_PIN=1 " : "", dir, vcluster ? " --vcluster" : "", N, T, dir, args);
-  if (multi)
-    snprintf(cmd[1], sizeof cmd[1],
-             "'%s/simplerun'%s -N %ld --procs-per-node %ld -t 1 '%s/simple-bench' --worker "
-             "transpose-mpi %s",
-             dir, vcluster ? " --vcluster" : "", N, T, dir, args);
-  else
-    snprintf(cmd[1], sizeof cmd[1],
-             "'%s/simplerun' --bind %s -N %ld -t 1 '%s/simple-bench' --worker transpose-mpi %s",
-             dir, pin ? "core" : "none", P, dir, args);
+  bench_worker_cmd(cmd[0], sizeof cmd[0], &pl, vcluster, BENCH_HYBRID, N, T, "", "transpose-hybrid",
+                   args);
+  bench_worker_cmd(cmd[1], sizeof cmd[1], &pl, vcluster, BENCH_FLAT, N, T, "", "transpose-mpi",
+                   args);
   printf(
       "simple-bench transpose: n x n doubles by rows; %ld node(s) x %ld thread(s) (simple) against"
       " %ld MPI rank(s) x 1 thread (flat MPI_Alltoall), %s, %ld round(s)%s\n",
@@ -464,14 +378,16 @@ int bench_transpose_suite(int argc, char **argv) {
   printf("%6s %9s %12s %12s %11s %11s %11s\n", "n", "MiB", "simple_ms", "mpi_ms", "simple_GB/s",
          "mpi_GB/s", "mpi/simple");
   if (out) fprintf(out, "suite,n,nodes,threads,simple_us,mpi_us,simple_gbs,mpi_gbs,ratio\n");
-  for (int i = 0; i < ntrows; i++) {
-    trow_t *r = &trows[i];
-    double h = tmed(r, 0), m = tmed(r, 1), bytes = 8.0 * (double)r->n * (double)r->n;
+  for (int i = 0; i < ttable.nrows; i++) {
+    bench_row_t *r = &trows[i];
+    long rn = (long)r->bytes;
+    double h = bench_row_median(r, 0), m = bench_row_median(r, 1);
+    double bytes = 8.0 * (double)rn * (double)rn;
     double gh = bytes / (h * 1e3), gm = bytes / (m * 1e3), ratio = m / h;
-    printf("%6ld %9.1f %12.3f %12.3f %11.2f %11.2f %11.2f\n", r->n, bytes / 1048576.0, h / 1e3,
+    printf("%6ld %9.1f %12.3f %12.3f %11.2f %11.2f %11.2f\n", rn, bytes / 1048576.0, h / 1e3,
            m / 1e3, gh, gm, ratio);
     if (out)
-      fprintf(out, "transpose,%ld,%ld,%ld,%.3f,%.3f,%.4f,%.4f,%.4f\n", r->n, N, T, h, m, gh, gm,
+      fprintf(out, "transpose,%ld,%ld,%ld,%.3f,%.3f,%.4f,%.4f,%.4f\n", rn, N, T, h, m, gh, gm,
               ratio);
   }
   if (out && fclose(out) != 0) {

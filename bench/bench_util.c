@@ -1,9 +1,13 @@
-/* Pieces every simple-bench driver shares: where the binaries are, how
- * many cores there are, and running a worker job line by line. */
+/* Pieces every simple-bench driver shares: options, where the binaries
+ * are, how many cores and how much memory there are, running a worker job
+ * line by line, results by row and round. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -62,4 +66,136 @@ void bench_row_add(bench_row_t *r, int side, double v) {
 
 double bench_row_median(bench_row_t *r, int side) {
   return r->n[side] ? bench_median(r->side[side], (size_t)r->n[side]) : NAN;
+}
+
+static int parse_num(const char *v, long lo, long hi, long *out) {
+  if (!v || !v[0]) return -1;
+  char *end;
+  errno = 0;
+  long x = strtol(v, &end, 10);
+  if (errno || *end || x < lo || x > hi) return -1;
+  *out = x;
+  return 0;
+}
+
+int bench_parse_bytes(const char *s, size_t *out) {
+  char *end;
+  errno = 0;
+  if (!s[0] || s[0] == '-' || s[0] == '+') return -1;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || end == s) return -1;
+  /* Optional binary suffix: 4K, 4KiB, 4M, 4MiB. */
+  unsigned long long mult = 1;
+  if (*end == 'K' || *end == 'k')
+    mult = 1ull << 10, end++;
+  else if (*end == 'M' || *end == 'm')
+    mult = 1ull << 20, end++;
+  else if (*end == 'G' || *end == 'g')
+    mult = 1ull << 30, end++;
+  if (mult > 1 && strcmp(end, "iB") == 0)
+    end += 2;
+  else if (mult > 1 && (strcmp(end, "B") == 0 || strcmp(end, "b") == 0))
+    end += 1;
+  if (*end) return -1;
+  if (v > (unsigned long long)SIZE_MAX / mult) return -1;
+  *out = (size_t)(v * mult);
+  return 0;
+}
+
+int bench_parse(int argc, char **argv, const bench_opt_t *opts, void (*usage)(FILE *)) {
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      usage(stdout);
+      return 1;
+    }
+    const bench_opt_t *o = opts;
+    while (o->name && strcmp(o->name, a) != 0) o++;
+    if (!o->name) {
+      fprintf(stderr, "simple-bench: unknown option '%s'\n", a);
+      usage(stderr);
+      return 2;
+    }
+    if (o->kind == BENCH_FLAG) {
+      *(int *)o->dst = 1;
+      continue;
+    }
+    if (o->kind == BENCH_NUM && parse_num(v, o->lo, o->hi, (long *)o->dst) != 0) {
+      fprintf(stderr, "simple-bench: %s needs a whole number from %ld to %ld, not '%s'\n", a, o->lo,
+              o->hi, v ? v : "");
+      return 2;
+    }
+    size_t bytes;
+    if (o->kind == BENCH_BYTES && (!v || bench_parse_bytes(v, &bytes) != 0 ||
+                                   bytes < (size_t)o->lo || bytes > (size_t)o->hi)) {
+      fprintf(stderr,
+              "simple-bench: %s needs a size from %ld to %ld bytes (suffixes K, KiB, M, MiB, G),"
+              " not '%s'\n",
+              a, o->lo, o->hi, v ? v : "");
+      return 2;
+    }
+    if (o->kind == BENCH_BYTES) *(size_t *)o->dst = bytes;
+    if (o->kind == BENCH_WORD) {
+      if (!v || !v[0] || v[0] == '-') {
+        fprintf(stderr, "simple-bench: %s needs a value\n", a);
+        return 2;
+      }
+      *(const char **)o->dst = v;
+    }
+    i++;
+  }
+  return 0;
+}
+
+void bench_place(bench_place_t *pl, int vcluster, long procs) {
+  bench_self_dir(pl->dir, sizeof pl->dir);
+  pl->cores = bench_usable_cores();
+  pl->multi = vcluster || getenv("SLURM_JOB_ID") != NULL;
+  pl->pin = !pl->multi && procs <= pl->cores;
+}
+
+int bench_worker_cmd(char *buf, size_t len, const bench_place_t *pl, int vcluster,
+                     bench_side_t side, long nodes, long threads, const char *env,
+                     const char *worker, const char *args) {
+  const char *vc = vcluster ? " --vcluster" : "";
+  int n;
+  if (side == BENCH_HYBRID)
+    n = snprintf(buf, len, "%s%s'%s/simplerun'%s -N %ld -t %ld '%s/simple-bench' --worker %s %s",
+                 env, pl->pin ? "SIMPLE_PIN=1 " : "", pl->dir, vc, nodes, threads, pl->dir, worker,
+                 args);
+  else if (pl->multi)
+    n = snprintf(buf, len,
+                 "%s'%s/simplerun'%s -N %ld --procs-per-node %ld -t 1 '%s/simple-bench' --worker "
+                 "%s %s",
+                 env, pl->dir, vc, nodes, threads, pl->dir, worker, args);
+  else
+    n = snprintf(buf, len,
+                 "%s'%s/simplerun' --bind %s -N %ld -t 1 '%s/simple-bench' --worker %s %s", env,
+                 pl->dir, pl->pin ? "core" : "none", nodes * threads, pl->dir, worker, args);
+  return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int bench_open_csv(const char *path, FILE **out) {
+  *out = NULL;
+  if (!path) return 0;
+  if (!(*out = fopen(path, "w"))) {
+    fprintf(stderr, "simple-bench: cannot write %s: %s\n", path, strerror(errno));
+    return 1;
+  }
+  return 0;
+}
+
+int bench_side_of(const char *name, const char *const *names, int n) {
+  for (int k = 0; k < n; k++)
+    if (strcmp(name, names[k]) == 0) return k;
+  return -1;
+}
+
+int bench_info(const char *line, const char *key, char *dst, size_t len) {
+  size_t k = strlen(key);
+  if (line[0] != 'I' || line[1] != ' ' || strncmp(line + 2, key, k) != 0 || line[2 + k] != ' ')
+    return 0;
+  const char *v = line + 3 + k;
+  snprintf(dst, len, "%.*s", (int)strcspn(v, "\n"), v);
+  return 1;
 }

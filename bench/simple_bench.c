@@ -64,9 +64,12 @@ static void usage(FILE *f) {
           "  matmul  Cannon's matrix multiply (simple_matmul_cannon, put and get) on a q x q\n"
           "          grid beside ScaLAPACK pdgemm (one rank per thread) and serial dgemm;\n"
           "          GFLOP/s; options -N -t --vcluster --quick --rounds --max-n --csv\n"
-          "  bsp     BSP parameters g and L of the one-sided layer (least squares over\n"
-          "          h-relations), put and get, both backends; options -N -t --vcluster\n"
-          "          --quick --rounds --max-h --csv --json\n"
+          "  as      paper 004's As suite: tests 1-5 (empty, comp, full, simple, scatter),\n"
+          "          the total exchange and the BSP probe (g and L of the intra-node level,\n"
+          "          the inter-node level, the whole job), with put/get (both backends) and\n"
+          "          sends, hybrid and flat MPI; options -N -t --vcluster --quick --rounds\n"
+          "          --max-h --probe-step --csv --plot --json\n"
+          "  bsp     the same as 'as' (its former name)\n"
           "  queens  n-queens count (simple_nqueens) on 1 and on NODES x THREADS processors\n"
           "          beside the classic sequential bitmask solver: single-thread rate and\n"
           "          parallel efficiency at n = 16, 17; options -N -t --vcluster --quick\n"
@@ -139,37 +142,14 @@ static int run_side(const char *cmd, int side, int round) {
   return bench_run_worker(cmd, side_line, &c);
 }
 
-static int parse_size(const char *s, size_t *out) {
-  char *end;
-  errno = 0;
-  if (!s[0] || s[0] == '-' || s[0] == '+') return -1;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s) return -1;
-  /* Optional binary suffix: 4K, 4KiB, 4M, 4MiB. */
-  unsigned long long mult = 1;
-  if (*end == 'K' || *end == 'k')
-    mult = 1ull << 10, end++;
-  else if (*end == 'M' || *end == 'm')
-    mult = 1ull << 20, end++;
-  else if (*end == 'G' || *end == 'g')
-    mult = 1ull << 30, end++;
-  if (mult > 1 && strcmp(end, "iB") == 0)
-    end += 2;
-  else if (mult > 1 && (strcmp(end, "B") == 0 || strcmp(end, "b") == 0))
-    end += 1;
-  if (*end) return -1;
-  if (v > (unsigned long long)SIZE_MAX / mult) return -1;
-  *out = (size_t)(v * mult);
-  return 0;
-}
-
 static int worker(int argc, char **argv) {
   bench_opts_t o = {.quick = 0, .max_bytes = 4u << 20, .only = NULL, .han = 0};
   const char *name = argv[2];
   for (int i = 3; i < argc; i++) {
     if (strcmp(argv[i], "--quick") == 0) o.quick = 1;
     if (strcmp(argv[i], "--han") == 0) o.han = 1;
-    if (strcmp(argv[i], "--max-bytes") == 0 && i + 1 < argc) parse_size(argv[++i], &o.max_bytes);
+    if (strcmp(argv[i], "--max-bytes") == 0 && i + 1 < argc)
+      bench_parse_bytes(argv[++i], &o.max_bytes);
     if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) o.only = argv[++i];
   }
   if (strcmp(name, "node-hybrid") == 0) return bench_node_hybrid(argc, argv, &o);
@@ -181,7 +161,7 @@ static int worker(int argc, char **argv) {
   if (strcmp(name, "rma") == 0) return bench_rma_worker(argc, argv, &o);
   if (strcmp(name, "transpose-hybrid") == 0) return bench_transpose_hybrid(argc, argv, &o);
   if (strcmp(name, "transpose-mpi") == 0) return bench_transpose_mpi(argc, argv, &o);
-  if (strcmp(name, "bsp") == 0) return bench_as_worker(argc, argv, &o);
+  if (strcmp(name, "bsp") == 0 || strcmp(name, "as") == 0) return bench_as_worker(argc, argv, &o);
 #ifdef SIMPLE_BENCH_MATMUL
   if (strcmp(name, "matmul-hybrid") == 0) return bench_matmul_hybrid(argc, argv, &o);
   if (strcmp(name, "matmul-pdgemm") == 0) return bench_matmul_pdgemm(argc, argv, &o);
@@ -288,7 +268,8 @@ static int parse_opts(int argc, char **argv, int coll, opts_t *o) {
         return bad("--rounds needs a count from 1 to 32, not '%s'", v);
       i++;
     } else if (strcmp(a, "--max-bytes") == 0) {
-      if (parse_size(v, &o->max_bytes) != 0 || o->max_bytes < 8 || o->max_bytes > MAX_BYTES_LIMIT)
+      if (bench_parse_bytes(v, &o->max_bytes) != 0 || o->max_bytes < 8 ||
+          o->max_bytes > MAX_BYTES_LIMIT)
         return bad(
             "--max-bytes needs a byte count from 8 to 1 GiB (e.g. 65536, 64K, 4MiB),"
             " not '%s'",
@@ -740,7 +721,7 @@ int main(int argc, char **argv) {
   if (strcmp(suite, "pingpong") == 0) return bench_pingpong_suite(argc, argv);
   if (strcmp(suite, "rma") == 0) return bench_rma_suite(argc, argv);
   if (strcmp(suite, "transpose") == 0) return bench_transpose_suite(argc, argv);
-  if (strcmp(suite, "bsp") == 0) return bench_as_suite(argc, argv);
+  if (strcmp(suite, "bsp") == 0 || strcmp(suite, "as") == 0) return bench_as_suite(argc, argv);
 #ifdef SIMPLE_BENCH_MATMUL
   if (strcmp(suite, "matmul") == 0) return bench_matmul_suite(argc, argv);
 #endif

@@ -46,9 +46,9 @@ SUITES = [
          anchor="classic_s"),
     dict(name="matmul", title="paper 004 Figs. 7-8: Cannon with put against ScaLAPACK pdgemm",
          nodes=True, group=None, x="n", ours="put_us", anchor="pdgemm_us"),
-    dict(name="bsp", title="paper 004 Sec. 3, Tables 1-3: BSP parameters g and L of the "
-         "one-sided layer (h-relation time; the fits are in the output)", nodes=True,
-         group=None, x="h_words", ours="us", anchor=None),
+    dict(name="as", title="paper 004 Sec. 3, As suite: total exchange per side (dashed: fit "
+         "L + g h; tests 1-5 and g, L per level in the output)", nodes=True, group="side",
+         x="h_words", ours="us", anchor=None),
 ]
 
 TIME_SUFFIXES = ("_us", "_ms", "_s")

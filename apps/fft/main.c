@@ -45,14 +45,7 @@ typedef struct {
 } opts_t;
 
 /* Only one process of the job prints argument errors (all parse alike). */
-static int first_process(void) {
-  const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
-  for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-    const char *v = getenv(vars[i]);
-    if (v) return atoi(v) == 0;
-  }
-  return 1;
-}
+static int first_process(void) { return simple_launch_node() == 0; }
 
 static void usage(FILE *f, const char *prog) {
   fprintf(f,
@@ -98,18 +91,6 @@ static double max_over(simple_t *s, double v) {
   if (simple_allreduce(s, &v, &m, 1, SIMPLE_DOUBLE, SIMPLE_MAX))
     simple_abort(s, "simple-fft: allreduce failed");
   return m;
-}
-
-/* Bytes of memory available on this node now, 0 if unknown. */
-static unsigned long long mem_available(void) {
-  FILE *f = fopen("/proc/meminfo", "r");
-  if (!f) return 0;
-  char line[256];
-  unsigned long long kb = 0;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
-  fclose(f);
-  return kb * 1024ull;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -210,7 +191,7 @@ static void run(simple_t *s, void *arg) {
   double node_need = (double)need, sum = 0;
   if (simple_node_allreduce(s, &node_need, &sum, 1, SIMPLE_DOUBLE, SIMPLE_SUM))
     simple_abort(s, "%s: node allreduce failed", o->prog);
-  unsigned long long avail = mem_available();
+  unsigned long long avail = simple_mem_available();
   double bad = avail && sum > 0.9 * (double)avail ? sum : 0;
   double worst = max_over(s, bad);
   if (worst > 0) {

@@ -30,14 +30,7 @@ typedef struct {
 } opts_t;
 
 /* Only one process of the job prints argument errors (all parse alike). */
-static int first_process(void) {
-  const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
-  for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-    const char *v = getenv(vars[i]);
-    if (v) return atoi(v) == 0;
-  }
-  return 1;
-}
+static int first_process(void) { return simple_launch_node() == 0; }
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -80,18 +73,6 @@ static double max_over(simple_t *s, double v) {
   return m;
 }
 
-/* Bytes of memory available on this node now, 0 if unknown. */
-static unsigned long long mem_available(void) {
-  FILE *f = fopen("/proc/meminfo", "r");
-  if (!f) return 0;
-  char line[256];
-  unsigned long long kb = 0;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
-  fclose(f);
-  return kb * 1024ull;
-}
-
 static void run(simple_t *s, void *arg) {
   opts_t *o = arg;
   int me = simple_pid(s), q = 0;
@@ -109,7 +90,7 @@ static void run(simple_t *s, void *arg) {
   /* Memory: 7 blocks per processor (A, B, C, 4 buffers), 3 vectors of n. */
   unsigned long long need =
       (unsigned long long)simple_threads(s) * (7ull * (unsigned long long)nb * nb * 8 + 24ull * np);
-  unsigned long long avail = mem_available();
+  unsigned long long avail = simple_mem_available();
   double bad = avail && need > avail ? 1 : 0;
   if (max_over(s, bad) > 0) {
     if (me == 0)

@@ -26,14 +26,7 @@ typedef struct {
 } cmd_t;
 
 /* Only one process of the job prints argument errors. */
-static int first_process(void) {
-  const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
-  for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-    const char *v = getenv(vars[i]);
-    if (v) return strcmp(v, "0") == 0;
-  }
-  return 1;
-}
+static int first_process(void) { return simple_launch_node() == 0; }
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -116,18 +109,6 @@ static int parse_args(int argc, char **argv, cmd_t *c) {
   return 0;
 }
 
-/* Bytes this process can still use (MemAvailable), or 0 if unknown. */
-static unsigned long long mem_available(void) {
-  FILE *f = fopen("/proc/meminfo", "r");
-  if (!f) return 0;
-  char line[256];
-  unsigned long long kb = 0;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
-  fclose(f);
-  return kb * 1024ull;
-}
-
 static void job(simple_t *s, void *arg) {
   cmd_t *c = arg;
   int me = simple_pid(s), P = simple_nprocs(s);
@@ -144,7 +125,7 @@ static void job(simple_t *s, void *arg) {
       simple_sort_slice(c->n, P, me - simple_thread(s) + t, &l, &k);
       node_keys += k;
     }
-    unsigned long long avail = mem_available();
+    unsigned long long avail = simple_mem_available();
     long double need = (long double)node_keys * (long double)ksz * 5.0L;
     if (need > (long double)(SIZE_MAX / 2) || (avail && need > (long double)avail)) {
       nomem = 1;

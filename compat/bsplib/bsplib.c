@@ -141,15 +141,7 @@ void bsp_end(void) {
  * SIMPLE_THREADS spec (set by simplerun) and the launcher's process count. */
 static int env_nprocs(void) {
   const char *spec = getenv("SIMPLE_THREADS");
-  const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS"};
-  long nodes = 1;
-  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-    const char *v = getenv(vars[i]);
-    if (v && atol(v) > 0) {
-      nodes = atol(v);
-      break;
-    }
-  }
+  long nodes = simple_launch_nodes();
   if (spec && *spec) {
     if (strchr(spec, ',')) {
       long sum = 0;

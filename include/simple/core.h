@@ -156,6 +156,17 @@ SIMPLE_API int simple_pid_of(const simple_t *s, int node, int thread);
  * (BSPlib) whose API has no handle argument; everything else passes it. */
 SIMPLE_API simple_t *simple_self(void);
 
+/* Before simple_run: this process's node number and the number of nodes,
+ * as the launcher announced them (Open MPI, MPICH's Hydra, PMIx, Slurm);
+ * 0 and 1 without a launcher. For a command that checks its arguments
+ * before the job starts and prints an error once (on node 0). */
+SIMPLE_API int simple_launch_node(void);
+SIMPLE_API int simple_launch_nodes(void);
+
+/* Bytes of memory available on this host now (Linux MemAvailable), 0 if
+ * unknown: to refuse a problem that cannot fit before allocating it. */
+SIMPLE_API size_t simple_mem_available(void);
+
 /* Wall-clock seconds from an arbitrary fixed point (CLOCK_MONOTONIC). */
 SIMPLE_API double simple_time(void);
 
