@@ -38,6 +38,7 @@
 
 #include <simple.h>
 #include <simple_sort.h>
+#include <sort_kernels.h>
 
 #include "bench.h"
 
@@ -222,29 +223,8 @@ int bench_sort_serial(int argc, char **argv, const bench_opts_t *o) {
 /* ------------------------------------------------------------------------
  * Flat MPI side: the same algorithm, one rank per processor. */
 
-typedef struct {
-  char *dst;
-  size_t len;
-} fpiece_t;
-
-#define FLAT_SCATTER(K, SUF)                                                                       \
-  static void fscatter_##SUF(const K *a, size_t n, int sh, K mask, K **cur, K **end, size_t *next, \
-                             const fpiece_t *pieces) {                                             \
-    for (size_t i = 0; i < n; i++) {                                                               \
-      K k = a[i];                                                                                  \
-      size_t v = (size_t)((k >> sh) & mask);                                                       \
-      K *d = cur[v];                                                                               \
-      *d++ = k;                                                                                    \
-      if (d == end[v]) {                                                                           \
-        const fpiece_t *p = &pieces[next[v]++];                                                    \
-        d = (K *)(void *)p->dst;                                                                   \
-        end[v] = d + p->len;                                                                       \
-      }                                                                                            \
-      cur[v] = d;                                                                                  \
-    }                                                                                              \
-  }
-FLAT_SCATTER(uint32_t, u32)
-FLAT_SCATTER(uint64_t, u64)
+/* The library's own kernels (sort_kernels.h): the same code per key on both sides. */
+typedef sort_piece_t fpiece_t;
 
 typedef struct {
   int P, rank, bits;
@@ -279,13 +259,10 @@ static int fowner(const flat_t *f, size_t pos) {
 static void flat_pass(flat_t *f, const void *src, size_t ns, int sh, int w, int nb) {
   size_t R = (size_t)1 << w, ksz = f->ksz, np = 0;
   memset(f->h, 0, R * sizeof(uint64_t));
-  if (ksz == 4) {
-    const uint32_t *a = src;
-    for (size_t i = 0; i < ns; i++) f->h[(a[i] >> sh) & (R - 1)]++;
-  } else {
-    const uint64_t *a = src;
-    for (size_t i = 0; i < ns; i++) f->h[(a[i] >> sh) & (R - 1)]++;
-  }
+  if (ksz == 4)
+    sort_hist_u32(src, ns, sh, (uint32_t)(R - 1), f->h);
+  else
+    sort_hist_u64(src, ns, sh, (uint64_t)(R - 1), f->h);
   /* As the library: one allgather of the histograms while the table is
    * small, else an allreduce and an exscan. */
   if (f->table) {
@@ -362,11 +339,11 @@ static void flat_pass(flat_t *f, const void *src, size_t ns, int sh, int w, int 
     f->end[v] = p->dst + p->len * ksz;
   }
   if (ksz == 4)
-    fscatter_u32(src, ns, sh, (uint32_t)(R - 1), (uint32_t **)f->cur, (uint32_t **)f->end, f->next,
-                 f->pieces);
+    sort_scatter_u32(src, ns, sh, (uint32_t)(R - 1), (uint32_t **)f->cur, (uint32_t **)f->end,
+                     f->next, f->pieces);
   else
-    fscatter_u64(src, ns, sh, (uint64_t)(R - 1), (uint64_t **)f->cur, (uint64_t **)f->end, f->next,
-                 f->pieces);
+    sort_scatter_u64(src, ns, sh, (uint64_t)(R - 1), (uint64_t **)f->cur, (uint64_t **)f->end,
+                     f->next, f->pieces);
   MPI_Alltoall(f->sc, 1, MPI_INT, f->rc, 1, MPI_INT, MPI_COMM_WORLD);
   at = 0;
   for (int t = 0; t < f->P; t++) {

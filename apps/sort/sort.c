@@ -2,6 +2,7 @@
  * costs). One generic driver works on keys of ksz bytes; the two loops that
  * touch every key (histogram, scatter) are written once per key type. */
 #include "simple_sort.h"
+#include "sort_kernels.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -82,39 +83,7 @@ uint64_t simple_sort_hash_u64(const uint64_t *keys, size_t n) {
 
 /* A stretch of consecutive output positions of one digit value that one
  * destination holds: the keys of that digit go to dst, len of them. */
-typedef struct {
-  char *dst;
-  size_t len;
-} piece_t;
-
-static void hist_u32(const uint32_t *a, size_t n, int sh, uint32_t mask, uint64_t *h) {
-  for (size_t i = 0; i < n; i++) h[(a[i] >> sh) & mask]++;
-}
-static void hist_u64(const uint64_t *a, size_t n, int sh, uint64_t mask, uint64_t *h) {
-  for (size_t i = 0; i < n; i++) h[(a[i] >> sh) & mask]++;
-}
-
-/* Stable scatter of a[0..n) by digit: cursor cur[v] walks through the
- * pieces of digit v (pieces[next[v]] is the next one), each write is one
- * store and one predictable compare. */
-#define SORT_SCATTER(K, SUF)                                                                      \
-  static void scatter_##SUF(const K *a, size_t n, int sh, K mask, K **cur, K **end, size_t *next, \
-                            const piece_t *pieces) {                                              \
-    for (size_t i = 0; i < n; i++) {                                                              \
-      K k = a[i];                                                                                 \
-      size_t v = (size_t)((k >> sh) & mask);                                                      \
-      K *d = cur[v];                                                                              \
-      *d++ = k;                                                                                   \
-      if (d == end[v]) {                                                                          \
-        const piece_t *p = &pieces[next[v]++];                                                    \
-        d = (K *)(void *)p->dst;                                                                  \
-        end[v] = d + p->len;                                                                      \
-      }                                                                                           \
-      cur[v] = d;                                                                                 \
-    }                                                                                             \
-  }
-SORT_SCATTER(uint32_t, u32)
-SORT_SCATTER(uint64_t, u64)
+typedef sort_piece_t piece_t;
 
 /* ------------------------------------------------------------------------
  * Work buffers, kept per thread from call to call (freed when the thread
@@ -195,9 +164,9 @@ static void digit_hist(const sctx_t *c, const void *src, size_t ns, int sh, int 
   size_t R = (size_t)1 << w;
   memset(c->h, 0, R * sizeof(uint64_t));
   if (c->ksz == 4)
-    hist_u32(src, ns, sh, (uint32_t)(R - 1), c->h);
+    sort_hist_u32(src, ns, sh, (uint32_t)(R - 1), c->h);
   else
-    hist_u64(src, ns, sh, (uint64_t)(R - 1), c->h);
+    sort_hist_u64(src, ns, sh, (uint64_t)(R - 1), c->h);
 }
 
 /* Cuts digit v's global run [start, start + len) into pieces by owner. */
@@ -354,11 +323,11 @@ static int pass_simple(sctx_t *c, const void *src, size_t ns, int sh, int w, int
     c->end[v] = p->dst + p->len * ksz;
   }
   if (ksz == 4)
-    scatter_u32(src, ns, sh, (uint32_t)(R - 1), (uint32_t **)c->cur, (uint32_t **)c->end, c->next,
-                c->pieces);
+    sort_scatter_u32(src, ns, sh, (uint32_t)(R - 1), (uint32_t **)c->cur, (uint32_t **)c->end,
+                     c->next, c->pieces);
   else
-    scatter_u64(src, ns, sh, (uint64_t)(R - 1), (uint64_t **)c->cur, (uint64_t **)c->end, c->next,
-                c->pieces);
+    sort_scatter_u64(src, ns, sh, (uint64_t)(R - 1), (uint64_t **)c->cur, (uint64_t **)c->end,
+                     c->next, c->pieces);
   if (remote) {
     if (c->table)
       incoming_sizes(c, R);
@@ -414,11 +383,11 @@ static void local_countsort(sctx_t *c, const void *src, size_t ns, int sh, int w
     c->pstart[v] = v + 1; /* reused as the piece cursor */
   }
   if (ksz == 4)
-    scatter_u32(src, ns, sh, (uint32_t)(R - 1), (uint32_t **)c->cur, (uint32_t **)c->end, c->pstart,
-                c->pieces);
+    sort_scatter_u32(src, ns, sh, (uint32_t)(R - 1), (uint32_t **)c->cur, (uint32_t **)c->end,
+                     c->pstart, c->pieces);
   else
-    scatter_u64(src, ns, sh, (uint64_t)(R - 1), (uint64_t **)c->cur, (uint64_t **)c->end, c->pstart,
-                c->pieces);
+    sort_scatter_u64(src, ns, sh, (uint64_t)(R - 1), (uint64_t **)c->cur, (uint64_t **)c->end,
+                     c->pstart, c->pieces);
 }
 
 /* One RDX / RDXOPT pass: local counting sort, then puts digit by digit
