@@ -7,23 +7,9 @@
 # and a non-zero exit status. simple-fft2d is the same command.
 # Usage: test_fft_cmd.sh BUILD_BIN_DIR
 bin="$1"
-run="$bin/simplerun"
-fail=0
-out=$(mktemp)
-err=$(mktemp)
-trap 'rm -f "$out" "$err"' EXIT
-
-ok() { # command layout args...
-  cmd="$1"
-  layout="$2"
-  shift 2
-  if ! "$run" $layout "$bin/$cmd" "$@" --json >"$out" 2>"$err"; then
-    echo "FAIL: simplerun $layout $cmd $* --json exited non-zero"
-    cat "$out" "$err"
-    fail=1
-    return
-  fi
-  if ! python3 - "$out" "$@" <<'PY'; then
+cmd=simple-fft
+# The JSON every good run must print (the output file, then the arguments).
+checker='
 import json, math, sys
 with open(sys.argv[1]) as f:
     text = f.read()
@@ -47,47 +33,30 @@ nm = n * m
 want = 5 * nm * math.log2(nm) / d["time_s"] / 1e9 if nm > 1 else 0
 assert abs(d["gflops"] - want) <= 1e-3 + 1e-2 * want, (want, d)
 assert d["processors"] >= d["nodes"] >= 1, d
-PY
-    echo "FAIL: simplerun $layout $cmd $* --json: bad JSON"
-    cat "$out"
-    fail=1
-  fi
-}
+  '
+. "$(dirname "$0")/../../../tests/tools/cmd_check.sh"
 
-bad() { # expected-message layout args...
-  want="$1"
-  layout="$2"
-  shift 2
-  if "$run" $layout "$bin/simple-fft" "$@" >"$out" 2>"$err"; then
-    echo "FAIL: simplerun $layout simple-fft $* succeeded"
-    fail=1
-  elif ! grep -q -- "$want" "$err"; then
-    echo "FAIL: simplerun $layout simple-fft $*: no '$want' in:"
-    cat "$err"
-    fail=1
-  fi
-}
+cmd_json "-N 1 -t 1" --n 64
+cmd_json "-N 1 -t 4" --n 30 --m 50 --reps 2
+cmd_json "-N 1 -t 4" --n 3 --m 7 --inverse
+cmd_json "-N 2 -t 2" --n 128 --m 96 --transposed --rigor estimate
+cmd_json "-N 2 -t 2" --n 45 --inverse --transposed --seed 9
+cmd_json "-N 3 -t 1,2,3" --n 100 --m 17 --rigor patient --reps 1
+cmd=simple-fft2d
+cmd_json "-N 2 -t 2" --n 33 --m 20 --reference no
+cmd=simple-fft
 
-ok simple-fft "-N 1 -t 1" --n 64
-ok simple-fft "-N 1 -t 4" --n 30 --m 50 --reps 2
-ok simple-fft "-N 1 -t 4" --n 3 --m 7 --inverse
-ok simple-fft "-N 2 -t 2" --n 128 --m 96 --transposed --rigor estimate
-ok simple-fft "-N 2 -t 2" --n 45 --inverse --transposed --seed 9
-ok simple-fft "-N 3 -t 1,2,3" --n 100 --m 17 --rigor patient --reps 1
-ok simple-fft2d "-N 2 -t 2" --n 33 --m 20 --reference no
+cmd_bad "must be positive" "-N 1 -t 1" --n 0
+cmd_bad "must be positive" "-N 1 -t 1" --n -5
+cmd_bad "must be positive" "-N 1 -t 1" --n 8 --m 0
+cmd_bad "whole number" "-N 1 -t 1" --n abc
+cmd_bad "whole number" "-N 1 -t 1" --n
+cmd_bad "too large" "-N 1 -t 1" --n 10000000 --m 10000000
+cmd_bad "too large" "-N 1 -t 1" --n 99999999999
+cmd_bad "too large" "-N 2 -t 1" --n 262144 --m 131072
+cmd_bad "required" "-N 1 -t 1" --m 8
+cmd_bad "unknown option" "-N 1 -t 1" --n 8 --frobnicate
+cmd_bad "--reps" "-N 1 -t 1" --n 8 --reps 0
+cmd_bad "--rigor" "-N 1 -t 1" --n 8 --rigor exhaustive
 
-bad "must be positive" "-N 1 -t 1" --n 0
-bad "must be positive" "-N 1 -t 1" --n -5
-bad "must be positive" "-N 1 -t 1" --n 8 --m 0
-bad "whole number" "-N 1 -t 1" --n abc
-bad "whole number" "-N 1 -t 1" --n
-bad "too large" "-N 1 -t 1" --n 10000000 --m 10000000
-bad "too large" "-N 1 -t 1" --n 99999999999
-bad "too large" "-N 2 -t 1" --n 262144 --m 131072
-bad "required" "-N 1 -t 1" --m 8
-bad "unknown option" "-N 1 -t 1" --n 8 --frobnicate
-bad "--reps" "-N 1 -t 1" --n 8 --reps 0
-bad "--rigor" "-N 1 -t 1" --n 8 --rigor exhaustive
-
-[ $fail -eq 0 ] && echo "test_fft_cmd: all passed"
-exit $fail
+cmd_done test_fft_cmd

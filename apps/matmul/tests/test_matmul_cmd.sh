@@ -6,22 +6,9 @@
 # Usage: test_matmul_cmd.sh BUILD_BIN_DIR ok|errors
 bin="$1"
 mode="$2"
-run="$bin/simplerun"
-fail=0
-out=$(mktemp)
-err=$(mktemp)
-trap 'rm -f "$out" "$err"' EXIT
-
-ok() { # layout args...
-  layout="$1"
-  shift
-  if ! "$run" $layout "$bin/simple-matmul" "$@" --json >"$out" 2>"$err"; then
-    echo "FAIL: simplerun $layout simple-matmul $* --json exited non-zero"
-    cat "$err"
-    fail=1
-    return
-  fi
-  if ! python3 - "$out" "$@" <<'PY'; then
+cmd=simple-matmul
+# The JSON every good run must print (the output file, then the arguments).
+checker='
 import json, sys
 with open(sys.argv[1]) as f:
     text = f.read()
@@ -38,56 +25,30 @@ assert d["checksum_relerr"] < 1e-12, d
 assert d["time_s"] > 0 and d["gflops"] > 0, d
 if "--variant" in args:
     assert d["variant"] == args[args.index("--variant") + 1], d
-PY
-    echo "FAIL: simplerun $layout simple-matmul $* --json: bad JSON"
-    cat "$out"
-    fail=1
-  fi
-}
-
-bad() { # expected-message layout args...
-  want="$1"
-  layout="$2"
-  shift 2
-  # Argument errors are found before the job starts: the command runs
-  # alone there ("direct"), which is quicker than through simplerun.
-  if [ "$layout" = direct ]; then
-    "$bin/simple-matmul" "$@" >"$out" 2>"$err"
-  else
-    "$run" $layout "$bin/simple-matmul" "$@" >"$out" 2>"$err"
-  fi
-  if [ $? -eq 0 ]; then
-    echo "FAIL: simplerun $layout simple-matmul $* succeeded"
-    fail=1
-  elif ! grep -q -- "$want" "$err"; then
-    echo "FAIL: simplerun $layout simple-matmul $*: no '$want' in:"
-    cat "$err"
-    fail=1
-  fi
-}
+  '
+. "$(dirname "$0")/../../../tests/tools/cmd_check.sh"
 
 if [ "$mode" = ok ]; then
-ok "-N 1 -t 1" --n 64
-ok "-N 1 -t 4" --n 96 --variant put
-ok "-N 1 -t 4" --n 97 --variant get
-ok "-N 2 -t 2" --n 128 --variant get
-ok "-N 2 -t 2" --n 101 --variant put --reps 2
-ok "-N 4 -t 1" --n 60 --variant get
+cmd_json "-N 1 -t 1" --n 64
+cmd_json "-N 1 -t 4" --n 96 --variant put
+cmd_json "-N 1 -t 4" --n 97 --variant get
+cmd_json "-N 2 -t 2" --n 128 --variant get
+cmd_json "-N 2 -t 2" --n 101 --variant put --reps 2
+cmd_json "-N 4 -t 1" --n 60 --variant get
 else
 
-bad "q x q grid" "-N 1 -t 2" --n 64
-bad "q x q grid" "-N 3 -t 1" --n 64 --variant get
-bad "must be positive" direct --n 0
-bad "must be positive" direct --n -5
-bad "whole number" direct --n abc
-bad "too large" direct --n 10000000
-bad "must be positive" "-N 1 -t 1" --n 0
-bad "too large" "-N 1 -t 1" --n 131072
-bad "required" direct --variant put
-bad "put or get" direct --n 8 --variant scatter
-bad "unknown option" direct --n 8 --frobnicate
-bad "--reps" direct --n 8 --reps 0
+cmd_bad "q x q grid" "-N 1 -t 2" --n 64
+cmd_bad "q x q grid" "-N 3 -t 1" --n 64 --variant get
+cmd_bad "must be positive" direct --n 0
+cmd_bad "must be positive" direct --n -5
+cmd_bad "whole number" direct --n abc
+cmd_bad "too large" direct --n 10000000
+cmd_bad "must be positive" "-N 1 -t 1" --n 0
+cmd_bad "too large" "-N 1 -t 1" --n 131072
+cmd_bad "required" direct --variant put
+cmd_bad "put or get" direct --n 8 --variant scatter
+cmd_bad "unknown option" direct --n 8 --frobnicate
+cmd_bad "--reps" direct --n 8 --reps 0
 fi
 
-[ $fail -eq 0 ] && echo "test_matmul_cmd $mode: all passed"
-exit $fail
+cmd_done "test_matmul_cmd $mode"
