@@ -320,25 +320,22 @@ static int suite_node(int argc, char **argv) {
   FILE *out = NULL;
   if (o.csv && !(out = open_csv(o.csv))) return 1;
 
-  char dir[PATH_MAX];
-  bench_self_dir(dir, sizeof dir);
-  char hybrid[2 * PATH_MAX + 256], anchor[2 * PATH_MAX + 256];
-  const char *q = o.quick ? " --quick" : "";
-  /* Both sides pinned, one core per processor: the anchor at its best
-   * settings (Open MPI binds ranks to cores by default for small jobs). */
-  snprintf(hybrid, sizeof hybrid,
-           "SIMPLE_PIN=1 '%s/simplerun' -N 1 -t %ld '%s/simple-bench' --worker node-hybrid"
-           " --max-bytes %zu%s",
-           dir, o.threads, dir, max_bytes, q);
-  snprintf(anchor, sizeof anchor,
-           "'%s/simplerun' --bind core -N %ld -t 1 '%s/simple-bench' --worker node-mpi"
-           " --max-bytes %zu%s",
-           dir, o.threads, dir, max_bytes, q);
+  /* Both sides pinned one core per processor when they fit: the anchor at
+   * its best settings (Open MPI binds ranks to cores by default for small
+   * jobs); with more processors than cores neither is bound. */
+  bench_place_t pl;
+  bench_place(&pl, 0, o.threads);
+  char hybrid[2 * PATH_MAX + 256], anchor[2 * PATH_MAX + 256], args[64];
+  snprintf(args, sizeof args, "--max-bytes %zu%s", max_bytes, o.quick ? " --quick" : "");
+  bench_worker_cmd(hybrid, sizeof hybrid, &pl, 0, BENCH_HYBRID, 1, o.threads, "", "node-hybrid",
+                   args);
+  bench_worker_cmd(anchor, sizeof anchor, &pl, 0, BENCH_FLAT, 1, o.threads, "", "node-mpi", args);
 
   printf(
       "simple-bench node: 1 process x %ld threads (simple) against %ld MPI ranks x 1 thread"
-      " (MPI), %ld round(s)\n",
-      o.threads, o.threads, o.rounds);
+      " (MPI), %ld round(s)%s\n",
+      o.threads, o.threads, o.rounds,
+      pl.pin ? ", pinned" : ", not pinned (more processors than cores)");
   fflush(stdout);
   for (int r = 0; r < o.rounds; r++) {
     fprintf(stderr, "  round %d/%ld\n", r + 1, o.rounds);

@@ -17,9 +17,11 @@ import subprocess
 import sys
 import time
 
-# name, what it reproduces, the suite's options (beyond -N/-t/--vcluster),
-# whether it takes -N/--vcluster, and the CSV columns: the row's group, the
-# x axis, our time, the anchor's time (None: the first other time column).
+# name, what it reproduces, whether it takes -N/--vcluster, and the CSV
+# columns: the row's group, the x axis, our time, the anchor's time (None:
+# the first other time column). Optional: full_args / quick_args, options of
+# the full or quick tour (sizes and rounds that keep the tour within its
+# time), and local, the layout without the virtual cluster.
 SUITES = [
     dict(name="node", title="paper 001 Fig. 1 (one node): global sum, threads of one process "
          "against MPI_Allreduce among as many ranks", nodes=False, group="op", x="bytes",
@@ -45,7 +47,8 @@ SUITES = [
          "sequential solver", nodes=False, group=None, x="n", ours="simple_p_s",
          anchor="classic_s"),
     dict(name="matmul", title="paper 004 Figs. 7-8: Cannon with put against ScaLAPACK pdgemm",
-         nodes=True, group=None, x="n", ours="put_us", anchor="pdgemm_us"),
+         nodes=True, group=None, x="n", ours="put_us", anchor="pdgemm_us",
+         local=["-N", "1", "-t", "4"]),  # a q x q grid
     dict(name="as", title="paper 004 Sec. 3, As suite: total exchange per side (dashed: fit "
          "L + g h; tests 1-5 and g, L per level in the output)", nodes=True, group="side",
          x="h_words", ours="us", anchor=None),
@@ -140,6 +143,54 @@ def has_pngcairo():
     return _pngcairo
 
 
+def global_sum_sweep(bench, outdir, counts):
+    """Paper 001 Fig. 1: the time of a global sum of one double against the
+    number of processors, the two-level sum (threads of one process) against
+    MPI_Allreduce among as many ranks; one `simple-bench node` run per count.
+    Returns (markdown section, summary rows), or (None, []) if no run worked."""
+    pts = []
+    for t in counts:
+        path = os.path.join(outdir, "globalsum-%d.csv" % t)
+        r = subprocess.run([bench, "node", "-t", str(t), "--quick", "--csv", path],
+                           capture_output=True, text=True)
+        if r.returncode != 0 or not os.path.exists(path):
+            print("report: node -t %d failed (exit %d)" % (t, r.returncode), file=sys.stderr)
+            continue
+        with open(path) as f:
+            for row in csv.DictReader(f):
+                if row.get("op") == "allreduce" and row.get("bytes") == "8":
+                    o, a = to_float(row.get("simple_us")), to_float(row.get("mpi_us"))
+                    if o and a:
+                        pts.append((t, o, a))
+    if not pts:
+        return None, []
+    title = "paper 001 Fig. 1: global sum of one double against processors, two-level (threads " \
+            "of one process) against MPI_Allreduce (one rank per processor)"
+    dat = os.path.join(outdir, "globalsum.dat")
+    with open(dat, "w") as f:
+        for p_, o, a in pts:
+            f.write("%d %g %g\n" % (p_, o, a))
+    png = "globalsum.png"
+    gp = ["set terminal pngcairo size 1000,640" if has_pngcairo() else "set terminal png size 1000,640",
+          "set output '%s'" % os.path.join(outdir, png),
+          "set title \"%s\" noenhanced font ',10'" % title, "set logscale x 2",
+          "set xlabel 'processors'", "set ylabel 'time (us)'", "set key top left", "set grid",
+          "set yrange [0:*]",
+          "plot '%s' using 1:2 with linespoints title 'simple (two-level)', "
+          "'%s' using 1:3 with linespoints dt 2 title 'MPI_Allreduce' noenhanced" % (dat, dat)]
+    r = subprocess.run(["gnuplot"], input="\n".join(gp), text=True, capture_output=True)
+    lines = ["## globalsum\n", title + ".\n",
+             "`simple-bench node -t P --quick` for P = %s; the 8-byte allreduce row.\n"
+             % ", ".join(str(t) for t in counts),
+             "| processors | simple (us) | MPI_Allreduce (us) | ratio |", "| --- | --- | --- | --- |"]
+    lines += ["| %d | %.3f | %.3f | %.2f |" % (p_, o, a, a / o) for p_, o, a in pts]
+    lines.append("")
+    if r.returncode == 0:
+        lines.append("![%s](%s)\n" % (title, png))
+    rows = [("globalsum", "p=%d" % p_, o, "simple_us", a, "mpi_us", a / o) for p_, o, a in pts]
+    return "\n".join(lines), rows
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -164,8 +215,9 @@ def main():
         cmd = [bench, s["name"], "--csv", csv_path]
         if quick:
             cmd.append("--quick")
+        cmd += s.get("quick_args" if quick else "full_args", [])
         if s["nodes"]:
-            cmd += ["--vcluster", "-N", "2", "-t", "2"] if vc else ["-N", "1", "-t", "2"]
+            cmd += ["--vcluster", "-N", "2", "-t", "2"] if vc else s.get("local", ["-N", "1", "-t", "2"])
         elif s["name"] == "pingpong" and vc:
             cmd.append("--vcluster")
         print("report: [%d/%d] %s: %s" % (i + 1, len(todo), s["name"], " ".join(cmd[1:])),
@@ -201,6 +253,12 @@ def main():
             if ratio is None and o and a:
                 ratio = a / o
             summary.append((s["name"], label, o, s["ourscol"], a, s["anchorcol"], ratio))
+    if not only or "globalsum" in only:
+        print("report: globalsum: simple-bench node -t 1, 2, 4 (paper 001 Fig. 1)", flush=True)
+        sec, rows = global_sum_sweep(bench, outdir, [1, 2, 4])
+        if sec:
+            sections.append(sec)
+            summary += rows
     total = time.time() - t_start
     lines = ["# simple: the papers' experiments\n",
              "Run on %s, %s mode, %.0f s in all, %s.\n" % (where, "quick" if quick else "full",
