@@ -24,6 +24,7 @@
 
 #include <fftw3.h>
 
+#include "app_cli.h"
 #include "simple_fft.h"
 
 typedef double _Complex cplx;
@@ -74,23 +75,6 @@ static int arg_error(const opts_t *o, const char *fmt, const char *v) {
     usage(stderr, o->prog);
   }
   return 2;
-}
-
-static int parse_long(const char *v, long *out) {
-  char *end;
-  errno = 0;
-  if (!v || !v[0]) return -1;
-  long x = strtol(v, &end, 10);
-  if (errno || *end) return -1;
-  *out = x;
-  return 0;
-}
-
-static double max_over(simple_t *s, double v) {
-  double m = v;
-  if (simple_allreduce(s, &v, &m, 1, SIMPLE_DOUBLE, SIMPLE_MAX))
-    simple_abort(s, "simple-fft: allreduce failed");
-  return m;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -193,7 +177,7 @@ static void run(simple_t *s, void *arg) {
     simple_abort(s, "%s: node allreduce failed", o->prog);
   unsigned long long avail = simple_mem_available();
   double bad = avail && sum > 0.9 * (double)avail ? sum : 0;
-  double worst = max_over(s, bad);
+  double worst = app_max_over(s, bad, "simple-fft");
   if (worst > 0) {
     if (me == 0)
       fprintf(stderr,
@@ -216,7 +200,7 @@ static void run(simple_t *s, void *arg) {
   simple_barrier(s);
   double t0 = simple_time();
   rc = simple_fft2d_plan(s, n, m, sign, flags, &plan);
-  double plan_s = max_over(s, simple_time() - t0);
+  double plan_s = app_max_over(s, simple_time() - t0, "simple-fft");
   if (rc) {
     if (me == 0)
       fprintf(stderr, "%s: plan: %s: %s\n", o->prog, simple_errname(rc), simple_strerror(rc));
@@ -233,7 +217,7 @@ static void run(simple_t *s, void *arg) {
     simple_node_barrier(s);
     t0 = simple_time();
     rc = simple_fft2d_execute(s, plan, in, out);
-    times[r] = max_over(s, simple_time() - t0);
+    times[r] = app_max_over(s, simple_time() - t0, "simple-fft");
     if (rc) simple_abort(s, "%s: execute: %s", o->prog, simple_errname(rc));
   }
   qsort(times, (size_t)o->reps, sizeof *times, cmp_double);
@@ -314,7 +298,7 @@ int main(int argc, char **argv) {
     if (strcmp(a, "--n") == 0 || strcmp(a, "-n") == 0 || strcmp(a, "--m") == 0 ||
         strcmp(a, "-m") == 0) {
       long *dst = a[strlen(a) - 1] == 'n' ? &o.n : &o.m;
-      if (parse_long(v, dst) != 0)
+      if (app_parse_long(v, dst) != 0)
         return arg_error(&o,
                          a[strlen(a) - 1] == 'n' ? "--n needs a whole number, not '%s'"
                                                  : "--m needs a whole number, not '%s'",
@@ -331,12 +315,12 @@ int main(int argc, char **argv) {
     } else if (strcmp(a, "--transposed") == 0) {
       o.transposed = 1;
     } else if (strcmp(a, "--reps") == 0) {
-      if (parse_long(v, &o.reps) != 0 || o.reps < 1 || o.reps > 1000)
+      if (app_parse_long(v, &o.reps) != 0 || o.reps < 1 || o.reps > 1000)
         return arg_error(&o, "--reps needs a count from 1 to 1000, not '%s'", v ? v : "");
       i++;
     } else if (strcmp(a, "--seed") == 0) {
       long sd;
-      if (parse_long(v, &sd) != 0 || sd < 0)
+      if (app_parse_long(v, &sd) != 0 || sd < 0)
         return arg_error(&o, "--seed needs a whole number >= 0, not '%s'", v ? v : "");
       o.seed = (uint64_t)sd;
       i++;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app_cli.h"
 #include "simple_matmul.h"
 
 /* Largest n accepted: 2^17 (128 GiB per matrix); memory is checked too. */
@@ -56,23 +57,6 @@ static int arg_error(const char *fmt, const char *v) {
   return 2;
 }
 
-static int parse_long(const char *v, long *out) {
-  char *end;
-  errno = 0;
-  if (!v || !v[0]) return -1;
-  long x = strtol(v, &end, 10);
-  if (errno || *end) return -1;
-  *out = x;
-  return 0;
-}
-
-static double max_over(simple_t *s, double v) {
-  double m = v;
-  if (simple_allreduce(s, &v, &m, 1, SIMPLE_DOUBLE, SIMPLE_MAX))
-    simple_abort(s, "simple-matmul: allreduce failed");
-  return m;
-}
-
 static void run(simple_t *s, void *arg) {
   opts_t *o = arg;
   int me = simple_pid(s), q = 0;
@@ -92,7 +76,7 @@ static void run(simple_t *s, void *arg) {
       (unsigned long long)simple_threads(s) * (7ull * (unsigned long long)nb * nb * 8 + 24ull * np);
   unsigned long long avail = simple_mem_available();
   double bad = avail && need > avail ? 1 : 0;
-  if (max_over(s, bad) > 0) {
+  if (app_max_over(s, bad, "simple-matmul") > 0) {
     if (me == 0)
       fprintf(stderr,
               "simple-matmul: n = %ld is too large: a node of this job needs %.1f GiB and has"
@@ -114,7 +98,7 @@ static void run(simple_t *s, void *arg) {
     simple_barrier(s);
     double t0 = simple_time();
     rc = simple_matmul_cannon(s, np, a, b, c, o->variant);
-    double t = max_over(s, simple_time() - t0);
+    double t = app_max_over(s, simple_time() - t0, "simple-matmul");
     if (rc) {
       if (me == 0)
         fprintf(stderr, "simple-matmul: %s: %s\n", simple_errname(rc), simple_strerror(rc));
@@ -165,7 +149,7 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(a, "--n") == 0 || strcmp(a, "-n") == 0) {
-      if (parse_long(v, &o.n) != 0)
+      if (app_parse_long(v, &o.n) != 0)
         return arg_error("--n needs a whole number, not '%s'", v ? v : "");
       if (o.n <= 0) return arg_error("--n must be positive, not %s", v);
       if (o.n > MAX_N) return arg_error("--n %s is too large (at most 131072)", v);
@@ -179,12 +163,12 @@ int main(int argc, char **argv) {
         return arg_error("--variant must be put or get, not '%s'", v ? v : "");
       i++;
     } else if (strcmp(a, "--reps") == 0) {
-      if (parse_long(v, &o.reps) != 0 || o.reps < 1 || o.reps > 1000)
+      if (app_parse_long(v, &o.reps) != 0 || o.reps < 1 || o.reps > 1000)
         return arg_error("--reps needs a count from 1 to 1000, not '%s'", v ? v : "");
       i++;
     } else if (strcmp(a, "--seed") == 0) {
       long sd;
-      if (parse_long(v, &sd) != 0 || sd < 0)
+      if (app_parse_long(v, &sd) != 0 || sd < 0)
         return arg_error("--seed needs a whole number >= 0, not '%s'", v ? v : "");
       o.seed = (uint64_t)sd;
       i++;

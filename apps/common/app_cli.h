@@ -1,0 +1,33 @@
+/* Small pieces the applications' commands (apps/<name>/main.c) share:
+ * whole-number arguments and a job-wide maximum of a time. Header-only,
+ * not installed: the commands are its only users. */
+#ifndef SIMPLE_APP_CLI_H
+#define SIMPLE_APP_CLI_H
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include <simple.h>
+
+/* A whole number, all of v (no sign games beyond strtol's): 0, or -1 when v
+ * is empty, not a number or out of long's range. */
+static inline int app_parse_long(const char *v, long *out) {
+  char *end;
+  errno = 0;
+  if (!v || !v[0]) return -1;
+  long x = strtol(v, &end, 10);
+  if (errno || *end) return -1;
+  *out = x;
+  return 0;
+}
+
+/* The largest v over every thread of the job (an allreduce: collective).
+ * A failed allreduce ends the job with prog's name. */
+static inline double app_max_over(simple_t *s, double v, const char *prog) {
+  double m = v;
+  if (simple_allreduce(s, &v, &m, 1, SIMPLE_DOUBLE, SIMPLE_MAX))
+    simple_abort(s, "%s: allreduce failed", prog);
+  return m;
+}
+
+#endif
