@@ -349,73 +349,35 @@ int bench_pingpong_suite(int argc, char **argv) {
   long rounds = -1;
   size_t max_bytes = 4u << 20;
   const char *csv = NULL;
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "--quick") == 0) {
-      quick = 1;
-    } else if (strcmp(a, "--vcluster") == 0) {
-      vcluster = 1;
-    } else if (strcmp(a, "--rounds") == 0 && v) {
-      char *end;
-      rounds = strtol(v, &end, 10);
-      if (*end || rounds < 1 || rounds > PP_MAX_ROUNDS) {
-        fprintf(stderr, "simple-bench: --rounds needs a count from 1 to 32, not '%s'\n", v);
-        return 2;
-      }
-      i++;
-    } else if (strcmp(a, "--max-bytes") == 0 && v) {
-      char *end;
-      unsigned long long x = strtoull(v, &end, 10);
-      if (*end == 'K' || *end == 'k')
-        x <<= 10, end++;
-      else if (*end == 'M' || *end == 'm')
-        x <<= 20, end++;
-      if (*end || v[0] == '-' || x > (1ull << 30)) {
-        fprintf(stderr, "simple-bench: --max-bytes needs a size up to 1 GiB, not '%s'\n", v);
-        return 2;
-      }
-      max_bytes = (size_t)x;
-      i++;
-    } else if (strcmp(a, "--csv") == 0 && v) {
-      csv = v;
-      i++;
-    } else {
-      fprintf(stderr, "simple-bench: pingpong: unknown or incomplete option '%s'\n", a);
-      pp_usage(stderr);
-      return 2;
-    }
-  }
+  const bench_opt_t opts[] = {{"--quick", BENCH_FLAG, &quick, 0, 0},
+                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
+                              {"--rounds", BENCH_NUM, &rounds, 1, PP_MAX_ROUNDS},
+                              {"--max-bytes", BENCH_BYTES, &max_bytes, 0, 1l << 30},
+                              {"--csv", BENCH_WORD, &csv, 0, 0},
+                              {NULL, 0, NULL, 0, 0}};
+  int rc = bench_parse(argc, argv, opts, pp_usage);
+  if (rc) return rc == 1 ? 0 : rc;
   if (rounds < 0) rounds = quick ? 1 : 5;
-  FILE *out = NULL;
-  if (csv && !(out = fopen(csv, "w"))) {
-    fprintf(stderr, "simple-bench: cannot write %s: %s\n", csv, strerror(errno));
-    return 1;
-  }
-  char dir[PATH_MAX];
-  bench_self_dir(dir, sizeof dir);
+  FILE *out;
+  if (bench_open_csv(csv, &out)) return 1;
   char args[128];
-  snprintf(args, sizeof args, "--max-bytes %zu%s", max_bytes, quick ? " --quick" : "");
   /* Jobs: [0] simple intra, [1] MPI intra, [2] simple inter, [3] MPI inter.
-   * Inside a node both sides are pinned one processor per core; between
-   * nodes on the virtual cluster each node's cgroup places them. */
+   * Inside a node (always on this host) both sides are pinned one processor
+   * per core when two fit; between nodes on the virtual cluster each
+   * node's cgroup places them. */
   char cmd[4][2 * PATH_MAX + 512];
-  const char *vc = vcluster ? " --vcluster" : "";
-  snprintf(cmd[0], sizeof cmd[0],
-           "SIMPLE_PIN=1 '%s/simplerun' -N 1 -t 2 '%s/simple-bench' --worker pingpong-hybrid"
-           " --only intra %s",
-           dir, dir, args);
-  snprintf(cmd[1], sizeof cmd[1],
-           "'%s/simplerun' --bind core -N 2 -t 1 '%s/simple-bench' --worker pingpong-mpi"
-           " --only intra %s",
-           dir, dir, args);
-  snprintf(cmd[2], sizeof cmd[2],
-           "%s'%s/simplerun'%s -N 2 -t 1 '%s/simple-bench' --worker pingpong-hybrid"
-           " --only inter %s",
-           vcluster ? "" : "SIMPLE_PIN=1 ", dir, vc, dir, args);
-  snprintf(cmd[3], sizeof cmd[3],
-           "'%s/simplerun'%s%s -N 2 -t 1 '%s/simple-bench' --worker pingpong-mpi"
-           " --only inter %s",
-           dir, vc, vcluster ? "" : " --bind core", dir, args);
+  bench_place_t here, nodes;
+  bench_place(&here, 0, 2);
+  bench_place(&nodes, vcluster, 2);
+  snprintf(args, sizeof args, "--only intra --max-bytes %zu%s", max_bytes, quick ? " --quick" : "");
+  bench_worker_cmd(cmd[0], sizeof cmd[0], &here, 0, BENCH_HYBRID, 1, 2, "", "pingpong-hybrid",
+                   args);
+  bench_worker_cmd(cmd[1], sizeof cmd[1], &here, 0, BENCH_FLAT, 1, 2, "", "pingpong-mpi", args);
+  snprintf(args, sizeof args, "--only inter --max-bytes %zu%s", max_bytes, quick ? " --quick" : "");
+  bench_worker_cmd(cmd[2], sizeof cmd[2], &nodes, vcluster, BENCH_HYBRID, 2, 1, "",
+                   "pingpong-hybrid", args);
+  bench_worker_cmd(cmd[3], sizeof cmd[3], &nodes, vcluster, BENCH_FLAT, 2, 1, "", "pingpong-mpi",
+                   args);
   printf(
       "simple-bench pingpong: half round trip (OSU latency), simple vs raw MPI, 2 processors;"
       " inter-node: %s; %ld round(s)\n",
