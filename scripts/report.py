@@ -15,6 +15,7 @@ import math
 import os
 import subprocess
 import sys
+import textwrap
 import time
 
 # name, what it reproduces, whether it takes -N/--vcluster, and the CSV
@@ -28,30 +29,39 @@ SUITES = [
          ours="simple_us", anchor="mpi_us"),
     dict(name="coll", title="paper 000 Fig. 4, paper 002 Fig. 6: hybrid collectives (reduction, "
          "all-to-all, ...) against flat MPI (best of Open MPI default and HAN)", nodes=True,
-         group="op", x="bytes", ours="simple_us", anchor="anchor_us"),
+         group="op", x="bytes", ours="simple_us", anchor="anchor_us",
+         full_args=["--rounds", "3"]),
     dict(name="transpose", title="paper 002 Fig. 6: matrix transpose, hybrid against flat MPI "
-         "(MPI_Alltoall)", nodes=True, group=None, x="n", ours="simple_us", anchor="mpi_us"),
+         "(MPI_Alltoall)", nodes=True, group=None, x="n", ours="simple_us", anchor="mpi_us",
+         full_args=["--max-n", "4096", "--rounds", "3"]),
     dict(name="pingpong", title="paper 003 Fig. 3: ping-pong latency against message size, "
          "simple against raw MPI", nodes=False, group="row", x="bytes", ours="simple_us",
-         anchor="mpi_us"),
+         anchor="mpi_us",
+         full_args=["--rounds", "3"]),
     dict(name="rma", title="paper 004: one-sided puts/gets and supersteps, MPI windows "
          "(onesided) against two-sided messages", nodes=True, group="op", x="bytes",
-         ours="onesided_us", anchor="twosided_us"),
+         ours="onesided_us", anchor="twosided_us",
+         full_args=["--rounds", "3"]),
     dict(name="sort", title="paper 000 radix sort, paper 004 RDXSORT: hybrid against flat MPI "
          "(the same algorithm, one rank per thread)", nodes=True, group="algo", x="n",
-         ours="simple_us", anchor="mpi_us"),
+         ours="simple_us", anchor="mpi_us",
+         full_args=["--max-n", str(1 << 24), "--rounds", "3"]),
     dict(name="fft", title="paper 000, paper 002 Sec. 3.3: 2D FFT, hybrid against FFTW-MPI "
          "(best of flat and threaded)", nodes=True, group="output", x="n", ours="simple_us",
-         anchor="anchor_us"),
+         anchor="anchor_us",
+         full_args=["--max-n", "2048", "--rounds", "3"]),
     dict(name="queens", title="paper 000: n-queens, parallel time against the classic "
          "sequential solver", nodes=False, group=None, x="n", ours="simple_p_s",
-         anchor="classic_s"),
+         anchor="classic_s",
+         full_args=["--rounds", "1"]),
     dict(name="matmul", title="paper 004 Figs. 7-8: Cannon with put against ScaLAPACK pdgemm",
          nodes=True, group=None, x="n", ours="put_us", anchor="pdgemm_us",
-         local=["-N", "1", "-t", "4"]),  # a q x q grid
+         local=["-N", "1", "-t", "4"],  # a q x q grid
+         full_args=["--max-n", "1024", "--rounds", "3"]),
     dict(name="as", title="paper 004 Sec. 3, As suite: total exchange per side (dashed: fit "
          "L + g h; tests 1-5 and g, L per level in the output)", nodes=True, group="side",
-         x="h_words", ours="us", anchor=None),
+         x="h_words", ours="us", anchor=None,
+         full_args=["--max-h", str(1 << 18), "--rounds", "1"]),
 ]
 
 TIME_SUFFIXES = ("_us", "_ms", "_s")
@@ -114,7 +124,7 @@ def plot(outdir, s, rows, cols):
     png = s["name"] + ".png"
     gp = ["set terminal pngcairo size 1000,640" if has_pngcairo() else "set terminal png size 1000,640",
           "set output '%s'" % os.path.join(outdir, png),
-          "set title \"%s\" noenhanced font ',10'" % s["title"].replace('"', "'"),
+          "set title \"%s\" noenhanced font ',10'" % gp_title(s["title"]),
           "set logscale xy", "set xlabel '%s' noenhanced" % x,
           "set ylabel 'time (%s)' noenhanced" % ours.rsplit("_", 1)[-1],
           "set key outside right noenhanced", "set grid"]
@@ -133,6 +143,11 @@ def plot(outdir, s, rows, cols):
 
 
 _pngcairo = None
+
+
+def gp_title(text):
+    """A plot title for gnuplot: quotes made safe, wrapped to fit the plot."""
+    return "\\n".join(textwrap.wrap(text.replace('"', "'"), 110))
 
 
 def has_pngcairo():
@@ -173,7 +188,7 @@ def global_sum_sweep(bench, outdir, counts):
     png = "globalsum.png"
     gp = ["set terminal pngcairo size 1000,640" if has_pngcairo() else "set terminal png size 1000,640",
           "set output '%s'" % os.path.join(outdir, png),
-          "set title \"%s\" noenhanced font ',10'" % title, "set logscale x 2",
+          "set title \"%s\" noenhanced font ',10'" % gp_title(title), "set logscale x 2",
           "set xlabel 'processors'", "set ylabel 'time (us)'", "set key top left", "set grid",
           "set yrange [0:*]",
           "plot '%s' using 1:2 with linespoints title 'simple (two-level)', "
