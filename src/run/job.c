@@ -20,7 +20,7 @@
 
 /* The calling thread's context while it runs its SPMD function, NULL in
  * every other thread and after the function returned. */
-_Thread_local simple_t *simple__self;
+_Thread_local simple_t *simple__self __attribute__((tls_model("initial-exec")));
 /* The job running in this process, for simple_abort(NULL, ...) and for
  * signal-time reporting; one job at a time per process. */
 static simple__node_t *running;
