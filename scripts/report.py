@@ -20,9 +20,11 @@ import time
 
 # name, what it reproduces, whether it takes -N/--vcluster, and the CSV
 # columns: the row's group, the x axis, our time, the anchor's time (None:
-# the first other time column). Optional: full_args / quick_args, options of
-# the full or quick tour (sizes and rounds that keep the tour within its
-# time), and local, the layout without the virtual cluster.
+# the first other time column). Optional: id (the section's name when one
+# suite runs more than once), args (options always given), full_args /
+# quick_args (options of the full or quick tour: sizes and rounds that keep
+# the tour within its time), vc_layout and local (the layout on the virtual
+# cluster and without it), reuse (plot another section's table, no run).
 SUITES = [
     dict(name="node", title="paper 001 Fig. 1 (one node): global sum, threads of one process "
          "against MPI_Allreduce among as many ranks", nodes=False, group="op", x="bytes",
@@ -42,10 +44,23 @@ SUITES = [
          "(onesided) against two-sided messages", nodes=True, group="op", x="bytes",
          ours="onesided_us", anchor="twosided_us",
          full_args=["--rounds", "3"]),
+    dict(id="coll-1thread", name="coll", title="paper 002 Fig. 6 (one thread per node): "
+         "reduction and all-to-all, hybrid with 1 thread per node against flat MPI", nodes=True,
+         group="op", x="bytes", ours="simple_us", anchor="anchor_us",
+         args=["--only", "reduce,allreduce,alltoall"], vc_layout=["-N", "2", "-t", "1"],
+         local=["-N", "2", "-t", "1"], full_args=["--rounds", "3", "--max-bytes", "1M"]),
     dict(name="sort", title="paper 000 radix sort, paper 004 RDXSORT: hybrid against flat MPI "
          "(the same algorithm, one rank per thread)", nodes=True, group="algo", x="n",
          ours="simple_us", anchor="mpi_us",
          full_args=["--max-n", str(1 << 24), "--rounds", "3"]),
+    dict(id="sort-rdx", name="sort", title="paper 004 Sec. 5: RDXSORT (puts per digit on the "
+         "one-sided layer) against the flat-MPI radix sort", nodes=True, group="algo", x="n",
+         ours="simple_us", anchor="mpi_us", args=["--algo", "rdx"],
+         full_args=["--max-n", str(1 << 22), "--rounds", "1"]),
+    dict(id="sort-rdxopt", name="sort", title="paper 004 Sec. 5: RDXSORTOPT (staggered start "
+         "digits) against the flat-MPI radix sort", nodes=True, group="algo", x="n",
+         ours="simple_us", anchor="mpi_us", args=["--algo", "rdxopt"],
+         full_args=["--max-n", str(1 << 22), "--rounds", "1"]),
     dict(name="fft", title="paper 000, paper 002 Sec. 3.3: 2D FFT, hybrid against FFTW-MPI "
          "(best of flat and threaded)", nodes=True, group="output", x="n", ours="simple_us",
          anchor="anchor_us",
@@ -58,10 +73,13 @@ SUITES = [
          nodes=True, group=None, x="n", ours="put_us", anchor="pdgemm_us",
          local=["-N", "1", "-t", "4"],  # a q x q grid
          full_args=["--max-n", "1024", "--rounds", "3"]),
+    dict(id="matmul-get", name="matmul", reuse="matmul", title="paper 004 Fig. 8: Cannon "
+         "with get (MatMulG) against ScaLAPACK pdgemm", nodes=True, group=None, x="n",
+         ours="get_us", anchor="pdgemm_us", local=["-N", "1", "-t", "4"]),
     dict(name="as", title="paper 004 Sec. 3, As suite: total exchange per side (dashed: fit "
          "L + g h; tests 1-5 and g, L per level in the output)", nodes=True, group="side",
          x="h_words", ours="us", anchor=None,
-         full_args=["--max-h", str(1 << 18), "--rounds", "1"]),
+         full_args=["--max-h", str(1 << 16), "--rounds", "1"]),
 ]
 
 TIME_SUFFIXES = ("_us", "_ms", "_s")
@@ -114,14 +132,14 @@ def plot(outdir, s, rows, cols):
         groups.setdefault(g, []).append((xv, o, a))
     if not groups:
         return None
-    dat = os.path.join(outdir, s["name"] + ".dat")
+    dat = os.path.join(outdir, s.get("id", s["name"]) + ".dat")
     with open(dat, "w") as f:
         for g, pts in groups.items():
             f.write("# %s\n" % g)
             for p in sorted(pts):
                 f.write("%g %g %g\n" % p)
             f.write("\n\n")
-    png = s["name"] + ".png"
+    png = s.get("id", s["name"]) + ".png"
     gp = ["set terminal pngcairo size 1000,640" if has_pngcairo() else "set terminal png size 1000,640",
           "set output '%s'" % os.path.join(outdir, png),
           "set title \"%s\" noenhanced font ',10'" % gp_title(s["title"]),
@@ -223,28 +241,37 @@ def main():
     if "--only" in sys.argv[2:]:
         k = sys.argv.index("--only")
         only = sys.argv[k + 1].split(",") if k + 1 < len(sys.argv) else []
-    todo = [s for s in SUITES if suite_known(bench, s["name"]) and (not only or s["name"] in only)]
-    skipped = [s["name"] for s in SUITES if s not in todo and (not only or s["name"] in only)]
+    wanted = lambda s: not only or s["name"] in only or s.get("id") in only
+    todo = [s for s in SUITES if suite_known(bench, s["name"]) and wanted(s)]
+    skipped = [s.get("id", s["name"]) for s in SUITES if s not in todo and wanted(s)]
     for i, s in enumerate(todo):
-        csv_path = os.path.join(outdir, s["name"] + ".csv")
-        cmd = [bench, s["name"], "--csv", csv_path]
+        sid = s.get("id", s["name"])
+        csv_path = os.path.join(outdir, s.get("reuse", sid) + ".csv")
+        cmd = [bench, s["name"], "--csv", csv_path] + s.get("args", [])
         if quick:
             cmd.append("--quick")
         cmd += s.get("quick_args" if quick else "full_args", [])
         if s["nodes"]:
-            cmd += ["--vcluster", "-N", "2", "-t", "2"] if vc else s.get("local", ["-N", "1", "-t", "2"])
+            cmd += (["--vcluster"] + s.get("vc_layout", ["-N", "2", "-t", "2"]) if vc
+                    else s.get("local", ["-N", "1", "-t", "2"]))
         elif s["name"] == "pingpong" and vc:
             cmd.append("--vcluster")
-        print("report: [%d/%d] %s: %s" % (i + 1, len(todo), s["name"], " ".join(cmd[1:])),
-              flush=True)
-        t0 = time.time()
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        took = time.time() - t0
+        if "reuse" in s:  # another view of a suite that already ran
+            print("report: [%d/%d] %s: the table of %s" % (i + 1, len(todo), sid, s["reuse"]),
+                  flush=True)
+            r = subprocess.CompletedProcess(cmd, 0, "(the run of %s above)" % s["reuse"], "")
+            took = 0.0
+        else:
+            print("report: [%d/%d] %s: %s" % (i + 1, len(todo), sid, " ".join(cmd[1:])),
+                  flush=True)
+            t0 = time.time()
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            took = time.time() - t0
         if r.returncode != 0 or not os.path.exists(csv_path):
-            print("report: %s failed (exit %d):\n%s" % (s["name"], r.returncode, r.stderr[-2000:]),
+            print("report: %s failed (exit %d):\n%s" % (sid, r.returncode, r.stderr[-2000:]),
                   file=sys.stderr)
             sections.append("## %s\n\n%s\n\nFailed (exit %d); see the log below.\n\n```\n%s\n```\n"
-                            % (s["name"], s["title"], r.returncode, r.stderr[-2000:]))
+                            % (sid, s["title"], r.returncode, r.stderr[-2000:]))
             continue
         with open(csv_path) as f:
             rows = list(csv.DictReader(f))
@@ -253,10 +280,11 @@ def main():
         s["ourscol"] = pick(cols, s["ours"])
         s["anchorcol"] = pick(cols, s["anchor"], avoid=(s["ourscol"],))
         png = plot(outdir, s, rows, cols)
-        text = ["## %s\n" % s["name"], s["title"] + ".\n",
-                "`simple-bench %s` (%.0f s). Raw table: [%s.csv](%s.csv). Output:\n"
-                % (" ".join(cmd[2:]).replace(csv_path, s["name"] + ".csv"), took, s["name"],
-                   s["name"]),
+        base = s.get("reuse", sid)
+        text = ["## %s\n" % sid, s["title"] + ".\n",
+                "`simple-bench %s %s` (%.0f s). Raw table: [%s.csv](%s.csv). Output:\n"
+                % (s["name"], " ".join(cmd[2:]).replace(csv_path, base + ".csv"), took, base,
+                   base),
                 "```\n" + r.stdout.strip() + "\n```\n"]
         if png:
             text.append("![%s](%s)\n" % (s["title"], png))
@@ -267,7 +295,7 @@ def main():
             ratio = to_float(row.get("ratio"))
             if ratio is None and o and a:
                 ratio = a / o
-            summary.append((s["name"], label, o, s["ourscol"], a, s["anchorcol"], ratio))
+            summary.append((sid, label, o, s["ourscol"], a, s["anchorcol"], ratio))
     if not only or "globalsum" in only:
         print("report: globalsum: simple-bench node -t 1, 2, 4 (paper 001 Fig. 1)", flush=True)
         sec, rows = global_sum_sweep(bench, outdir, [1, 2, 4])
