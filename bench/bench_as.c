@@ -103,6 +103,7 @@ typedef struct {
   simple_t *s;
   MPI_Win win;
   MPI_Request *mreq;
+  MPI_Status *mst; /* MPI_Waitall's statuses (MPICH's headers warn on MPI_STATUSES_IGNORE) */
   simple_request_t *sreq;
   char side[48];
 } as_w_t;
@@ -273,7 +274,7 @@ static void as_step(as_w_t *x) {
                  MPI_Isend(x->src + x->snd[i].mine, w, MPI_DOUBLE, x->snd[i].peer, 0,
                            MPI_COMM_WORLD, &x->mreq[n++]),
                  "MPI_Isend");
-      as_check(x, MPI_Waitall(n, x->mreq, MPI_STATUSES_IGNORE), "MPI_Waitall");
+      as_check(x, MPI_Waitall(n, x->mreq, x->mst), "MPI_Waitall");
       if (x->comp) as_comp_op();
       as_check(x, MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
       break;
@@ -362,13 +363,15 @@ static int as_alloc(as_w_t *x, int argc, char **argv, const bench_opts_t *o) {
   x->rcv = malloc(ents * sizeof(as_ent_t));
   x->sreq = malloc(2 * ents * sizeof(simple_request_t));
   x->mreq = malloc(2 * ents * sizeof(MPI_Request));
-  if (!x->src || !x->area || !x->snd || !x->rcv || !x->sreq || !x->mreq) return -1;
+  x->mst = malloc(2 * ents * sizeof(MPI_Status));
+  if (!x->src || !x->area || !x->snd || !x->rcv || !x->sreq || !x->mreq || !x->mst) return -1;
   for (size_t k = 0; k < words; k++) x->src[k] = as_val(x->me, (long)k), x->area[k] = 0;
   return 0;
 }
 
 static void as_free(as_w_t *x) {
-  free(x->src), free(x->area), free(x->snd), free(x->rcv), free(x->sreq), free(x->mreq);
+  free(x->src), free(x->area), free(x->snd), free(x->rcv), free(x->sreq), free(x->mreq),
+      free(x->mst);
 }
 
 typedef struct {

@@ -80,13 +80,16 @@ void simple_abort(simple_t *s, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (n) atomic_store(&n->fatal, 1);
+  /* The message first, then the flag: threads that see the flag leave
+   * their waits and may abort too, and the first abort's message must
+   * already be out when one of them takes the process down. */
   if (s)
     fprintf(stderr, "simple: abort on node %d thread %d (pid %d): %s\n", n->node, s->thread, s->pid,
             msg);
   else
     fprintf(stderr, "simple: abort on node %d: %s\n", n ? n->node : -1, msg);
   fflush(stderr);
+  if (n) atomic_store(&n->fatal, 1);
   /* One abort per process: MPI_Abort entered by two threads at once crashes
    * some MPI libraries (Open MPI 4 segfaults), so later callers wait here
    * for the first to take the process down. */
@@ -104,6 +107,10 @@ void simple_abort(simple_t *s, const char *fmt, ...) {
    * and the launcher takes a process that died as a failed job. */
   signal(SIGALRM, SIG_DFL);
   alarm(5);
+  /* 50 ms for the launcher to forward what this process wrote to stderr:
+   * MPICH's Hydra may drop a killed job's last output otherwise. */
+  struct timespec grace = {0, 50000000L};
+  nanosleep(&grace, NULL);
   if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, 1);
   _exit(1);
 }

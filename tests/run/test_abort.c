@@ -12,8 +12,10 @@ static void test(simple_t *s, void *arg) {
   if (simple_node(s) == last && simple_thread(s) == simple_threads(s) - 1)
     simple_abort(s, "deliberate abort for the test");
   if (simple_node(s) == last) {
-    /* Waits for a thread that never comes. */
-    simple_node_barrier(s);
+    /* Waits for a thread that never comes: the barrier may only end with
+     * the job (SIMPLE_ERR_FATAL, the abort under way), then we wait too. */
+    if (simple_node_barrier(s) == SIMPLE_ERR_FATAL)
+      for (;;) pause();
     simple_abort(s, "the node barrier returned while a thread was missing");
   }
   /* Other nodes wait, blocked, until the abort takes them down too. */
