@@ -772,20 +772,21 @@ int simple_recv(simple_t *s, void *buf, size_t count, simple_type_t type, int so
   MSG_ENTER(s, m, me);
   int err = recv_check(s, m, buf, count, type, source, tag);
   if (err) return err;
-  simple__req_t *r = &me->blocking;
-  recv_init(r, SIMPLE__REQ_RECV, s->node, buf, count * simple_type_size(type), source, tag);
   simple__node_t *n = s->node;
-  if (n->threads == 1 && r->remote && source != SIMPLE_ANY_SOURCE &&
+  size_t cap = count * simple_type_size(type);
+  if (n->threads == 1 && source != SIMPLE_ANY_SOURCE && may_remote(n, source) &&
       (tag != SIMPLE_ANY_TAG || m->tbits == 0) &&
       !atomic_load_explicit(&me->box.nunexp, memory_order_relaxed) && !me->box.phead) {
     /* The node's only thread, with nothing queued or posted: no other
      * thread can pull MPI messages or touch the mailbox, so this is a plain
-     * MPI_Recv, with no lock and no request. */
+     * MPI_Recv, with no lock and no request (and no status asked of MPI
+     * when the caller wants none). */
     int node = simple__node_of(n, source), mtag = 0;
     size_t got = 0;
     int rc = simple__net_msg_recv(
-        n, buf, r->cap, node,
-        tag == SIMPLE_ANY_TAG ? -1 : mpi_tag(m, tag, source - n->first_pid[node], 0), &mtag, &got);
+        n, buf, cap, node,
+        tag == SIMPLE_ANY_TAG ? -1 : mpi_tag(m, tag, source - n->first_pid[node], 0),
+        status ? &mtag : NULL, status ? &got : NULL);
     if (status && rc != SIMPLE_ERR_MPI) {
       status->source = source;
       status->tag = mtag >> (2 * m->tbits);
@@ -793,6 +794,8 @@ int simple_recv(simple_t *s, void *buf, size_t count, simple_type_t type, int so
     }
     return rc;
   }
+  simple__req_t *r = &me->blocking;
+  recv_init(r, SIMPLE__REQ_RECV, n, buf, cap, source, tag);
   if (!post_direct(m, me, r)) {
     r->remote = must_poll(me, s->node, source);
     post_blocking(me, r);

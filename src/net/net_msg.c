@@ -79,12 +79,16 @@ int simple__net_msg_irecv(simple__node_t *n, void *buf, size_t bytes, int src, i
   return 0;
 }
 
+/* An MPI return code as ours: a truncated message is the caller's error. */
+static int recv_rc(int rc) {
+  if (rc == MPI_SUCCESS) return 0;
+  int cls = MPI_ERR_OTHER;
+  MPI_Error_class(rc, &cls);
+  return cls == MPI_ERR_TRUNCATE ? SIMPLE_ERR_TRUNCATE : SIMPLE_ERR_MPI;
+}
+
 static int status_out(int rc, MPI_Status *st, int *tag, size_t *bytes) {
-  if (rc != MPI_SUCCESS) {
-    int cls = MPI_ERR_OTHER;
-    MPI_Error_class(rc, &cls);
-    if (cls != MPI_ERR_TRUNCATE) return SIMPLE_ERR_MPI;
-  }
+  if (recv_rc(rc) == SIMPLE_ERR_MPI) return SIMPLE_ERR_MPI;
   int count = 0;
   MPI_Get_count(st, MPI_BYTE, &count);
   if (tag) *tag = st->MPI_TAG;
@@ -96,6 +100,9 @@ int simple__net_msg_recv(simple__node_t *n, void *buf, size_t bytes, int src, in
                          size_t *got) {
   MPI_Status st;
   int count = bytes > INT_MAX ? INT_MAX : (int)bytes;
+  if (!mtag && !got)
+    return recv_rc(MPI_Recv(buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, msg_comm(n),
+                            MPI_STATUS_IGNORE));
   int rc = MPI_Recv(buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, msg_comm(n), &st);
   return status_out(rc, &st, mtag, got);
 }

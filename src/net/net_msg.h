@@ -39,7 +39,8 @@ int simple__net_msg_irecv(simple__node_t *n, void *buf, size_t bytes, int src, i
                           long long *req);
 
 /* A blocking receive from node src with MPI tag `tag` (-1: any), for a
- * node whose only thread is the caller; *mtag and *got: what arrived. */
+ * node whose only thread is the caller; *mtag and *got: what arrived
+ * (both NULL: MPI is asked for no status at all). */
 int simple__net_msg_recv(simple__node_t *n, void *buf, size_t bytes, int src, int tag, int *mtag,
                          size_t *got);
 

@@ -68,6 +68,11 @@ typedef struct simple__node {
 /* The node of global rank pid (0 <= pid < nprocs): O(log NODES). */
 int simple__node_of(const simple__node_t *n, int pid);
 
+/* This process's node and the node count as the launcher set them, before
+ * MPI is initialized; returns 0 (and sets nothing) when no known launcher
+ * variable says so. */
+int simple__launch_known(int *node, int *nodes);
+
 /* Registers fn to run once when the job ends on this node: after every
  * thread has returned from the SPMD function and before the inter-node
  * layer closes (so fn may still free MPI objects), in reverse order of

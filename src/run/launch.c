@@ -19,18 +19,27 @@ static long launch_var(const char *const names[4]) {
   return -1;
 }
 
+static const char *const rank_vars[4] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                                         "SLURM_PROCID"};
+static const char *const size_vars[4] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
+                                         "SLURM_NTASKS"};
+
 int simple_launch_node(void) {
-  static const char *const rank[4] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
-                                      "SLURM_PROCID"};
-  long r = launch_var(rank);
+  long r = launch_var(rank_vars);
   return r < 0 ? 0 : (int)r;
 }
 
 int simple_launch_nodes(void) {
-  static const char *const size[4] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
-                                      "SLURM_NTASKS"};
-  long n = launch_var(size);
+  long n = launch_var(size_vars);
   return n < 1 ? 1 : (int)n;
+}
+
+int simple__launch_known(int *node, int *nodes) {
+  long r = launch_var(rank_vars), n = launch_var(size_vars);
+  if (r < 0 || n < 1 || r >= n) return 0;
+  *node = (int)r;
+  *nodes = (int)n;
+  return 1;
 }
 
 size_t simple_mem_available(void) {
