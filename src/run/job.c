@@ -265,6 +265,7 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
   }
   long pin = simple__env_long("SIMPLE_PIN", 0);
   long spin = simple__env_long("SIMPLE_SPIN", -2);
+  long yields = simple__env_long("SIMPLE_YIELDS", -2);
   long watchdog = simple__env_long("SIMPLE_WATCHDOG", 0);
   long checked = simple__env_long("SIMPLE_CHECK", 0);
   if (!bad && (pin < 0 || pin > 1)) {
@@ -282,6 +283,10 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
   if (!bad && spin == -1) {
     bad = 1;
     snprintf(err, sizeof err, "SIMPLE_SPIN must be a non-negative number of polls");
+  }
+  if (!bad && (yields == -1 || yields > 1000000)) {
+    bad = 1;
+    snprintf(err, sizeof err, "SIMPLE_YIELDS must be a number of polls from 0 to 1000000");
   }
   /* Every node reads the same environment as a rule, so the first node
    * that found a problem speaks for all. */
@@ -322,6 +327,14 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
    * threads share cores, a spinning waiter delays the thread it waits for,
    * so we go to sleep almost at once. */
   simple__wait_policy.spin = spin >= 0 ? (unsigned)spin : n->oversubscribed ? 50u : 20000u;
+  /* Sharing a core, a waiter that polls between sched_yields hands the core
+   * over in ~1 us and sees the change on its next turn; a futex sleep and
+   * wake-up cost several microseconds more on a virtual machine. Measured
+   * on the virtual cluster (2 nodes x 2 threads, one core each, 5 runs
+   * alternating): simple_barrier 24.4 -> 23.8 us, 8-byte allreduce 26.4
+   * -> 22.9 us (medians). 200 yields bound the polling to ~0.2-1 ms before
+   * the waiter sleeps. */
+  simple__wait_policy.yields = yields >= 0 ? (unsigned)yields : n->oversubscribed ? 200u : 0u;
   simple__wait_policy.fatal = &n->fatal;
   simple__wait_policy.departed = &n->departed;
   catch_crashes(rank);

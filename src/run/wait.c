@@ -59,6 +59,10 @@ static int wait_impl(atomic_uint *word, unsigned old, atomic_uint *sleepers, int
   /* One yield lets a thread that shares our core finish its work before we
    * pay for a futex sleep. */
   sched_yield();
+  for (unsigned i = 0; i < simple__wait_policy.yields; i++) {
+    if (atomic_load_explicit(word, memory_order_acquire) != old) return 0;
+    sched_yield();
+  }
   /* Dekker pairing with simple__wake_all: we announce ourselves, then look
    * at the word; the waker changes the word, then looks for sleepers. With
    * both sides sequentially consistent one of us sees the other. */

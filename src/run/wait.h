@@ -7,6 +7,9 @@
  * context switch (~2-5 us), which is why we spin first when every thread
  * has a core of its own, and hardly at all when threads share cores (then
  * spinning only steals the core from the thread we are waiting for).
+ * Sharing a core, a waiter then polls between sched_yields for a while
+ * (a yield hands the core over in ~1 us; a futex sleep and wake-up cost
+ * more) before it sleeps.
  */
 #ifndef SIMPLE_RUN_WAIT_H
 #define SIMPLE_RUN_WAIT_H
@@ -18,6 +21,8 @@
 /* Process-wide waiting policy, set once at job start. */
 typedef struct {
   unsigned spin;        /* polls before sleeping */
+  unsigned yields;      /* then polls, each after a sched_yield, before the
+                           futex (only when threads share cores) */
   atomic_int *fatal;    /* non-zero: the job failed; waits return early */
   atomic_int *departed; /* threads of this node that returned from the SPMD
                            function: a barrier waiting for them would wait

@@ -64,6 +64,14 @@ rc=$?
 [[ $rc != 0 ]] || fail "SIMPLE_THREADS with 3 counts for 2 nodes was accepted"
 grep -q "gives 3 counts for 2 nodes" <<< "$out" || fail "no message for a bad SIMPLE_THREADS: $out"
 
+# Bad waiting settings end the job at start with a message.
+for bad in "SIMPLE_YIELDS=many|SIMPLE_YIELDS must be" "SIMPLE_SPIN=-3|SIMPLE_SPIN must be"; do
+  out=$(env "${bad%%|*}" "$bin/simplerun" -N 2 -t 1 "$bin/simple-hello" 2>&1)
+  rc=$?
+  [[ $rc != 0 ]] || fail "${bad%%|*} was accepted"
+  grep -q "${bad#*|}" <<< "$out" || fail "no message for ${bad%%|*}: $out"
+done
+
 if (( fails )); then
   echo "$fails check(s) failed"
   exit 1
