@@ -31,8 +31,11 @@ extern "C" {
 #endif
 
 /* Waits until every thread of the job has called it.
- * Node barrier, node masters in MPI_Barrier, node release.
- * Cost: 2b + barrier among P processes (~ceil(log2 P) alpha). */
+ * One node barrier whose last thread to arrive takes the node into
+ * MPI_Barrier before it releases the others (no thread waits twice, none
+ * has to be woken to do the MPI step: on cores shared by threads, one or
+ * two thread switches less per call).
+ * Cost: b + barrier among P processes (~ceil(log2 P) alpha). */
 SIMPLE_API int simple_barrier(simple_t *s);
 
 /* Copies root's buf into every thread's buf.
@@ -52,7 +55,9 @@ SIMPLE_API int simple_reduce(simple_t *s, const void *send, void *recv, size_t c
  * Small (n <= 8 KiB): the node combines into its master in shared memory
  * (paper 001: flags in shared memory, no messages inside a node), masters
  * run recursive doubling among nodes (one message per step), the result
- * is read from the master's buffer.
+ * is read from the master's buffer. Up to 512 elements the node's master
+ * is the last thread to arrive at the node's one barrier (as in
+ * simple_barrier): cost b instead of 2b.
  *   Cost: 2b + r n/B + ceil(log2 P) (alpha + beta n) [+ 2 (alpha + beta n)
  *   when P is not a power of two].
  * Large: every thread combines a slice of the node's inputs; the node's

@@ -29,6 +29,32 @@ simple__slot_t *simple__node_publish(simple_t *s, const void *send, void *recv, 
   return *rc ? NULL : slots;
 }
 
+simple__slot_t *simple__node_publish_lead(simple_t *s, const void *send, void *recv, void *ptr,
+                                          size_t n, int err, int *rc, int *lead) {
+  simple__node_t *node = s->node;
+  simple__slot_t *slots = node->slots[s->call++ & 1];
+  simple__slot_t *mine = &slots[s->thread];
+  mine->send = send;
+  mine->recv = recv;
+  mine->ptr = ptr;
+  mine->n = n;
+  unsigned flags = simple__barrier_lead(&node->barrier, err ? 1u : 0u, lead);
+  if (*lead && flags) {
+    simple__barrier_lead_release(&node->barrier, 0);
+    *lead = 0;
+  }
+  *rc = (flags & SIMPLE__BARRIER_FATAL) ? SIMPLE_ERR_FATAL
+        : err                           ? err
+        : flags                         ? SIMPLE_ERR_PEER
+                                        : 0;
+  return *rc ? NULL : slots;
+}
+
+int simple__node_lead_done(simple_t *s, int rc) {
+  simple__barrier_lead_release(&s->node->barrier, rc ? 1u : 0u);
+  return rc;
+}
+
 int simple__node_finish(simple_t *s) {
   unsigned flags = simple__barrier_wait(&s->node->barrier, 0);
   return (flags & SIMPLE__BARRIER_FATAL) ? SIMPLE_ERR_FATAL : 0;

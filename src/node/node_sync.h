@@ -31,6 +31,20 @@ simple__slot_t *simple__node_publish(simple_t *s, const void *send, void *recv, 
 /* A closing barrier; SIMPLE_ERR_FATAL if the job failed meanwhile. */
 int simple__node_finish(simple_t *s);
 
+/* Publish for calls whose work one thread does for the node (an inter-node
+ * step) while the others only wait for its result: one barrier instead of
+ * two, its work done by the last thread to arrive (simple__barrier_lead).
+ * That thread gets the slots with *lead = 1 and *rc = 0, does the work, and
+ * must then call simple__node_lead_done with the work's result; the others
+ * return after that (*lead = 0) with the slots, or NULL and *rc as for
+ * simple__node_publish (SIMPLE_ERR_PEER also when the leader's work
+ * failed). On an argument error anywhere the leader releases at once and
+ * every thread gets NULL. */
+simple__slot_t *simple__node_publish_lead(simple_t *s, const void *send, void *recv, void *ptr,
+                                          size_t n, int err, int *rc, int *lead);
+/* Releases the others after the leader's work; returns rc. */
+int simple__node_lead_done(simple_t *s, int rc);
+
 /* One thread per call (usually thread 0; a collective whose root thread
  * allocates may use that one instead), before publishing: a node-shared
  * scratch block of at least

@@ -5,24 +5,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* max_count: the largest count whose size in bytes fits a ptrdiff_t, kept
+ * here so that the argument check of every call is a comparison instead of
+ * a 64-bit division (~20-40 cycles, paid twice per message otherwise). */
+#define TYPE(sz, nm) \
+  { (sz), (size_t)PTRDIFF_MAX / (sz), (nm) }
 static const struct {
   size_t size;
+  size_t max_count;
   const char *name;
 } type_info[SIMPLE_TYPE_COUNT__] = {
-    [SIMPLE_INT8] = {1, "int8"},
-    [SIMPLE_INT16] = {2, "int16"},
-    [SIMPLE_INT32] = {4, "int32"},
-    [SIMPLE_INT64] = {8, "int64"},
-    [SIMPLE_UINT8] = {1, "uint8"},
-    [SIMPLE_UINT16] = {2, "uint16"},
-    [SIMPLE_UINT32] = {4, "uint32"},
-    [SIMPLE_UINT64] = {8, "uint64"},
-    [SIMPLE_FLOAT] = {sizeof(float), "float"},
-    [SIMPLE_DOUBLE] = {sizeof(double), "double"},
-    [SIMPLE_FLOAT_COMPLEX] = {sizeof(float _Complex), "float_complex"},
-    [SIMPLE_DOUBLE_COMPLEX] = {sizeof(double _Complex), "double_complex"},
-    [SIMPLE_BYTE] = {1, "byte"},
+    [SIMPLE_INT8] = TYPE(1, "int8"),
+    [SIMPLE_INT16] = TYPE(2, "int16"),
+    [SIMPLE_INT32] = TYPE(4, "int32"),
+    [SIMPLE_INT64] = TYPE(8, "int64"),
+    [SIMPLE_UINT8] = TYPE(1, "uint8"),
+    [SIMPLE_UINT16] = TYPE(2, "uint16"),
+    [SIMPLE_UINT32] = TYPE(4, "uint32"),
+    [SIMPLE_UINT64] = TYPE(8, "uint64"),
+    [SIMPLE_FLOAT] = TYPE(sizeof(float), "float"),
+    [SIMPLE_DOUBLE] = TYPE(sizeof(double), "double"),
+    [SIMPLE_FLOAT_COMPLEX] = TYPE(sizeof(float _Complex), "float_complex"),
+    [SIMPLE_DOUBLE_COMPLEX] = TYPE(sizeof(double _Complex), "double_complex"),
+    [SIMPLE_BYTE] = TYPE(1, "byte"),
 };
+#undef TYPE
 
 static int type_valid(simple_type_t type) { return (int)type >= 0 && type < SIMPLE_TYPE_COUNT__; }
 
@@ -36,7 +43,7 @@ int simple__check_buffer(const void *buf, size_t count, simple_type_t type) {
   if (!type_valid(type)) return SIMPLE_ERR_TYPE;
   /* Sizes are computed in bytes everywhere below; refuse counts whose size
    * does not fit a ptrdiff_t, so no offset computation can wrap. */
-  if (count > (size_t)PTRDIFF_MAX / type_info[type].size) return SIMPLE_ERR_COUNT;
+  if (count > type_info[type].max_count) return SIMPLE_ERR_COUNT;
   if (count > 0 && !buf) return SIMPLE_ERR_NULL;
   return 0;
 }
