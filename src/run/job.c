@@ -416,15 +416,16 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
    * node goes on to set up communicators that the others never join. */
   if (rc == 0) {
     int low = (node.threads > 1 || node.watchdog_s > 0) && provided < MPI_THREAD_MULTIPLE;
-    int any_low = 0;
-    MPI_Allreduce(&low, &any_low, 1, MPI_INT, MPI_MAX, comm);
-    if (low)
+    int me = low ? rank : node.nodes, first_low = node.nodes;
+    MPI_Allreduce(&me, &first_low, 1, MPI_INT, MPI_MIN, comm);
+    /* One line for the job, from the first node concerned. */
+    if (rank == first_low)
       fprintf(stderr, "simple: node %d: %s (%s)\n", rank,
               we_init ? "this MPI library was not built with MPI_THREAD_MULTIPLE support"
                       : "MPI was initialized below MPI_THREAD_MULTIPLE, which a node running"
                         " more than one thread needs",
               simple_strerror(SIMPLE_ERR_THREAD_LEVEL));
-    if (any_low) rc = SIMPLE_ERR_THREAD_LEVEL;
+    if (first_low < node.nodes) rc = SIMPLE_ERR_THREAD_LEVEL;
   }
   simple_t *team = NULL;
   pthread_t *tids = NULL;
