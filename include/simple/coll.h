@@ -55,10 +55,9 @@ SIMPLE_API int simple_reduce(simple_t *s, const void *send, void *recv, size_t c
  * Small (n <= 8 KiB): the node combines into its master in shared memory
  * (paper 001: flags in shared memory, no messages inside a node), masters
  * run recursive doubling among nodes (one message per step), the result
- * is read from the master's buffer. Up to 512 elements the node's master
- * is the last thread to arrive at the node's one barrier (as in
- * simple_barrier): cost b instead of 2b.
- *   Cost: 2b + r n/B + ceil(log2 P) (alpha + beta n) [+ 2 (alpha + beta n)
+ * is read from the master's buffer. The node's master is the last thread
+ * to arrive at the node's one barrier (as in simple_barrier).
+ *   Cost: b + r n/B + ceil(log2 P) (alpha + beta n) [+ 2 (alpha + beta n)
  *   when P is not a power of two].
  * Large: every thread combines a slice of the node's inputs; the node's
  * array is cut into L lanes (L = fewest threads on any node; 1 when the

@@ -10,40 +10,13 @@
  * all threads share the combining and several lanes run Rabenseifner's
  * bandwidth-optimal allreduce at once. */
 #define SMALL_BYTES 8192
-/* Up to this many elements (SMALL_BYTES of the widest type, so that the
- * choice depends on the count alone and every thread makes it alike, even
- * one whose own arguments are wrong), the small path runs with one barrier
- * (simple__node_publish_lead). */
-#define LEAD_COUNT (SMALL_BYTES / 16)
-
-/* Small vectors: the master combines the node's inputs into the scratch
- * (paper 001: the other threads only raise their flags, by arriving at the
- * barrier), reduces among nodes, and everyone reads the result from the
- * scratch after the closing barrier. */
-static int reduce_small(simple_t *s, const simple__slot_t *slots, size_t count, simple_type_t type,
-                        simple_op_t op, int want_result, void *recv) {
-  simple__node_t *n = s->node;
-  size_t bytes = count * simple_type_size(type);
-  unsigned char *acc = slots[0].ptr, *tmp = acc + bytes;
-  int rc = 0;
-  if (s->thread == 0) {
-    simple__node_combine_into(slots, n->threads, type, op, 0, count, acc);
-    rc = simple__coll_net_allreduce_rd(n, 0, acc, tmp, count, type, op);
-  }
-  /* The master's return code travels to the node through the barrier. */
-  unsigned f = simple__barrier_wait(&n->barrier, rc ? 1u : 0u);
-  if (f & SIMPLE__BARRIER_FATAL) return SIMPLE_ERR_FATAL;
-  if (f) return rc ? rc : SIMPLE_ERR_PEER;
-  if (want_result) memcpy(recv, acc, bytes);
-  return 0;
-}
-
-/* The small path with one barrier: the node's last thread to arrive
- * combines the inputs into the scratch, reduces among nodes (recursive
- * doubling) and releases the others; everyone reads the result from the
+/* Small vectors, with one node barrier (simple__node_publish_lead): the
+ * node's last thread to arrive combines the inputs into the scratch (paper
+ * 001: the other threads only raise their flags, by arriving), reduces
+ * among nodes and releases the others; everyone reads the result from the
  * scratch (thread 0's, published in its slot). */
-static int reduce_small_lead(simple_t *s, const void *send, void *recv, void *scratch, size_t count,
-                             simple_type_t type, simple_op_t op, int want_result, int err) {
+static int reduce_small(simple_t *s, const void *send, void *recv, void *scratch, size_t count,
+                        simple_type_t type, simple_op_t op, int want_result, int err) {
   simple__node_t *n = s->node;
   int rc, lead;
   const simple__slot_t *slots =
@@ -115,14 +88,15 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
   void *scratch = NULL;
   if (s->thread == 0 && !err && !(scratch = simple__node_scratch(s, 2 * bytes)))
     err = SIMPLE_ERR_NOMEM;
-  if (count <= LEAD_COUNT)
-    return reduce_small_lead(s, send, recv, scratch, count, type, op, want_result, err);
+  /* A thread with an error (bytes 0) takes the small path whatever the
+   * others take: both paths start with the same barrier, which hands its
+   * flag to all of them. */
+  if (bytes <= SMALL_BYTES)
+    return reduce_small(s, send, recv, scratch, count, type, op, want_result, err);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, scratch, count, err, &rc);
   if (!slots) return rc;
-  if (count == 0) return 0;
-  return bytes <= SMALL_BYTES ? reduce_small(s, slots, count, type, op, want_result, recv)
-                              : reduce_large(s, slots, count, type, op, want_result, recv);
+  return reduce_large(s, slots, count, type, op, want_result, recv);
 }
 
 int simple_allreduce(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,

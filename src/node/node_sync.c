@@ -14,19 +14,10 @@
 
 simple__slot_t *simple__node_publish(simple_t *s, const void *send, void *recv, void *ptr, size_t n,
                                      int err, int *rc) {
-  simple__node_t *node = s->node;
-  simple__slot_t *slots = node->slots[s->call++ & 1];
-  simple__slot_t *mine = &slots[s->thread];
-  mine->send = send;
-  mine->recv = recv;
-  mine->ptr = ptr;
-  mine->n = n;
-  unsigned flags = simple__barrier_wait(&node->barrier, err ? 1u : 0u);
-  *rc = (flags & SIMPLE__BARRIER_FATAL) ? SIMPLE_ERR_FATAL
-        : err                           ? err
-        : flags                         ? SIMPLE_ERR_PEER
-                                        : 0;
-  return *rc ? NULL : slots;
+  int lead;
+  simple__slot_t *slots = simple__node_publish_lead(s, send, recv, ptr, n, err, rc, &lead);
+  if (lead) simple__node_lead_done(s, 0);
+  return slots;
 }
 
 simple__slot_t *simple__node_publish_lead(simple_t *s, const void *send, void *recv, void *ptr,

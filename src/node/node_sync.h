@@ -39,7 +39,10 @@ int simple__node_finish(simple_t *s);
  * return after that (*lead = 0) with the slots, or NULL and *rc as for
  * simple__node_publish (SIMPLE_ERR_PEER also when the leader's work
  * failed). On an argument error anywhere the leader releases at once and
- * every thread gets NULL. */
+ * every thread gets NULL. simple__node_publish is this with a leader that
+ * releases at once: threads of one call may use either form (a thread
+ * whose own arguments are wrong cannot always tell which path the others
+ * take), and an error still reaches all of them. */
 simple__slot_t *simple__node_publish_lead(simple_t *s, const void *send, void *recv, void *ptr,
                                           size_t n, int err, int *rc, int *lead);
 /* Releases the others after the leader's work; returns rc. */

@@ -98,15 +98,6 @@ void simple__barrier_init(simple__barrier_t *b, unsigned n) {
   b->n = n;
 }
 
-/* The last arriver of generation gen: clears the flag word of gen + 1
- * (everyone has read gen - 1's), resets the count and releases. */
-static void barrier_release(simple__barrier_t *b, unsigned gen) {
-  atomic_store_explicit(&b->flags[(gen + 1) & 1], 0, memory_order_relaxed);
-  atomic_store_explicit(&b->count, 0, memory_order_relaxed);
-  atomic_store_explicit(&b->gen, gen + 1, memory_order_seq_cst);
-  simple__wake_all(&b->gen, &b->sleepers);
-}
-
 unsigned simple__barrier_lead(simple__barrier_t *b, unsigned flag, int *lead) {
   unsigned gen = atomic_load_explicit(&b->gen, memory_order_acquire);
   atomic_uint *flags = &b->flags[gen & 1];
@@ -120,17 +111,17 @@ void simple__barrier_lead_release(simple__barrier_t *b, unsigned flag) {
   /* Nobody else can move the generation while the leader holds it. */
   unsigned gen = atomic_load_explicit(&b->gen, memory_order_relaxed);
   if (flag) atomic_fetch_or_explicit(&b->flags[gen & 1], flag, memory_order_relaxed);
-  barrier_release(b, gen);
+  /* Everyone has read the flags of gen - 1, so the word that gen + 1 will
+   * use can be cleared; then the count, then the release. */
+  atomic_store_explicit(&b->flags[(gen + 1) & 1], 0, memory_order_relaxed);
+  atomic_store_explicit(&b->count, 0, memory_order_relaxed);
+  atomic_store_explicit(&b->gen, gen + 1, memory_order_seq_cst);
+  simple__wake_all(&b->gen, &b->sleepers);
 }
 
 unsigned simple__barrier_wait(simple__barrier_t *b, unsigned flag) {
-  unsigned gen = atomic_load_explicit(&b->gen, memory_order_acquire);
-  atomic_uint *flags = &b->flags[gen & 1];
-  if (flag) atomic_fetch_or_explicit(flags, flag, memory_order_relaxed);
-  if (atomic_fetch_add_explicit(&b->count, 1, memory_order_acq_rel) == b->n - 1) {
-    barrier_release(b, gen);
-  } else if (wait_impl(&b->gen, gen, &b->sleepers, 1) != 0) {
-    return SIMPLE__BARRIER_FATAL;
-  }
-  return atomic_load_explicit(flags, memory_order_relaxed);
+  int lead;
+  unsigned f = simple__barrier_lead(b, flag, &lead);
+  if (lead) simple__barrier_lead_release(b, 0);
+  return f;
 }

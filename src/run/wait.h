@@ -67,7 +67,10 @@ unsigned simple__barrier_wait(simple__barrier_t *b, unsigned flag);
  * between two barriers (an inter-node exchange): the last arriver does it
  * instead of a fixed master, so nobody waits in a first barrier and nobody
  * has to wake that master. When threads share a core, this saves one or
- * two thread switches per call (~1-2 us each on a virtual machine). */
+ * two thread switches per call (~1-2 us each on a virtual machine).
+ * simple__barrier_wait is this with a leader that releases at once, so
+ * threads of one generation may use either form: a flag raised by any of
+ * them reaches all. */
 unsigned simple__barrier_lead(simple__barrier_t *b, unsigned flag, int *lead);
 void simple__barrier_lead_release(simple__barrier_t *b, unsigned flag);
 

@@ -50,6 +50,22 @@ static void test(simple_t *s, void *arg) {
     free(in);
     free(out);
   }
+
+  /* The last thread of every node passes no send buffer with a count that
+   * the others reduce by the large path: it gets SIMPLE_ERR_NULL, the rest
+   * of its node SIMPLE_ERR_PEER, and no node hangs. */
+  size_t big = 20000;
+  double *in = calloc(big, sizeof *in), *out = calloc(big, sizeof *out);
+  CHECK(in && out);
+  int bad = simple_thread(s) == simple_threads(s) - 1;
+  CHECK_RC(simple_allreduce(s, bad ? NULL : in, out, big, SIMPLE_DOUBLE, SIMPLE_SUM),
+           bad ? SIMPLE_ERR_NULL : SIMPLE_ERR_PEER);
+  /* Nothing is left half done: the next call works. */
+  for (size_t i = 0; i < big; i++) in[i] = 1.0;
+  CHECK_OK(simple_allreduce(s, in, out, big, SIMPLE_DOUBLE, SIMPLE_SUM));
+  for (size_t i = 0; i < big; i++) CHECK(out[i] == (double)p);
+  free(in);
+  free(out);
 }
 
 TEST_MAIN(test)
