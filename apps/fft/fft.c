@@ -1,5 +1,6 @@
 /* The 2D FFT of simple_fft.h: FFTW's serial 1D transforms on the rows each
- * thread holds, simple_transpose between the two passes. */
+ * thread holds, then on its block of columns, with simple_redistribute
+ * (rows to column blocks and back) between the passes on several nodes. */
 #define _POSIX_C_SOURCE 200809L /* posix_memalign */
 #include <complex.h>
 #include <limits.h>
@@ -22,11 +23,15 @@ typedef double _Complex cplx;
 /* FFTW plans a thread remembers without taking the process lock. */
 #define LOCAL_PLANS 8
 #define TWO_PI      6.283185307179586476925286766559
-/* Columns transformed together on one node: 16 x 16 bytes of every row,
- * whole cache lines, and a buffer of 256 r bytes (1 MiB at r = 4096). */
-#ifndef CHUNK
-#define CHUNK 16
-#endif
+/* Columns transformed together: 16 x 16 bytes of every row, whole cache
+ * lines, and a buffer of 256 r bytes (1 MiB at r = 4096). On several nodes
+ * fewer (at least 4: one cache line of each row) when that buffer would
+ * outgrow 256 KiB: there two threads may share a core and its L2 (the
+ * virtual cluster, 4096 x 4096: 4 columns 185-193 ms, 16 columns 210-221
+ * ms, natural layout alike; on one node 16 stays the faster). */
+#define CHUNK          16
+#define CHUNK_MIN      4
+#define CHUNK_L2_BYTES (256u << 10)
 
 /* ------------------------------------------------------------------------
  * The process-wide cache of 1D FFTW plans. FFTW's planner is not
@@ -41,7 +46,8 @@ typedef struct {
   long len;
   int sign, inplace, ain, aout;
   unsigned rigor;
-  int batch; /* 0: one row; w > 0: w columns of a buffer with stride CHUNK */
+  int batch;  /* 0: one row; w > 0: w columns of a buffer with row stride `stride` */
+  int stride; /* batch > 0: the buffer's columns (the plan's chunk) */
 } plan_key_t;
 
 typedef struct cached_plan {
@@ -58,7 +64,8 @@ void simple_fft_unlock(void) { pthread_mutex_unlock(&planner_lock); }
 
 static int key_eq(const plan_key_t *a, const plan_key_t *b) {
   return a->len == b->len && a->sign == b->sign && a->inplace == b->inplace && a->ain == b->ain &&
-         a->aout == b->aout && a->rigor == b->rigor && a->batch == b->batch;
+         a->aout == b->aout && a->rigor == b->rigor && a->batch == b->batch &&
+         a->stride == b->stride;
 }
 
 /* An array of len elements whose address has offset `off` modulo 64, so
@@ -72,7 +79,7 @@ static cplx *planning_array(long len, uintptr_t off, void **base) {
 /* Makes the plan of key k; the caller holds the lock. NULL on failure. */
 static fftw_plan make_plan(const plan_key_t *k, uintptr_t off_in, uintptr_t off_out) {
   void *bi = NULL, *bo = NULL;
-  long room = k->batch ? k->len * CHUNK : k->len;
+  long room = k->batch ? k->len * k->stride : k->len;
   cplx *in = planning_array(room, off_in, &bi);
   cplx *out = k->inplace ? in : planning_array(room, off_out, &bo);
   fftw_plan p = NULL;
@@ -85,8 +92,8 @@ static fftw_plan make_plan(const plan_key_t *k, uintptr_t off_in, uintptr_t off_
       flags |= FFTW_UNALIGNED;
     int len = (int)k->len;
     if (k->batch)
-      p = fftw_plan_many_dft(1, &len, k->batch, (fftw_complex *)in, NULL, CHUNK, 1,
-                             (fftw_complex *)out, NULL, CHUNK, 1, k->sign, flags);
+      p = fftw_plan_many_dft(1, &len, k->batch, (fftw_complex *)in, NULL, k->stride, 1,
+                             (fftw_complex *)out, NULL, k->stride, 1, k->sign, flags);
     else
       p = fftw_plan_many_dft(1, &len, 1, (fftw_complex *)in, NULL, 1, len, (fftw_complex *)out,
                              NULL, 1, len, k->sign, flags);
@@ -140,22 +147,28 @@ struct simple_fft2d {
   unsigned flags, rigor;
   long r, c;           /* the input layout: r x c */
   long rows_in, lo_in; /* this thread's rows of the r x c array */
-  long rows_t, lo_t;   /* ... and of the c x r array */
-  int same;            /* output layout = input layout: two transposes */
-  simple_dist_t d_in, d_t;
+  long rows_t, lo_t;   /* ... and of the c x r array: its columns [lo_t, lo_t + rows_t) */
+  int same;            /* output layout = input layout */
+  simple_dist_t d_in, d_cols;
   cplx *scratch;
   /* Plans for any alignment (FFTW_UNALIGNED, made by plan): used when
    * FFTW cannot plan for the arrays of a call, so that execute never
-   * fails after the verdict. Lengths c out of place and in place, r in
-   * place. */
-  fftw_plan any_c, any_c_inplace, any_r;
-  /* One node: the second pass transforms columns of the first pass's
-   * result in place, CHUNK at a time, through colbuf (r x CHUNK), reading
-   * every thread's rows through `shared`; no transposes. */
+   * fails after the verdict. Length c out of place and in place. */
+  fftw_plan any_c, any_c_inplace;
+  /* The second pass transforms the thread's columns, chunk at a time,
+   * through colbuf (r x chunk). One node: in place in the first pass's
+   * result, every thread's rows read through `shared`. Several nodes: in
+   * the thread's block of columns (r x rows_t, row-major), which
+   * simple_redistribute fills; `cols` is its row table. */
   int onenode;
   node_rows_t *shared;
+  cplx **cols;
+  cplx *colblk;  /* several nodes: the block of columns (in scratch) */
+  cplx *rowsbuf; /* several nodes, transposed output: the first pass's result
+                    when out cannot hold it (in scratch), else NULL */
   cplx *colbuf;
-  fftw_plan col_full, col_last; /* CHUNK columns; the last rows_t % CHUNK */
+  long chunk;
+  fftw_plan col_full, col_last; /* chunk columns; the last rows_t % chunk */
   struct {
     plan_key_t key;
     fftw_plan plan;
@@ -178,6 +191,7 @@ static fftw_plan row_plan(simple_fft2d_t *p, long len, const cplx *src, cplx *ds
                   fftw_alignment_of((double *)(uintptr_t)src),
                   fftw_alignment_of((double *)(void *)dst),
                   p->rigor,
+                  0,
                   0};
   for (int i = 0; i < p->nlocal; i++)
     if (key_eq(&p->local[i].key, &k)) return p->local[i].plan;
@@ -190,10 +204,9 @@ static fftw_plan row_plan(simple_fft2d_t *p, long len, const cplx *src, cplx *ds
   return f;
 }
 
-/* 1D FFTs of `rows` rows of len elements, src to dst (may be equal),
- * scaled by `scale` unless it is 1. */
-static void fft_rows(simple_fft2d_t *p, const cplx *src, cplx *dst, long rows, long len,
-                     double scale) {
+/* 1D FFTs of `rows` rows of c elements, src to dst (may be equal). */
+static void fft_rows(simple_fft2d_t *p, const cplx *src, cplx *dst, long rows) {
+  long len = p->c;
   fftw_plan f = NULL;
   int ain = -1, aout = -1;
   for (long i = 0; i < rows; i++) {
@@ -201,14 +214,11 @@ static void fft_rows(simple_fft2d_t *p, const cplx *src, cplx *dst, long rows, l
     cplx *d = dst + i * len;
     int a = fftw_alignment_of((double *)(uintptr_t)s), b = fftw_alignment_of((double *)(void *)d);
     if (!f || a != ain || b != aout) {
-      if (!(f = row_plan(p, len, s, d)))
-        f = len != p->c ? p->any_r : s == d ? p->any_c_inplace : p->any_c;
+      if (!(f = row_plan(p, len, s, d))) f = s == d ? p->any_c_inplace : p->any_c;
       ain = a;
       aout = b;
     }
     fftw_execute_dft(f, (fftw_complex *)(uintptr_t)s, (fftw_complex *)d);
-    if (scale != 1.0)
-      for (long j = 0; j < len; j++) d[j] *= scale;
   }
 }
 
@@ -257,25 +267,39 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
     p->c = tin ? n : m;
     p->same = tin == tout;
     p->d_in = simple_dist_2d(p->r, p->c, SIMPLE_ROWS, SIMPLE_BLOCK, 1, SIMPLE_OVER_THREADS);
-    p->d_t = simple_dist_2d(p->c, p->r, SIMPLE_ROWS, SIMPLE_BLOCK, 1, SIMPLE_OVER_THREADS);
+    p->d_cols = simple_dist_2d(p->r, p->c, SIMPLE_COLS, SIMPLE_BLOCK, 1, SIMPLE_OVER_THREADS);
     simple_domain_t a, b;
     rc = simple_dist_domain(s, &p->d_in, simple_pid(s), &a);
-    if (rc == 0) rc = simple_dist_domain(s, &p->d_t, simple_pid(s), &b);
+    if (rc == 0) rc = simple_dist_domain(s, &p->d_cols, simple_pid(s), &b);
     if (rc == 0) {
+      /* The block of columns a thread transforms is the block of rows it
+       * holds in the transposed layout (both deal c out in blocks). */
       p->rows_in = a.local_rows;
       p->lo_in = a.row.lo;
-      p->rows_t = b.local_rows;
-      p->lo_t = b.row.lo;
-      /* Scratch: the array that is not the output, between the passes
-       * (none on one node with the output in the input's layout: the
-       * columns are transformed in place there). */
+      p->rows_t = b.local_cols;
+      p->lo_t = b.col.lo;
       p->onenode = simple_nodes(s) == 1;
-      size_t len = p->same ? (p->onenode ? 0 : (size_t)p->rows_t * (size_t)p->r)
-                           : (size_t)p->rows_in * (size_t)p->c;
+      /* Scratch. One node: the first pass's result when it cannot go to
+       * out (transposed output). Several nodes: the block of columns, and
+       * for transposed output the first pass's result too when out is
+       * smaller than it (never for square arrays). */
+      size_t nrows = (size_t)p->rows_in * (size_t)p->c, ncols = (size_t)p->rows_t * (size_t)p->r;
+      size_t len = p->onenode ? (p->same ? 0 : nrows)
+                              : ncols + (!p->same && nrows > ncols ? nrows : 0);
       if (len && !(p->scratch = fftw_malloc(len * sizeof(cplx)))) rc = SIMPLE_ERR_NOMEM;
-      if (rc == 0 && p->onenode && p->rows_t > 0 &&
-          !(p->colbuf = fftw_malloc((size_t)p->r * CHUNK * sizeof(cplx))))
+      p->chunk = CHUNK;
+      while (!p->onenode && p->chunk > CHUNK_MIN &&
+             (size_t)p->r * (size_t)p->chunk * sizeof(cplx) > CHUNK_L2_BYTES)
+        p->chunk /= 2;
+      if (rc == 0 && p->rows_t > 0 &&
+          !(p->colbuf = fftw_malloc((size_t)p->r * (size_t)p->chunk * sizeof(cplx))))
         rc = SIMPLE_ERR_NOMEM;
+      if (rc == 0 && !p->onenode) {
+        p->colblk = p->scratch;
+        if (!p->same && nrows > ncols) p->rowsbuf = p->scratch + ncols;
+        if (!(p->cols = malloc(sizeof(cplx *) * (size_t)p->r))) rc = SIMPLE_ERR_NOMEM;
+        for (long i = 0; rc == 0 && i < p->r; i++) p->cols[i] = p->colblk + i * p->rows_t;
+      }
     }
     /* The fallbacks (alignment -1 never matches a real array's), then the
      * plans for arrays aligned as fftw_malloc and malloc align them (the
@@ -283,22 +307,19 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
      * first execute does not plan. */
     unsigned any = FFTW_ESTIMATE | FFTW_UNALIGNED;
     if (rc == 0 &&
-        (!(p->any_c = cached(&(plan_key_t){p->c, sign, 0, -1, -1, any, 0}, 0, 0)) ||
-         !(p->any_c_inplace = cached(&(plan_key_t){p->c, sign, 1, -1, -1, any, 0}, 0, 0)) ||
-         !(p->any_r = cached(&(plan_key_t){p->r, sign, 1, -1, -1, any, 0}, 0, 0))))
+        (!(p->any_c = cached(&(plan_key_t){p->c, sign, 0, -1, -1, any, 0, 0}, 0, 0)) ||
+         !(p->any_c_inplace = cached(&(plan_key_t){p->c, sign, 1, -1, -1, any, 0, 0}, 0, 0))))
       rc = SIMPLE_ERR_UNSUPPORTED;
-    if (rc == 0 && p->rows_in > 0 && !cached(&(plan_key_t){p->c, sign, 0, 0, 0, p->rigor, 0}, 0, 0))
+    if (rc == 0 && p->rows_in > 0 && !cached(&(plan_key_t){p->c, sign, 0, 0, 0, p->rigor, 0, 0}, 0, 0))
       rc = SIMPLE_ERR_UNSUPPORTED;
-    if (rc == 0 && p->rows_t > 0 && !p->onenode &&
-        !cached(&(plan_key_t){p->r, sign, 1, 0, 0, p->rigor, 0}, 0, 0))
+    /* The column plans on colbuf (fftw_malloc: alignment 0). */
+    int ch = (int)p->chunk;
+    if (rc == 0 && p->rows_t >= ch &&
+        !(p->col_full = cached(&(plan_key_t){p->r, sign, 1, 0, 0, p->rigor, ch, ch}, 0, 0)))
       rc = SIMPLE_ERR_UNSUPPORTED;
-    /* One node: the column plans on colbuf (fftw_malloc: alignment 0). */
-    if (rc == 0 && p->onenode && p->rows_t >= CHUNK &&
-        !(p->col_full = cached(&(plan_key_t){p->r, sign, 1, 0, 0, p->rigor, CHUNK}, 0, 0)))
-      rc = SIMPLE_ERR_UNSUPPORTED;
-    if (rc == 0 && p->onenode && p->rows_t % CHUNK &&
+    if (rc == 0 && p->rows_t % ch &&
         !(p->col_last =
-              cached(&(plan_key_t){p->r, sign, 1, 0, 0, p->rigor, (int)(p->rows_t % CHUNK)}, 0, 0)))
+              cached(&(plan_key_t){p->r, sign, 1, 0, 0, p->rigor, (int)(p->rows_t % ch), ch}, 0, 0)))
       rc = SIMPLE_ERR_UNSUPPORTED;
   }
   /* One node: thread 0's table of row pointers, shared by the node's
@@ -343,32 +364,39 @@ int simple_fft2d_destroy(simple_fft2d_t *p) {
   node_rows_release(p->shared);
   fftw_free(p->scratch);
   fftw_free(p->colbuf);
+  free(p->cols);
   free(p);
   return 0;
 }
 
-/* The second pass on one node: this thread's columns [lo_t, lo_t +
- * rows_t) of the r x c first-pass result (every thread's rows, through
- * the shared table), CHUNK at a time: gathered into colbuf (row i at
- * colbuf[i CHUNK]), transformed there by one batched FFTW plan, and
- * written back in place (output in the input's layout) or as this
- * thread's rows of the c x r output. */
-static void fft_columns(simple_fft2d_t *p, cplx *out, double scale) {
+/* The second pass: this thread's columns [lo_t, lo_t + rows_t) of the
+ * r x c first-pass result, column j at row[i] + j - first for i < r,
+ * chunk at a time: gathered into colbuf (row i at colbuf[i chunk]),
+ * transformed there by one batched FFTW plan, and written back in place
+ * (output in the input's layout) or as this thread's rows of the c x r
+ * output. The transposition happens in colbuf, in cache, which is why
+ * the exchange between nodes moves blocks of columns and not the
+ * transpose: measured on the virtual cluster (2 x 2, 4096 x 4096),
+ * simple_redistribute rows -> column blocks 64 ms, simple_transpose
+ * 116 ms (its tiles transpose the whole array outside the cache). */
+static void fft_columns(simple_fft2d_t *p, cplx *const *row, long first, cplx *out, double scale) {
   long r = p->r;
-  cplx **row = p->shared->row, *b = p->colbuf;
-  for (long j0 = p->lo_t; j0 < p->lo_t + p->rows_t; j0 += CHUNK) {
-    long w = p->lo_t + p->rows_t - j0 < CHUNK ? p->lo_t + p->rows_t - j0 : CHUNK;
-    for (long i = 0; i < r; i++) memcpy(b + i * CHUNK, row[i] + j0, sizeof(cplx) * (size_t)w);
-    fftw_execute_dft(w == CHUNK ? p->col_full : p->col_last, (fftw_complex *)b, (fftw_complex *)b);
+  cplx *b = p->colbuf;
+  long ch = p->chunk;
+  for (long j0 = p->lo_t; j0 < p->lo_t + p->rows_t; j0 += ch) {
+    long w = p->lo_t + p->rows_t - j0 < ch ? p->lo_t + p->rows_t - j0 : ch;
+    for (long i = 0; i < r; i++) memcpy(b + i * ch, row[i] + (j0 - first), sizeof(cplx) * (size_t)w);
+    fftw_execute_dft(w == ch ? p->col_full : p->col_last, (fftw_complex *)b, (fftw_complex *)b);
     if (scale != 1.0)
       for (long i = 0; i < r; i++)
-        for (long k = 0; k < w; k++) b[i * CHUNK + k] *= scale;
+        for (long k = 0; k < w; k++) b[i * ch + k] *= scale;
     if (p->same) {
-      for (long i = 0; i < r; i++) memcpy(row[i] + j0, b + i * CHUNK, sizeof(cplx) * (size_t)w);
+      for (long i = 0; i < r; i++)
+        memcpy(row[i] + (j0 - first), b + i * ch, sizeof(cplx) * (size_t)w);
     } else {
       cplx *o = out + (j0 - p->lo_t) * r;
       for (long k = 0; k < w; k++)
-        for (long i = 0; i < r; i++) o[k * r + i] = b[i * CHUNK + k];
+        for (long i = 0; i < r; i++) o[k * r + i] = b[i * ch + k];
     }
   }
 }
@@ -397,24 +425,31 @@ int simple_fft2d_execute(simple_t *s, simple_fft2d_t *p, const cplx *in, cplx *o
   if (arc) return arc;
   if (g) return SIMPLE_ERR_PEER;
 
-  /* buf1 (r x c) gets the first pass, buf2 (c x r) its transpose; the
-   * output is buf2, or the transpose of buf2 back into r x c. */
-  cplx *buf1 = p->same ? out : p->scratch, *buf2 = p->same ? p->scratch : out;
   double scale = p->flags & SIMPLE_FFT_NORMALIZE ? 1.0 / ((double)p->n * (double)p->m) : 1.0;
-  fft_rows(p, in, buf1, p->rows_in, p->c, 1.0);
   if (p->onenode) {
-    /* Publish the rows, wait for every thread's first pass, transform
-     * columns, and wait again: nobody may return (and then write its
-     * arrays) while another thread still reads them. */
+    /* The first pass into out (or scratch, when out has the other
+     * layout); publish the rows, wait for every thread's first pass,
+     * transform columns, and wait again: nobody may return (and then
+     * write its arrays) while another thread still reads them. */
+    cplx *buf1 = p->same ? out : p->scratch;
+    fft_rows(p, in, buf1, p->rows_in);
     for (long li = 0; li < p->rows_in; li++) p->shared->row[p->lo_in + li] = buf1 + li * p->c;
     if ((rc = simple_node_barrier(s))) return rc;
-    fft_columns(p, out, scale);
+    fft_columns(p, p->shared->row, 0, out, scale);
     return simple_node_barrier(s);
   }
-  rc = simple_transpose(s, buf1, &p->d_in, buf2, &p->d_t, sizeof(cplx));
+  /* Several nodes: the first pass into out (or rowsbuf, when out is
+   * smaller), its rows dealt out as blocks of columns into colblk, the
+   * columns transformed there (and, for transposed output, written to
+   * out), and the blocks brought back to rows for natural output. Each
+   * redistribution returns when every piece has arrived, so the arrays it
+   * read may be written again. */
+  cplx *buf1 = p->rowsbuf ? p->rowsbuf : out;
+  fft_rows(p, in, buf1, p->rows_in);
+  rc = simple_redistribute(s, buf1, &p->d_in, p->colblk, &p->d_cols, sizeof(cplx));
   if (rc) return rc;
-  fft_rows(p, buf2, buf2, p->rows_t, p->r, scale);
-  if (p->same) rc = simple_transpose(s, buf2, &p->d_t, out, &p->d_in, sizeof(cplx));
+  fft_columns(p, p->cols, p->lo_t, out, scale);
+  if (p->same) rc = simple_redistribute(s, p->colblk, &p->d_cols, out, &p->d_in, sizeof(cplx));
   return rc;
 }
 

@@ -55,10 +55,10 @@ static void usage(FILE *f, const char *prog) {
           "                 [--rigor estimate|measure|patient] [--reference auto|no] [--json]\n"
           "  2D complex FFT of an N x M array of double complex (N rows, M columns, default\n"
           "  M = N; any sizes), distributed by rows over every thread of the job: FFTW on\n"
-          "  the rows, the hybrid transpose, FFTW on the rows of the transposed array, and\n"
-          "  the transpose back.\n"
+          "  the rows, the rows dealt out as blocks of columns (hybrid redistribution; not\n"
+          "  on one node), FFTW on the columns, and the blocks brought back to rows.\n"
           "  --inverse       the backward transform (unnormalized) instead of the forward\n"
-          "  --transposed    output left transposed (M x N by rows): one transpose less\n"
+          "  --transposed    output left transposed (M x N by rows): one exchange less\n"
           "  --reps R        transforms timed (best and median reported); default 3\n"
           "  --seed S        seed of the pseudo-random input; default 1\n"
           "  --rigor R       FFTW planner rigor of the 1D plans; default measure\n"
@@ -166,10 +166,11 @@ static void run(simple_t *s, void *arg) {
   long out_cols = o->transposed ? n : m;
   size_t in_len = (size_t)in_rows * (size_t)m, out_len = (size_t)out_rows * (size_t)out_cols;
   /* Memory: in, out, the round trip's result, and the two plans' scratch
-   * arrays: five arrays of this thread's share; the reference adds three
+   * arrays (one share each, two for transposed output: simple_fft.h):
+   * five or seven arrays of this thread's share; the reference adds three
    * whole arrays at processor 0. */
   size_t share = in_len > out_len ? in_len : out_len;
-  unsigned long long need = 5ull * share * sizeof(cplx);
+  unsigned long long need = (o->transposed ? 7ull : 5ull) * share * sizeof(cplx);
   if (me == 0 && o->reference && (long)(n * m) <= REFERENCE_MAX)
     need += 3ull * (unsigned long long)n * (unsigned long long)m * sizeof(cplx);
   double node_need = (double)need, sum = 0;

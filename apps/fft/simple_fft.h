@@ -23,29 +23,43 @@
  * layout): every thread transforms its own rows (1D FFTs of length c by
  * FFTW, its serial library: one plan shared by the threads of a process,
  * each thread executing it on its own rows through the new-array execute,
- * which FFTW makes thread-safe), the hybrid transpose simple_transpose
- * (multithreaded on every node, one message per node pair) turns the
- * r x c array into c x r, every thread transforms its rows of that (1D
- * FFTs of length r), and, unless the output layout differs from the
- * input's, a second transpose brings the result back to r x c. Threads
- * with no rows wait in the transposes only.
+ * which FFTW makes thread-safe); then every thread transforms its block
+ * of columns (the columns whose rows it holds in the transposed layout),
+ * a few at a time: gathered into a small buffer (the transposition
+ * happens there, in cache), one batched FFTW plan, written back in place
+ * or as the thread's rows of the transposed output. Threads with no rows
+ * or columns wait in the collective steps only.
+ *
+ * On several nodes the hybrid redistribution simple_redistribute of
+ * dist.h (multithreaded on every node, one message per node pair) deals
+ * the first pass's rows out as blocks of columns (r x c by columns, each
+ * thread's block row-major), the columns are transformed there, and for
+ * natural output a second redistribution brings the blocks back to rows.
+ * This is the papers' transpose split in two: the exchange between nodes
+ * moves blocks without transposing them, and the transposition is left
+ * to the column pass, in cache (measured on the virtual cluster, 2 x 2,
+ * 4096 x 4096: redistribution 64 ms against 116 ms for simple_transpose,
+ * whose tiles transpose the whole array in memory; the transform 259-267
+ * ms natural, 186-194 ms transposed, against 307-345 and 188-244 with the
+ * two transposes).
  *
  * On one node (a job of one process) no data need move between address
  * spaces: after the row pass and a node barrier, each thread transforms
- * its block of columns of the r x c result directly, 16 columns at a time
- * (gathered from every thread's rows into a small buffer, one batched
- * FFTW plan, written back in place, or as the thread's rows of the
- * transposed output), then a node barrier: two passes over the data
- * instead of four, as FFTW's own threaded 2D transform does.
+ * its block of columns of the r x c result in place, reading every
+ * thread's rows, then a node barrier: two passes over the data instead
+ * of four, as FFTW's own threaded 2D transform does.
  *
- * Cost, per thread, with P threads, F the FFTW rate and T(V) the
- * transpose of dist.h for V bytes per node: 5 n m log2(n m) / (P F) of
- * FFTs, plus one or two T(16 n m / nodes) (on one node instead: 2 b and
- * one more pass over the thread's share of columns, 32 n m / (P B));
- * memory: one scratch array of the thread's share (16 max(n, m)
- * ceil(min(n, m) / P) bytes; none on one node with the output in the
- * input's layout) and, on one node, a 256 r byte column buffer, kept in
- * the plan, beside the caller's in and out.
+ * Cost, per thread, with P threads, F the FFTW rate, B the copy rate and
+ * R(V) the redistribution of dist.h for V bytes per node:
+ * 5 n m log2(n m) / (P F) of FFTs, 32 n m / (P B) of gathering columns,
+ * plus one R(16 n m / nodes) (transposed output) or two (natural), or on
+ * one node 2 b instead; memory: on several nodes a scratch array of the
+ * thread's block of columns (16 max(n, m) ceil(min(n, m) / P) bytes; for
+ * transposed output of a non-square array possibly a second one for the
+ * rows), on one node one only for transposed output, and a column buffer
+ * of 16 r k bytes (k = 16 columns; on several nodes k halves down to 4
+ * while the buffer exceeds 256 KiB), kept in the plan, beside the
+ * caller's in and out.
  *
  * FFTW plans. 1D plans are made once per (length, direction, in-place or
  * not, alignment of the arrays, planner rigor) in this process and reused
@@ -119,7 +133,7 @@ SIMPLE_API int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned
  * SIMPLE_ERR_NOT_IN_JOB, SIMPLE_ERR_ARG (plan NULL, in == out with
  * different layouts, or in and out overlapping otherwise),
  * SIMPLE_ERR_NULL (in or out NULL with rows to hold), SIMPLE_ERR_PEER,
- * and the errors of simple_transpose. Arrays of an alignment not seen
+ * and the errors of simple_redistribute. Arrays of an alignment not seen
  * before get 1D plans of their own at the first call (planned then, with
  * the plan's rigor; if FFTW cannot, an unaligned plan made by
  * simple_fft2d_plan serves).
