@@ -297,8 +297,10 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
       if (rc == 0 && !p->onenode) {
         p->colblk = p->scratch;
         if (!p->same && nrows > ncols) p->rowsbuf = p->scratch + ncols;
-        if (!(p->cols = malloc(sizeof(cplx *) * (size_t)p->r))) rc = SIMPLE_ERR_NOMEM;
-        for (long i = 0; rc == 0 && i < p->r; i++) p->cols[i] = p->colblk + i * p->rows_t;
+        /* Its row table (a thread with no columns has no block). */
+        if (p->rows_t > 0 && !(p->cols = malloc(sizeof(cplx *) * (size_t)p->r)))
+          rc = SIMPLE_ERR_NOMEM;
+        for (long i = 0; p->cols && i < p->r; i++) p->cols[i] = p->colblk + i * p->rows_t;
       }
     }
     /* The fallbacks (alignment -1 never matches a real array's), then the
