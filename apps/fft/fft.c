@@ -284,8 +284,8 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
        * for transposed output the first pass's result too when out is
        * smaller than it (never for square arrays). */
       size_t nrows = (size_t)p->rows_in * (size_t)p->c, ncols = (size_t)p->rows_t * (size_t)p->r;
-      size_t len = p->onenode ? (p->same ? 0 : nrows)
-                              : ncols + (!p->same && nrows > ncols ? nrows : 0);
+      size_t len =
+          p->onenode ? (p->same ? 0 : nrows) : ncols + (!p->same && nrows > ncols ? nrows : 0);
       if (len && !(p->scratch = fftw_malloc(len * sizeof(cplx)))) rc = SIMPLE_ERR_NOMEM;
       p->chunk = CHUNK;
       while (!p->onenode && p->chunk > CHUNK_MIN &&
@@ -312,7 +312,8 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
         (!(p->any_c = cached(&(plan_key_t){p->c, sign, 0, -1, -1, any, 0, 0}, 0, 0)) ||
          !(p->any_c_inplace = cached(&(plan_key_t){p->c, sign, 1, -1, -1, any, 0, 0}, 0, 0))))
       rc = SIMPLE_ERR_UNSUPPORTED;
-    if (rc == 0 && p->rows_in > 0 && !cached(&(plan_key_t){p->c, sign, 0, 0, 0, p->rigor, 0, 0}, 0, 0))
+    if (rc == 0 && p->rows_in > 0 &&
+        !cached(&(plan_key_t){p->c, sign, 0, 0, 0, p->rigor, 0, 0}, 0, 0))
       rc = SIMPLE_ERR_UNSUPPORTED;
     /* The column plans on colbuf (fftw_malloc: alignment 0). */
     int ch = (int)p->chunk;
@@ -320,8 +321,8 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
         !(p->col_full = cached(&(plan_key_t){p->r, sign, 1, 0, 0, p->rigor, ch, ch}, 0, 0)))
       rc = SIMPLE_ERR_UNSUPPORTED;
     if (rc == 0 && p->rows_t % ch &&
-        !(p->col_last =
-              cached(&(plan_key_t){p->r, sign, 1, 0, 0, p->rigor, (int)(p->rows_t % ch), ch}, 0, 0)))
+        !(p->col_last = cached(
+              &(plan_key_t){p->r, sign, 1, 0, 0, p->rigor, (int)(p->rows_t % ch), ch}, 0, 0)))
       rc = SIMPLE_ERR_UNSUPPORTED;
   }
   /* One node: thread 0's table of row pointers, shared by the node's
@@ -387,7 +388,8 @@ static void fft_columns(simple_fft2d_t *p, cplx *const *row, long first, cplx *o
   long ch = p->chunk;
   for (long j0 = p->lo_t; j0 < p->lo_t + p->rows_t; j0 += ch) {
     long w = p->lo_t + p->rows_t - j0 < ch ? p->lo_t + p->rows_t - j0 : ch;
-    for (long i = 0; i < r; i++) memcpy(b + i * ch, row[i] + (j0 - first), sizeof(cplx) * (size_t)w);
+    for (long i = 0; i < r; i++)
+      memcpy(b + i * ch, row[i] + (j0 - first), sizeof(cplx) * (size_t)w);
     fftw_execute_dft(w == ch ? p->col_full : p->col_last, (fftw_complex *)b, (fftw_complex *)b);
     if (scale != 1.0)
       for (long i = 0; i < r; i++)
