@@ -167,7 +167,7 @@ SIMPLE_API int simple_fft2d_fill(const simple_t *s, long n, long m, int transpos
                                  double _Complex *local);
 
 /* Collective: checks out = plan(in) against the definition, independently
- * of FFTW and of the transposes:
+ * of FFTW and of the exchanges between threads:
  *   *probe_err: the largest, over a few output elements (k1, k2) spread
  *     over the array (corners, middle, pseudo-random ones), of the error
  *     of out at (k1, k2) against the direct sum over all n m inputs,
