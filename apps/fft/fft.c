@@ -372,16 +372,6 @@ int simple_fft2d_destroy(simple_fft2d_t *p) {
   return 0;
 }
 
-/* The second pass: this thread's columns [lo_t, lo_t + rows_t) of the
- * r x c first-pass result, column j at row[i] + j - first for i < r,
- * chunk at a time: gathered into colbuf (row i at colbuf[i chunk]),
- * transformed there by one batched FFTW plan, and written back in place
- * (output in the input's layout) or as this thread's rows of the c x r
- * output. The transposition happens in colbuf, in cache, which is why
- * the exchange between nodes moves blocks of columns and not the
- * transpose: measured on the virtual cluster (2 x 2, 4096 x 4096),
- * simple_redistribute rows -> column blocks 64 ms, simple_transpose
- * 116 ms (its tiles transpose the whole array outside the cache). */
 /* Copies w <= ch elements; a whole chunk (4, 8 or 16 elements) with a
  * fixed size, which the compiler inlines: a memcpy call per row costs as
  * much as the 64-256 bytes it moves. */
@@ -396,6 +386,16 @@ static inline void copy_run(cplx *d, const cplx *s, long w, long ch) {
     memcpy(d, s, sizeof(cplx) * (size_t)w);
 }
 
+/* The second pass: this thread's columns [lo_t, lo_t + rows_t) of the
+ * r x c first-pass result, column j at row[i] + j - first for i < r,
+ * chunk at a time: gathered into colbuf (row i at colbuf[i chunk]),
+ * transformed there by one batched FFTW plan, and written back in place
+ * (output in the input's layout) or as this thread's rows of the c x r
+ * output. The transposition happens in colbuf, in cache, which is why
+ * the exchange between nodes moves blocks of columns and not the
+ * transpose: measured on the virtual cluster (2 x 2, 4096 x 4096),
+ * simple_redistribute rows -> column blocks 64 ms, simple_transpose
+ * 116 ms (its tiles transpose the whole array outside the cache). */
 static void fft_columns(simple_fft2d_t *p, cplx *const *row, long first, cplx *out, double scale) {
   long r = p->r;
   cplx *b = p->colbuf;
