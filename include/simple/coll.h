@@ -130,10 +130,14 @@ SIMPLE_API int simple_allgatherv(simple_t *s, const void *send, size_t count, vo
  * blocks in shared memory while the others each exchange with a share of
  * the other nodes; the blocks of all threads of a node for one destination
  * node travel as one message (r_src r_dst n bytes); pairwise XOR schedule
- * when P is a power of two, a shifted schedule otherwise.
+ * when P is a power of two, a shifted schedule otherwise. Blocks of 64 KiB
+ * and more travel between nodes as one message each instead, straight from
+ * the sender's buffer into the receiver's (no packing: there a copy costs
+ * more than a message's latency).
  * Cost: 2b + (P-1)/T (alpha + beta r^2 n) with T = min(P-1, max(1, L-1))
  * threads sending at once (L as for allreduce) + local packing (r^2 n / B
- * per node pair); in place, one more barrier (every outgoing block is
+ * per node pair; none for blocks of 64 KiB or more, which pay r^2 alpha
+ * instead of alpha); in place, one more barrier (every outgoing block is
  * staged before any is overwritten). In-place is all or nothing: every
  * thread passes SIMPLE_IN_PLACE, or none does (SIMPLE_ERR_ARG). */
 SIMPLE_API int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count,
@@ -141,9 +145,14 @@ SIMPLE_API int simple_alltoall(simple_t *s, const void *send, void *recv, size_t
 /* As alltoall with per-pair counts and displacements (elements), p entries
  * each: scounts[j] elements at send + sdispls[j] go to thread j, rcounts[i]
  * elements from thread i land at recv + rdispls[i]. Same algorithm, plus
- * one barrier to publish the counts (3b). With SIMPLE_IN_PLACE as send
- * (every thread or none), recv holds the outgoing blocks described by
- * rcounts and rdispls, as MPI_Alltoallv. */
+ * one barrier to publish the counts (3b), but always one message per node
+ * pair, whatever the block sizes: per-block messages need both ends of a
+ * transfer to agree on every block's size, which the regular form's one
+ * count guarantees and per-pair counts do not (inconsistent counts, which
+ * MPI also declares erroneous, then give wrong contents or a truncation
+ * error, never a message that nobody receives and a hang). With
+ * SIMPLE_IN_PLACE as send (every thread or none), recv holds the outgoing
+ * blocks described by rcounts and rdispls, as MPI_Alltoallv. */
 SIMPLE_API int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts,
                                 const size_t *sdispls, void *recv, const size_t *rcounts,
                                 const size_t *rdispls, simple_type_t type);

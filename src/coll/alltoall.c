@@ -29,8 +29,21 @@
  *             node of one thread has no copier: its driver copies its own
  *             block once its first transfers are posted.
  *
- * The message from node a to node b carries every block (i -> j), i on a,
- * j on b, in "i-major" order: all of thread i's blocks for b's threads in
+ * Large blocks (regular form, at least DIRECT_BYTES each) cross nodes as
+ * one message per block instead: the driver posts a receive for every
+ * block (i -> u) from node `from` straight into thread u's recv, and a send
+ * for every block (u -> j) to node `to` straight from thread u's send (from
+ * the stage, in place), in the i-major order below on both ends, so that
+ * MPI's order matches them. No pack and no unpack copy: measured on the
+ * virtual cluster (2 x 2, alternating runs), 1 MiB per pair 2.71 -> 2.38 ms
+ * and 4 MiB 11.8 -> 9.7 ms, while below 64 KiB the one message per node
+ * pair wins on latency. The choice depends only on count and type, the
+ * same on every thread of every node, so both ends of a transfer agree on
+ * the messages (the v form's counts are not known at both ends without
+ * trusting the caller's consistency, so it always packs).
+ *
+ * Otherwise the message from node a to node b carries every block
+ * (i -> j), i on a, j on b, in "i-major" order: all of thread i's blocks for b's threads in
  * rank order, then thread i+1's... The sender packs it from its threads'
  * send buffers into its driver's region of the node scratch (r_a r_b
  * memcpys), the receiver unpacks from its driver's region straight into
@@ -76,6 +89,13 @@
  * collectives' tags. */
 #define TAG_ALLTOALL 0x7a01
 
+/* Blocks of at least this many bytes travel as messages of their own (see
+ * above); below it the copies cost less than the extra messages. */
+#define DIRECT_BYTES ((size_t)65536)
+/* Direct transfers a driver posts before it waits, each way: bounds its
+ * request array (on the stack). */
+#define WAVE 32
+
 #define ALIGN ((size_t)SIMPLE__CACHE_LINE)
 
 /* The v form's arrays of one thread, carried in its slot's inline data. In
@@ -93,6 +113,7 @@ typedef struct {
   int r, me, P, node, D, pof2;
   int v;        /* the v form */
   int in_place; /* the node stages everything (thread 0 passed SIMPLE_IN_PLACE) */
+  int direct;   /* one message per block between nodes (regular form, large blocks) */
   size_t count; /* regular form: elements per block */
   size_t es;
   unsigned char *scratch;
@@ -258,8 +279,8 @@ static int plan(const a2a_t *c, size_t *tab, size_t *total) {
         size_t x;
         if (node_bytes(c, to, &o, &x) || node_bytes(c, from, &x, &in)) return SIMPLE_ERR_COUNT;
       }
-      if (!c->in_place && !direct_out(c, to, &base) && o > mo) mo = o;
-      if (!direct_in(c, from, &base) && in > mi) mi = in;
+      if (!c->direct && !c->in_place && !direct_out(c, to, &base) && o > mo) mo = o;
+      if (!c->direct && !direct_in(c, from, &base) && in > mi) mi = in;
     }
     if (up_ck(&mo) || up_ck(&mi)) return SIMPLE_ERR_COUNT;
     if (tab) tab[T_DOUT(c, l)] = at;
@@ -275,7 +296,7 @@ static int plan(const a2a_t *c, size_t *tab, size_t *total) {
  * needs none (one node, not in place). */
 static int make_scratch(simple_t *s, const a2a_t *c, unsigned char **out) {
   *out = NULL;
-  if (!c->in_place && c->D == 0) return 0;
+  if (!c->in_place && (c->D == 0 || c->direct)) return 0;
   size_t total;
   int err = plan(c, NULL, &total);
   if (err) return err;
@@ -360,15 +381,70 @@ static void local_blocks(const a2a_t *c, int lo, int hi) {
   }
 }
 
+/* Where the block thread u sends to global rank j lies: its send buffer,
+ * or in place the stage (i-major: u's blocks for j's node follow those of
+ * the node's lower threads). A thread in place on a node that does not
+ * stage (a refused mixed call) sends from its recv: the contents are
+ * undefined then, but the peer gets the message it waits for. */
+static const unsigned char *block_src(const a2a_t *c, int u, int k, int j) {
+  size_t b = c->count * c->es;
+  if (c->in_place) {
+    int rk = c->first_pid[k + 1] - c->first_pid[k];
+    return c->scratch + c->tab[T_STAGE(c, k)] +
+           ((size_t)u * (size_t)rk + (size_t)(j - c->first_pid[k])) * b;
+  }
+  const unsigned char *src = src_of(c, u);
+  return (src ? src : dst_of(c, u)) + (size_t)j * b;
+}
+
+/* One step of a direct call: every block from node `from` and to node `to`
+ * its own message, in waves of at most WAVE each way. Both ends list the
+ * blocks of a node pair in the same i-major order and cut the list into
+ * the same waves, so every wave's sends meet receives posted before their
+ * sender waits: no wave waits for a later one. */
+static int step_direct(const a2a_t *c, int l, int to, int from, int *also_local) {
+  size_t b = c->count * c->es;
+  int rto = c->first_pid[to + 1] - c->first_pid[to];
+  int rfrom = c->first_pid[from + 1] - c->first_pid[from];
+  int ns = c->r * rto, nr = rfrom * c->r, rc = 0;
+  for (int w = 0; (w < ns || w < nr) && !rc; w += WAVE) {
+    simple__net_req_t req[2 * WAVE];
+    int m = 0;
+    /* Receive k: from the (k / r)-th thread of `from` to thread k % r. */
+    for (int k = w; k < nr && k < w + WAVE && !rc; k++) {
+      int i = c->first_pid[from] + k / c->r, u = k % c->r;
+      rc = simple__net_irecv(c->n, l, dst_of(c, u) + (size_t)i * b, b, from, TAG_ALLTOALL, &req[m]);
+      if (!rc) m++;
+    }
+    /* Send k: from thread k / rto to the (k % rto)-th thread of `to`. */
+    for (int k = w; k < ns && k < w + WAVE && !rc; k++) {
+      int u = k / rto, j = c->first_pid[to] + k % rto;
+      rc = simple__net_isend(c->n, l, block_src(c, u, to, j), b, to, TAG_ALLTOALL, &req[m]);
+      if (!rc) m++;
+    }
+    if (*also_local) {
+      local_blocks(c, 0, c->r * c->r);
+      *also_local = 0;
+    }
+    int rc2 = simple__net_waitall(req, m);
+    if (!rc) rc = rc2;
+  }
+  return rc;
+}
+
 /* Driver l: its steps of the schedule, one at a time (receive posted, then
- * packing and send, then wait and unpack). also_local: the node has no
- * copier, so the driver moves the local blocks while its first transfers
- * are under way. */
+ * packing and send, then wait and unpack; or the step's direct transfers).
+ * also_local: the node has no copier, so the driver moves the local blocks
+ * while its first transfers are under way. */
 static int drive(const a2a_t *c, int l, int also_local) {
   int rc = 0;
   for (int st = l + 1; st < c->P && !rc; st += c->D) {
     int to, from, m = 0, staged_in = 0;
     step_peers(c, st, &to, &from);
+    if (c->direct) {
+      rc = step_direct(c, l, to, from, &also_local);
+      continue;
+    }
     size_t ob = c->tab[T_OUT(c, to)], ib = c->tab[T_IN(c, from)], base;
     simple__net_req_t req[2];
     unsigned char *in = NULL;
@@ -501,6 +577,7 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
   a2a_t c;
   init(&c, s, 0, count, type);
   c.in_place = in_place;
+  c.direct = !err && c.P > 1 && count * c.es >= DIRECT_BYTES;
   unsigned char *scratch = NULL;
   /* Thread 0 knows the whole layout already: the count is the same
    * everywhere, and so (by contract) is the in-place choice. */
