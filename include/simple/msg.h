@@ -29,7 +29,8 @@
  *   same node, receive posted first:  ~6 c + n/B (one copy, by the sender)
  *   same node, message first:         ~6 c + 2 n/B (copied in and out) for
  *                                     n <= 16 KiB, ~8 c + n/B above
- *   same node, buffer id:             ~6 c, no copy at any size
+ *   same node, buffer id:             ~3 c (blocked receiver) to ~6 c, no
+ *                                     copy at any size
  *   between nodes, one source and tag: alpha_n + n beta_n + ~0.1 us: one
  *                                     MPI message, received in place by a
  *                                     receive posted in MPI

@@ -64,7 +64,8 @@ enum {
   SIMPLE__REQ_PENDING = 0,
   SIMPLE__REQ_DONE = 1,
   SIMPLE__REQ_MPI = 2,
-  SIMPLE__REQ_INLINE = 3 /* done, payload and envelope in the mailbox's first line */
+  SIMPLE__REQ_INLINE = 3 /* done, envelope and payload (typed receive) or buffer pointer
+                            (buffer receive) in the mailbox's first line */
 };
 
 typedef struct simple__req {
@@ -93,7 +94,10 @@ typedef struct simple__req {
  * of one cache line (the sender's write, the receiver's read) instead of
  * the lock, request, buffer and flag lines of the general path. Up to 220
  * bytes, the rest of the payload goes in the three lines after the queues,
- * whose transfers overlap with the first line's. */
+ * whose transfers overlap with the first line's. A buffer message to a
+ * thread blocked in simple_buf_recv travels the same way, with the buffer's
+ * address in place of the payload: three transfers at any size (the line,
+ * then the buffer's header, which the receiver writes first). */
 #define SIMPLE__MSG_INLINE_HEAD 28
 #define SIMPLE__MSG_INLINE      220
 
@@ -110,7 +114,8 @@ typedef struct {
   uint8_t finline; /* the armed receive takes inline deliveries (typed) */
   int fsrc, ftag;  /* what the armed receive matches */
   int rsrc, rtag;  /* inline delivery: envelope */
-  unsigned char fdata[SIMPLE__MSG_INLINE_HEAD]; /* inline delivery: payload head */
+  unsigned char fdata[SIMPLE__MSG_INLINE_HEAD]; /* inline delivery: payload head, or the
+                                                   simple__mbuf_t pointer for a buffer receive */
   _Alignas(SIMPLE__CACHE_LINE) atomic_uint seq; /* bumped by every append, for blocked probes */
   atomic_uint sleepers;
   simple__env_t *uhead, *utail;
