@@ -11,6 +11,11 @@
  *   inter      simple: 1 thread on each of 2 nodes; MPI: 2 processes on 2
  *              nodes (the virtual cluster with --vcluster, else 2 local
  *              processes, exactly like the simple side's 2 nodes)
+ *   floor      the hardware's floor for one message between the intra row's
+ *              two threads: a bare ping-pong on one shared cache line, no
+ *              library and no MPI (each one-way costs the writer's
+ *              ownership request and the reader's miss, the least any
+ *              intra-node message can cost); simple side only
  *   probe      cost of a non-blocking probe that finds nothing:
  *              simple_iprobe(ANY_SOURCE, ANY_TAG) on 1 node (probe1) and on
  *              2 nodes (probe2, which polls MPI every 64th call), against
@@ -22,6 +27,8 @@
 #include <limits.h>
 #include <math.h>
 #include <mpi.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +113,34 @@ static void rt_buf(simple_t *s, int me, simple_buf_t *id) {
   }
 }
 
+/* The floor row's cache line, shared by the intra job's two threads. */
+static _Alignas(64) atomic_uint pp_floor_word;
+
+/* Waits until the floor line holds v. Polls; every 4096 polls it yields,
+ * so that two threads sharing one core (an unpinned, oversubscribed host)
+ * still take turns instead of spinning through scheduler ticks. */
+static void pp_line_wait(unsigned v) {
+  for (unsigned i = 1; atomic_load_explicit(&pp_floor_word, memory_order_acquire) != v; i++)
+    if (i % 4096 == 0) sched_yield();
+}
+
+/* One sample of the floor: seconds per one-way over `iters` round trips. */
+static double pp_floor_sample(simple_t *s, int me, int iters) {
+  if (me == 0) atomic_store_explicit(&pp_floor_word, 0, memory_order_relaxed);
+  PP_CHECK(simple_barrier(s), "barrier");
+  double t = simple_time();
+  for (unsigned i = 1; i <= (unsigned)iters; i++) {
+    if (me == 0) {
+      atomic_store_explicit(&pp_floor_word, 2 * i - 1, memory_order_release);
+      pp_line_wait(2 * i);
+    } else {
+      pp_line_wait(2 * i - 1);
+      atomic_store_explicit(&pp_floor_word, 2 * i, memory_order_release);
+    }
+  }
+  return (simple_time() - t) / iters / 2;
+}
+
 static void pp_hybrid_main(simple_t *s, void *arg) {
   const bench_opts_t *o = ((pp_ctx_t *)arg)->o;
   const char *row = o->only ? o->only : "intra";
@@ -175,6 +210,12 @@ static void pp_hybrid_main(simple_t *s, void *arg) {
       free(rb);
       PP_CHECK(simple_barrier(s), "barrier");
     }
+  }
+  if (simple_nodes(s) == 1) {
+    pp_floor_sample(s, me, 2000); /* warm-up */
+    for (int j = 0; j < S; j++) samples[j] = pp_floor_sample(s, me, o->quick ? 2000 : 5000);
+    if (me == 0) printf("R floor 8 %.4f\n", 1e6 * bench_median(samples, (size_t)S));
+    fflush(stdout);
   }
   /* Empty probes: nothing is in flight (every message was received). */
   int reps = o->quick ? 200000 : 1000000;
@@ -404,6 +445,12 @@ int bench_pingpong_suite(int argc, char **argv) {
     double h = pp_med(r, 0), m = pp_med(r, 1);
     double ratio = h > 0 ? m / h : NAN;
     int probe = strncmp(r->row, "probe", 5) == 0;
+    if (strcmp(r->row, "floor") == 0) {
+      /* No MPI side: the least any intra-node message can cost here. */
+      printf("%-10s %8zu %11.3f %11s %9s %12s %12s\n", r->row, r->bytes, h, "-", "-", "-", "-");
+      if (out) fprintf(out, "pingpong,floor,%zu,%.5f,,,,\n", r->bytes, h);
+      continue;
+    }
     double bh = r->bytes && h > 0 ? r->bytes / h : NAN, bm = r->bytes && m > 0 ? r->bytes / m : NAN;
     if (probe)
       printf("%-10s %8s %9.1fns %9.1fns %9.2f %12s %12s\n", r->row, "-", 1e3 * h, 1e3 * m, ratio,
@@ -417,7 +464,16 @@ int bench_pingpong_suite(int argc, char **argv) {
   }
   printf(
       "mpi/simp above 1: simple is faster. MB/s = bytes / half round trip. probe: one"
-      " simple_iprobe that finds nothing (probe1: 1 node, probe2: 2 nodes) vs one MPI_Iprobe.\n");
+      " simple_iprobe that finds nothing (probe1: 1 node, probe2: 2 nodes) vs one MPI_Iprobe."
+      " floor: a bare ping-pong on one cache line between the intra row's two threads (no"
+      " library, no MPI), the least one intra-node message can cost on this machine.\n");
+  pp_row_t *fl = pp_row("floor", 8), *i8 = pp_row("intra", 8);
+  double f = fl ? pp_med(fl, 0) : NAN;
+  if (i8 && f > 0)
+    printf(
+        "intra 8 B in floors: simple %.2f, MPI %.2f (simple at half of MPI's latency needs MPI"
+        " at 2 floors or more)\n",
+        pp_med(i8, 0) / f, pp_med(i8, 1) / f);
   if (out && fclose(out) != 0) {
     fprintf(stderr, "simple-bench: writing %s failed\n", csv);
     return 1;
