@@ -61,11 +61,12 @@
  * repeated sort touches no fresh pages) and freed when the thread ends.
  *
  * Exchange between nodes (SIMPLE): one simple_alltoallv per pass (one
- * message per node pair); when every thread holds at least 4 MiB of keys
- * and has at most 64 threads on other nodes, each thread instead sends its
- * sections straight to their owners as simple_isend/simple_irecv messages
- * (one MPI message each, received in place, every thread driving its own
- * instead of one driver packing the node's traffic). SIMPLE_SORT_EXCHANGE=msg|alltoallv in the
+ * message per node pair); when every thread holds at least 4 MiB of keys,
+ * has at most 64 threads on other nodes and a core of its own
+ * (simple_cores_shared), each thread instead sends its sections straight
+ * to their owners as simple_isend/simple_irecv messages (one MPI message
+ * each, received in place, every thread driving its own instead of one
+ * driver packing the node's traffic). SIMPLE_SORT_EXCHANGE=msg|alltoallv in the
  * environment forces one (for measurements). Messages use tag
  * simple_tag_ub(s): a program that sorts while it has messages of that
  * tag in flight must not. */

@@ -472,17 +472,27 @@ static int sort_generic(simple_t *s, const void *keys, size_t n_local, size_t ks
   simple_sort_slice(c->n, P, c->me, &c->lo, &c->cnt);
   c->algo = algo;
   /* Thread-to-thread messages for large sections while each thread has
-   * few remote peers (measured on the virtual cluster: 1.5-2x faster than
-   * the alltoallv at 16 MiB per thread, 2x slower at 1 MiB, where the
-   * alltoallv's one message per node pair and blocking MPI wait win).
+   * few remote peers and a core of its own, so that every thread drives
+   * its own transfers (measured on the virtual cluster on an earlier host:
+   * 1.5-2x faster than the alltoallv at 16 MiB per thread, 2x slower at
+   * 1 MiB, where the alltoallv's one message per node pair and blocking
+   * MPI wait win). Where threads share cores they only take turns in MPI's
+   * progress loop: the alltoallv, driven by one thread per node, was then
+   * as fast or faster at every size (2 x 2 virtual nodes of one core, two
+   * runs each: 2^22 keys 23.1-25.8 ms against 32.4-35.2, 2^24 107-110
+   * against 113-115, 2^26 445-449 against 449-453).
    * SIMPLE_SORT_EXCHANGE=msg|alltoallv forces one (measurements). The
-   * choice depends only on n, the layout and the environment, the same on
-   * every thread. */
+   * choice depends only on n, the layout, the job-wide core verdict and
+   * the environment: the same on every thread of every node. */
+  int min_threads = c->T;
+  for (int k = 0; k < c->nodes; k++)
+    if (simple_threads_on(s, k) < min_threads) min_threads = simple_threads_on(s, k);
   const char *ex = getenv("SIMPLE_SORT_EXCHANGE");
   c->use_msg = ex && strcmp(ex, "alltoallv") == 0 ? 0
                : ex && strcmp(ex, "msg") == 0
                    ? 1
-                   : P - c->T <= SORT_MSG_PEERS && c->n / (size_t)P * ksz >= SORT_MSG_BYTES;
+                   : !simple_cores_shared(s) && P - min_threads <= SORT_MSG_PEERS &&
+                         c->n / (size_t)P * ksz >= SORT_MSG_BYTES;
   c->wmax = db ? db : (algo == SIMPLE_SORT_SIMPLE ? SORT_DEF_SIMPLE : SORT_DEF_RDX);
   c->R = (size_t)1 << c->wmax;
   size_t R = c->R, hold = n_local > c->cnt ? n_local : c->cnt;

@@ -153,6 +153,12 @@ SIMPLE_API int simple_threads_on(const simple_t *s, int node);
 SIMPLE_API int simple_node_of(const simple_t *s, int pid);
 /* The global rank of thread `thread` of node `node`, or -1 if out of range. */
 SIMPLE_API int simple_pid_of(const simple_t *s, int node, int thread);
+/* 1 when some node of the job runs more threads than its host gives it
+ * cores (its threads then take turns on cores: the library's waits yield
+ * and one thread per node drives the transfers between nodes), else 0.
+ * The same on every thread of the job, so an application may choose an
+ * algorithm by it without agreeing first. */
+SIMPLE_API int simple_cores_shared(const simple_t *s);
 
 /* The calling thread's handle, NULL outside a job. For compatibility layers
  * (BSPlib) whose API has no handle argument; everything else passes it. */

@@ -10,7 +10,8 @@
 
 /* Lanes that run in parallel, with a driving thread on every node: the
  * threads of the smallest node (at most n->lanes, at least 1), or 1 when
- * the host is oversubscribed. */
+ * some host of the job is oversubscribed (a job-wide verdict: every node
+ * must drive the same lanes, or messages wait on lanes nobody serves). */
 int simple__coll_lanes(const simple__node_t *n);
 
 /* Allreduce of count elements among the nodes, one thread per node on

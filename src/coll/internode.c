@@ -11,7 +11,7 @@ int simple__coll_lanes(const simple__node_t *n) {
    * cores: measured on 2 cores with 2 x 2 threads, a 64 KiB allreduce took
    * 120 us on one lane and 4-5 ms (a scheduler tick) on two, the threads
    * polling MPI in turn pushing each other's progress out to the next tick. */
-  if (n->oversubscribed) return 1;
+  if (n->shared_anywhere) return 1;
   int m = n->threads_of[0];
   for (int k = 1; k < n->nodes; k++)
     if (n->threads_of[k] < m) m = n->threads_of[k];

@@ -33,6 +33,7 @@ int simple_threads(const simple_t *s) { return s->node->threads; }
 int simple_thread(const simple_t *s) { return s->thread; }
 int simple_nprocs(const simple_t *s) { return s->node->nprocs; }
 int simple_pid(const simple_t *s) { return s->pid; }
+int simple_cores_shared(const simple_t *s) { return s->node->shared_anywhere; }
 
 int simple_threads_on(const simple_t *s, int node) {
   if (node < 0 || node >= s->node->nodes) return -1;
@@ -318,6 +319,9 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
   n->local_rank = local_rank;
   n->local_first_core = before;
   n->oversubscribed = threads > cores || total > (online > 0 ? online : 1);
+  /* Hosts may differ (another cpuset, another thread count): what decides
+   * how nodes talk to each other must be one verdict for the whole job. */
+  MPI_Allreduce(&n->oversubscribed, &n->shared_anywhere, 1, MPI_INT, MPI_MAX, comm);
   n->pin = (int)pin;
   n->watchdog_s = watchdog;
   n->checked = (int)checked;

@@ -40,6 +40,9 @@ typedef struct simple__node {
   int local_rank;       /* this process among those on the same host */
   int local_first_core; /* threads of lower local ranks on this host */
   int oversubscribed;   /* more runnable threads on the host than cores */
+  int shared_anywhere;  /* some node of the job is oversubscribed: the same on
+                           every node, for choices both ends of a transfer
+                           must agree on (lanes, exchange methods) */
   int pin;              /* SIMPLE_PIN: bind each thread to a core */
   long watchdog_s;      /* SIMPLE_WATCHDOG: longest wait before aborting, 0: off */
   int checked;          /* SIMPLE_CHECK: collectives compare their calls first */

@@ -1,7 +1,11 @@
 /* The context of paper 000, Table 1, checked against what the launcher was
  * asked for: the node count from MPI itself, thread counts parsed here from
- * SIMPLE_THREADS, and pids unique and node-major across the job. */
+ * SIMPLE_THREADS, pids unique and node-major across the job, and the
+ * job-wide verdict on shared cores from affinity masks and host groups. */
+#define _GNU_SOURCE
 #include <mpi.h>
+#include <sched.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -59,6 +63,25 @@ static void test(simple_t *s, void *arg) {
     free(all);
   }
   CHECK_OK(simple_node_free(s, p));
+
+  /* simple_cores_shared: 1 when some node runs more threads than it may
+   * use cores (its affinity mask) or some host runs more threads than it
+   * has cores online, the same on every thread. Recomputed here from the
+   * affinity masks and MPI's own grouping of the processes by host. */
+  static int want_shared;
+  if (simple_thread(s) == 0) {
+    cpu_set_t set;
+    CHECK(sched_getaffinity(0, sizeof set, &set) == 0);
+    MPI_Comm host;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+    int mine = simple_threads(s), on_host = 0, over;
+    MPI_Allreduce(&mine, &on_host, 1, MPI_INT, MPI_SUM, host);
+    MPI_Comm_free(&host);
+    over = mine > CPU_COUNT(&set) || on_host > sysconf(_SC_NPROCESSORS_ONLN);
+    MPI_Allreduce(&over, &want_shared, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  }
+  CHECK_OK(simple_node_barrier(s));
+  CHECK_EQ(simple_cores_shared(s), want_shared);
 
   double t0 = simple_time(), t1 = simple_time();
   CHECK(t1 >= t0 && t0 > 0);
