@@ -20,8 +20,21 @@ static int check_root(const simple_t *s, int root) {
   return root < 0 || root >= s->node->threads ? SIMPLE_ERR_RANK : 0;
 }
 
+/* Whether the data of a call of count elements of type travels in the
+ * posted lines themselves. Either way the call starts with the exchange,
+ * so a thread whose count or type is wrong still meets the others there
+ * and hands them its error. */
+static int posted(size_t count, simple_type_t type) {
+  return count <= SIMPLE__POST_BYTES && count * simple_type_size(type) <= SIMPLE__POST_BYTES;
+}
+
 int simple_node_barrier(simple_t *s) {
   if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
+  /* The counting barrier, not an exchange of empty posted lines: on the
+   * development VM (two cores, 2 threads) it took 0.29 us against 0.36 for
+   * the lines, where a thread's own line and the other's line each cross
+   * between the cores; with data to move the lines win (a counting barrier
+   * then reads the slots as well). */
   return simple__node_finish(s);
 }
 
@@ -30,14 +43,20 @@ int simple_node_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, 
   int rc, err = simple__check_buffer(buf, count, type);
   if (!err) err = check_root(s, root);
   size_t bytes = err ? 0 : count * simple_type_size(type);
-  int small = bytes <= SIMPLE__INLINE_BYTES;
-  /* Small: the root's data travels in its slot, so the root need not wait
-   * for the others to finish reading its buffer. */
-  if (small && s->thread == root && bytes) memcpy(simple__node_my_slot(s)->data, buf, bytes);
-  simple__slot_t *slots = simple__node_publish(s, buf, buf, NULL, count, err, &rc);
-  if (!slots) return rc;
-  if (s->thread != root && bytes) memcpy(buf, small ? slots[root].data : slots[root].send, bytes);
-  return small ? 0 : simple__node_finish(s);
+  /* Small: the root's data travels in its line, and nobody waits for
+   * anybody to finish reading a buffer. Large: the root's buffer, read by
+   * all, and a closing barrier. */
+  int small = posted(count, type);
+  if (!small) simple__node_my_slot(s)->send = buf;
+  const simple__post_t *lines =
+      simple__node_exchange(s, buf, small && s->thread == root ? bytes : 0, err, &rc);
+  if (!lines) return rc;
+  if (small) {
+    if (s->thread != root && bytes) memcpy(buf, lines[root].data, bytes);
+    return 0;
+  }
+  if (s->thread != root && bytes) memcpy(buf, simple__node_slots(s)[root].send, bytes);
+  return simple__node_finish(s);
 }
 
 int simple_node_share(simple_t *s, void **ptr, int root) {
@@ -87,10 +106,11 @@ void simple__node_scan_slice(const simple__slot_t *slots, int r, int exclusive, 
   }
 }
 
-/* The one-barrier path for inputs that fit in a slot: every thread combines
- * the copies in the slots for itself and writes only its own buffer. Costs
- * b + r cache-line reads per thread, against 2b for the sliced path. */
-static void combine_inline(const simple__slot_t *slots, int r, int me, int root,
+/* The path for inputs that fit in a posted line: every thread combines the
+ * copies in the lines for itself and writes only its own buffer. Costs one
+ * line written and r - 1 read per thread, against two barriers for the
+ * sliced path. */
+static void combine_posted(const simple__post_t *lines, int r, int me, int root,
                            combine_kind_t kind, simple_type_t type, simple_op_t op, size_t count,
                            void *recv) {
   int last;
@@ -106,10 +126,10 @@ static void combine_inline(const simple__slot_t *slots, int r, int me, int root,
       last = me - 1;
       break;
   }
-  _Alignas(SIMPLE__CACHE_LINE) unsigned char acc[SIMPLE__INLINE_BYTES];
+  _Alignas(SIMPLE__CACHE_LINE) unsigned char acc[SIMPLE__POST_BYTES];
   size_t bytes = count * simple_type_size(type);
-  memcpy(acc, slots[0].data, bytes);
-  for (int u = 1; u <= last; u++) simple__op_apply(op, type, acc, slots[u].data, count);
+  memcpy(acc, lines[0].data, bytes);
+  for (int u = 1; u <= last; u++) simple__op_apply(op, type, acc, lines[u].data, count);
   memcpy(recv, acc, bytes);
 }
 
@@ -128,17 +148,20 @@ static int combine(simple_t *s, const void *send, void *recv, size_t count, simp
   if (!err) err = simple__check_buffer(send, count, type);
   if (!err && want_recv) err = simple__check_buffer(recv, count, type);
   size_t es = simple_type_size(type);
-  size_t bytes = err ? 0 : count * es;
-  int small = bytes <= SIMPLE__INLINE_BYTES;
-  if (small && bytes) memcpy(simple__node_my_slot(s)->data, send, bytes);
-  int rc;
-  const simple__slot_t *slots = simple__node_publish(s, send, recv, NULL, count, err, &rc);
-  if (!slots) return rc;
-  if (count == 0) return 0; /* nothing is written, so nobody needs to wait */
+  int rc, small = posted(count, type);
+  if (!small) {
+    simple__slot_t *mine = simple__node_my_slot(s);
+    mine->send = send;
+    mine->recv = recv;
+  }
+  const simple__post_t *lines =
+      simple__node_exchange(s, send, small && !err ? count * es : 0, err, &rc);
+  if (!lines) return rc;
   if (small) {
-    combine_inline(slots, r, me, root, kind, type, op, count, recv);
+    if (count) combine_posted(lines, r, me, root, kind, type, op, count, recv);
     return 0;
   }
+  const simple__slot_t *slots = simple__node_slots(s);
   size_t lo, hi;
   simple__node_slice(count, es, r, me, &lo, &hi);
   if (lo < hi) {

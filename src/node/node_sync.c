@@ -41,6 +41,36 @@ simple__slot_t *simple__node_publish_lead(simple_t *s, const void *send, void *r
   return *rc ? NULL : slots;
 }
 
+const simple__post_t *simple__node_exchange(simple_t *s, const void *data, size_t bytes, int err,
+                                            int *rc) {
+  simple__node_t *n = s->node;
+  /* The call's parity selects lines and slots alike; its sequence number
+   * k + 1 is never the 0 of a line not posted yet. */
+  unsigned k = s->call++;
+  simple__post_t *lines = n->posts[k & 1], *mine = &lines[s->thread];
+  k++;
+  if (bytes) memcpy(mine->data, data, bytes);
+  mine->err = err;
+  mine->bytes = (unsigned)bytes;
+  /* Sequentially consistent, as the barrier's release: a waiter that went
+   * to sleep after its last look at seq is seen in sleepers. */
+  atomic_store_explicit(&mine->seq, k, memory_order_seq_cst);
+  simple__wake_all(&mine->seq, &mine->sleepers);
+  int peer = 0;
+  for (int u = 0; u < n->threads; u++) {
+    if (u == s->thread) continue;
+    unsigned v;
+    while ((v = atomic_load_explicit(&lines[u].seq, memory_order_acquire)) != k)
+      if (simple__wait_collective(&lines[u].seq, v, &lines[u].sleepers) != 0) {
+        *rc = SIMPLE_ERR_FATAL;
+        return NULL;
+      }
+    if (lines[u].err) peer = 1;
+  }
+  *rc = err ? err : peer ? SIMPLE_ERR_PEER : 0;
+  return *rc ? NULL : lines;
+}
+
 int simple__node_lead_done(simple_t *s, int rc) {
   simple__barrier_lead_release(&s->node->barrier, rc ? 1u : 0u);
   return rc;

@@ -28,6 +28,32 @@ static inline simple__slot_t *simple__node_my_slot(simple_t *s) {
 simple__slot_t *simple__node_publish(simple_t *s, const void *send, void *recv, void *ptr, size_t n,
                                      int err, int *rc);
 
+/* The posted-line exchange, the other way to start a node collective: the
+ * thread posts its argument check and `bytes` (<= SIMPLE__POST_BYTES) of
+ * `data` in its line for this call, then waits until every other thread's
+ * line holds this call. Returns the node's lines for the call ([threads]:
+ * any thread's payload is there), or NULL with *rc set as for
+ * simple__node_publish. What a thread wrote into its slot
+ * (simple__node_my_slot) before the call is visible to the others after
+ * it, as with simple__node_publish: simple__node_slots(s) gives the call's
+ * slots. No barrier: each thread reads every line of every call, so when
+ * it posts for call k every thread has posted k - 1, and so has finished
+ * call k - 2, whose line and slot (the same parity) it overwrites.
+ * Cost: one line written and r - 1 read (one more per 64 bytes of payload
+ * beyond the first 48), in parallel; against a barrier (the counter and
+ * generation lines, three or four transfers one after the other) and the
+ * slots read after it. All threads of one call must start it the same
+ * way, this or simple__node_publish(_lead), whatever their arguments: a
+ * collective that starts with this does so on every path. */
+const simple__post_t *simple__node_exchange(simple_t *s, const void *data, size_t bytes, int err,
+                                            int *rc);
+
+/* The slots of the call that the calling thread's last publish or
+ * exchange started. */
+static inline simple__slot_t *simple__node_slots(simple_t *s) {
+  return s->node->slots[(s->call - 1) & 1];
+}
+
 /* A closing barrier; SIMPLE_ERR_FATAL if the job failed meanwhile. */
 int simple__node_finish(simple_t *s);
 

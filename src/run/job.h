@@ -19,6 +19,25 @@
  * nobody has to wait for the writes). 256 bytes = 4 cache lines. */
 #define SIMPLE__INLINE_BYTES 256
 
+/* A thread's posted line for small one-node collectives (src/node,
+ * simple__node_exchange): the call's sequence number, its argument check
+ * and up to SIMPLE__POST_BYTES of payload, written by the owner and read by
+ * every other thread of the node. The first 48 bytes of payload share the
+ * sequence number's cache line, so an 8-byte reduction costs one line
+ * written and one read per other thread, where a counting barrier and a
+ * slot cost three or four transfers in a row. Lines alternate by call
+ * parity as the slots do. */
+#define SIMPLE__POST_BYTES 240
+typedef struct {
+  _Alignas(SIMPLE__CACHE_LINE) atomic_uint seq; /* the call posted last, 0: none yet */
+  atomic_uint sleepers;                         /* threads asleep on seq */
+  int err;                                      /* the poster's argument check */
+  unsigned bytes;                               /* payload bytes */
+  unsigned char data[SIMPLE__POST_BYTES];
+} simple__post_t;
+
+_Static_assert(sizeof(simple__post_t) == 4 * SIMPLE__CACHE_LINE, "a post is four cache lines");
+
 /* Upper layers that may register an at-close hook (simple__node_at_close). */
 #define SIMPLE__MAX_AT_CLOSE 8
 
@@ -53,6 +72,7 @@ typedef struct simple__node {
 
   simple__barrier_t barrier;
   simple__slot_t *slots[2]; /* [2][threads] */
+  simple__post_t *posts[2]; /* [2][threads] */
   void *scratch[2];         /* node-shared work space, by call parity */
   size_t scratch_size[2];
 
@@ -87,7 +107,7 @@ struct simple {
   simple__node_t *node;
   int thread;    /* MYTHREAD */
   int pid;       /* ID */
-  unsigned call; /* node collectives made so far: selects the slot parity */
+  unsigned call; /* node collectives made so far: selects the slot and line parity */
   void (*fn)(simple_t *, void *);
   void *arg;
   struct simple__pin *pin;

@@ -35,8 +35,10 @@ static void check_departed(atomic_uint *word, unsigned old) {
   if (!simple__wait_policy.departed ||
       atomic_load_explicit(simple__wait_policy.departed, memory_order_seq_cst) == 0)
     return;
-  /* A thread departs only after leaving its last barrier, which changed
-   * the word: if it is unchanged, the departed thread is missing from it. */
+  /* A thread departs only after its last collective, which changed every
+   * word of that call (a barrier's generation; every posted line, since it
+   * read them all): if the word is unchanged, the departed thread is
+   * missing from the call we wait in. */
   if (atomic_load_explicit(word, memory_order_seq_cst) != old) return;
   simple_abort(NULL,
                "a thread returned from its SPMD function while other threads of its node "
@@ -48,6 +50,10 @@ static int wait_impl(atomic_uint *word, unsigned old, atomic_uint *sleepers, int
 
 int simple__wait_while(atomic_uint *word, unsigned old, atomic_uint *sleepers) {
   return wait_impl(word, old, sleepers, 0);
+}
+
+int simple__wait_collective(atomic_uint *word, unsigned old, atomic_uint *sleepers) {
+  return wait_impl(word, old, sleepers, 1);
 }
 
 static int wait_impl(atomic_uint *word, unsigned old, atomic_uint *sleepers, int all_threads) {

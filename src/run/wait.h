@@ -36,6 +36,12 @@ extern simple__wait_policy_t simple__wait_policy;
  * asleep on word, so that wakers skip the system call when nobody sleeps. */
 int simple__wait_while(atomic_uint *word, unsigned old, atomic_uint *sleepers);
 
+/* As simple__wait_while, for a wait that every thread of the node takes
+ * part in (a collective): it also ends the job if a thread of the node has
+ * returned from its SPMD function while the word is still unchanged (that
+ * thread would never change it). */
+int simple__wait_collective(atomic_uint *word, unsigned old, atomic_uint *sleepers);
+
 /* Wakes every thread sleeping on word (after the caller changed it). */
 void simple__wake_all(atomic_uint *word, atomic_uint *sleepers);
 
