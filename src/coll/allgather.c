@@ -68,17 +68,31 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
   /* The packed result must have a byte size too. */
   if (!err && all > (size_t)PTRDIFF_MAX / es) err = SIMPLE_ERR_COUNT;
 
-  if (P == 1 && !v && count * es <= SIMPLE__INLINE_BYTES) {
+  /* Whether every thread's block fits a slot, by the counts every thread
+   * holds (the same everywhere). */
+  int small = 0;
+  if (P == 1 && !err) {
+    size_t most = count;
+    for (int u = 0; u < p && v; u++)
+      if (counts[u] > most) most = counts[u];
+    small = most <= SIMPLE__INLINE_BYTES / es;
+  }
+  if (P == 1 && (small || err)) {
     /* Small blocks travel in the slots: copied in before the publish
      * barrier, read by everyone after it; nobody reads another thread's
-     * buffer, so no closing barrier. Cost: b + p n/B. */
+     * buffer, so no closing barrier. Every thread decides from the counts
+     * it holds, the same everywhere (a thread with an error may take this
+     * path whatever the others take: both start with the same barrier).
+     * Cost: b + p n/B. */
     if (!err && count) memcpy(simple__node_my_slot(s)->data, send, count * es);
     int rc;
     const simple__slot_t *slots = simple__node_publish(s, send, recv, NULL, count, err, &rc);
     if (!slots) return rc;
-    for (int u = 0; u < r && count; u++)
-      if (u != me || !in_place)
-        memcpy((unsigned char *)recv + dsp(&l, u) * es, slots[u].data, count * es);
+    for (int u = 0; u < r && v; u++)
+      if (slots[u].n != counts[u]) return count != counts[pid] ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
+    for (int u = 0; u < r; u++)
+      if ((u != me || !in_place) && cnt(&l, u))
+        memcpy((unsigned char *)recv + dsp(&l, u) * es, slots[u].data, cnt(&l, u) * es);
     return 0;
   }
   if (P == 1) {

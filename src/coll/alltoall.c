@@ -133,8 +133,11 @@ typedef struct {
 /* ------------------------------------------------------------------------
  * The layout of thread u's buffers (u on this node, j and i global ranks). */
 
+/* The v arrays sit at the end of the slot's data, so that the packed blocks
+ * of a one-node call (pack_v) start in its first line. */
+#define VA_OFF (SIMPLE__INLINE_BYTES - sizeof(varrays_t))
 static const varrays_t *va(const a2a_t *c, int u) {
-  return (const varrays_t *)(const void *)c->slots[u].data;
+  return (const varrays_t *)(const void *)(c->slots[u].data + VA_OFF);
 }
 static size_t sc(const a2a_t *c, int u, int j) { return c->v ? va(c, u)->sc[j] : c->count; }
 static size_t sd(const a2a_t *c, int u, int j) {
@@ -595,6 +598,64 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
   return exchange(s, &c);
 }
 
+/* One node of at most V_MAX_THREADS threads, every thread's outgoing blocks
+ * together within its slot: each thread packs them before the publish
+ * barrier and takes its blocks from every slot after it; nobody reads
+ * another thread's buffer or arrays, so no closing barrier (one barrier
+ * instead of two; three in place). The slot's data starts with the
+ * blocks' offsets (p + 1 of them, 16 bits; the last is PACK_NONE when the
+ * thread did not pack), then the blocks, then the v arrays: a small
+ * block is in the first line a receiver reads. Whether every thread
+ * packed is read from the slots, the same verdict everywhere. */
+#define V_MAX_THREADS 8
+#define PACK_NONE     0xffffu
+#define V_HDR         24 /* 2 (V_MAX_THREADS + 1) bytes of offsets, rounded up */
+#define V_CAP         (VA_OFF - V_HDR)
+
+/* Packs the blocks of src (NULL: a thread with an error) into the slot's
+ * data when they fit, else marks it as not packed. */
+static void pack_v(unsigned char *data, const void *src, const size_t *sc, const size_t *sd, int p,
+                   simple_type_t type) {
+  size_t es = simple_type_size(type), at = 0;
+  uint16_t off[V_MAX_THREADS + 1];
+  int packed = src != NULL;
+  for (int j = 0; j < p && packed; j++) {
+    off[j] = (uint16_t)at;
+    if (sc[j] > (V_CAP - at) / es) packed = 0;
+    at += sc[j] * es;
+  }
+  off[p] = packed ? (uint16_t)at : PACK_NONE;
+  for (int j = 0; j < p && packed; j++)
+    if (sc[j]) memcpy(data + V_HDR + off[j], (const unsigned char *)src + sd[j] * es, sc[j] * es);
+  memcpy(data, off, sizeof(uint16_t) * (size_t)(p + 1));
+}
+
+/* After the publish: when every thread packed, copies this thread's block
+ * from every slot (at most the bytes its rcounts expect) and returns the
+ * call's code, or -1 for 0; else 0: the blocks move the general way. In
+ * place is all or nothing here too (SIMPLE_ERR_ARG on the threads whose
+ * choice differs from thread 0's, SIMPLE_ERR_PEER on the others). */
+static int unpack_v(const simple__slot_t *slots, int me, void *recv, const size_t *rc,
+                    const size_t *rd, int p, simple_type_t type) {
+  size_t es = simple_type_size(type);
+  for (int i = 0; i < p; i++) {
+    uint16_t last;
+    memcpy(&last, slots[i].data + 2 * (size_t)p, sizeof last);
+    if (last == PACK_NONE) return 0;
+  }
+  int first = slots[0].send == SIMPLE_IN_PLACE, bad = 0;
+  for (int i = 0; i < p; i++) {
+    uint16_t off[2];
+    memcpy(off, slots[i].data + 2 * (size_t)me, sizeof off);
+    size_t bytes = (size_t)(off[1] - off[0]), want = rc[i] * es;
+    if (bytes > want) bytes = want;
+    if (bytes) memcpy((unsigned char *)recv + rd[i] * es, slots[i].data + V_HDR + off[0], bytes);
+    if ((slots[i].send == SIMPLE_IN_PLACE) != first) bad = 1;
+  }
+  if (bad) return (slots[me].send == SIMPLE_IN_PLACE) != first ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
+  return -1;
+}
+
 /* Elements a v-layout spans: max(displs[i] + counts[i]), overflow-checked. */
 static int extent(const size_t *counts, const size_t *displs, int p, size_t *out) {
   size_t m = 0;
@@ -625,10 +686,17 @@ int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts, const
   if (!err && !(err = extent(rcounts, rdispls, p, &ext)))
     err = simple__check_buffer(recv, ext, type);
   varrays_t mine = {scounts, sdispls, rcounts, rdispls};
-  memcpy(simple__node_my_slot(s)->data, &mine, sizeof mine);
+  unsigned char *data = simple__node_my_slot(s)->data;
+  memcpy(data + VA_OFF, &mine, sizeof mine);
+  int packs = n->nodes == 1 && p <= V_MAX_THREADS;
+  if (packs) pack_v(data, err ? NULL : in_place ? recv : send, scounts, sdispls, p, type);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, NULL, 0, err, &rc);
   if (!slots) return rc;
+  if (packs) {
+    int done = unpack_v(slots, s->thread, recv, rcounts, rdispls, p, type);
+    if (done) return done < 0 ? 0 : done;
+  }
   /* The node's message sizes need every thread's counts: thread 0 sizes
    * the scratch now and hands it out with a second publish. The first
    * call's slots stay valid until everyone has passed the closing barrier. */
