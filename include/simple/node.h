@@ -30,7 +30,7 @@ SIMPLE_API int simple_node_barrier(simple_t *s);
 
 /* Copies count elements from thread `root`'s buf into every other thread's
  * buf (the paper's "replicate").
- * Up to 240 bytes, the root's data travels in its posted line (every
+ * Up to 1072 bytes, the root's data travels in its posted line (every
  * thread writes one cache line, with its argument check, and reads the
  * others'; no barrier): cost ~2c + (r - 1) c reads. Above: 2b + n/B per
  * thread, all threads copying at once. */
@@ -53,7 +53,7 @@ SIMPLE_API int simple_node_share(simple_t *s, void **ptr, int root);
  * accumulator and writes it where the result goes. Each slice is read and
  * written by one thread only, which makes the in-place forms safe.
  * Cost: 2b + (r n / r)/B reading + writes: allreduce and scans write r n
- * bytes in all, spread over r threads. Up to 240 bytes per thread, the
+ * bytes in all, spread over r threads. Up to 1072 bytes per thread, the
  * inputs travel in the threads' posted lines instead (each thread writes
  * its line, reads the others' and combines for itself, no barrier): cost
  * ~2c + (r - 1) c, against b plus the slots' reads for a barrier-based

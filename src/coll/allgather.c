@@ -75,7 +75,7 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
     size_t most = count;
     for (int u = 0; u < p && v; u++)
       if (counts[u] > most) most = counts[u];
-    small = most <= SIMPLE__INLINE_BYTES / es;
+    small = most <= (SIMPLE__INLINE_BYTES - 8) / es;
   }
   if (P == 1 && (small || err)) {
     /* Small blocks travel in the slots: copied in before the publish
@@ -83,16 +83,22 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
      * buffer, so no closing barrier. Every thread decides from the counts
      * it holds, the same everywhere (a thread with an error may take this
      * path whatever the others take: both start with the same barrier).
-     * Cost: b + p n/B. */
-    if (!err && count) memcpy(simple__node_my_slot(s)->data, send, count * es);
+     * The count leads the block in the slot's data, so that a reader
+     * touches only the lines it copies from. Cost: b + p n/B. */
+    unsigned char *data = simple__node_my_slot(s)->data;
+    memcpy(data, &count, sizeof count);
+    if (!err && count) memcpy(data + 8, send, count * es);
     int rc;
     const simple__slot_t *slots = simple__node_publish(s, send, recv, NULL, count, err, &rc);
     if (!slots) return rc;
-    for (int u = 0; u < r && v; u++)
-      if (slots[u].n != counts[u]) return count != counts[pid] ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
+    for (int u = 0; u < r && v; u++) {
+      size_t nu;
+      memcpy(&nu, slots[u].data, sizeof nu);
+      if (nu != counts[u]) return count != counts[pid] ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
+    }
     for (int u = 0; u < r; u++)
       if ((u != me || !in_place) && cnt(&l, u))
-        memcpy((unsigned char *)recv + dsp(&l, u) * es, slots[u].data, cnt(&l, u) * es);
+        memcpy((unsigned char *)recv + dsp(&l, u) * es, slots[u].data + 8, cnt(&l, u) * es);
     return 0;
   }
   if (P == 1) {

@@ -539,30 +539,36 @@ static int exchange(simple_t *s, a2a_t *c) {
   return rc;
 }
 
-/* One node, all of a thread's blocks within its slot (p n <= 256 bytes):
+/* One node, all of a thread's blocks within its slot (p n <= INLINE_CAP):
  * every thread copies its outgoing blocks into its slot before the publish
  * barrier and then takes its block from every slot. One barrier instead of
  * two (nobody writes into another thread's buffer), and in place needs no
  * staging: the outgoing blocks are already copied out. The decision depends
  * only on count and type, the same on every thread, so all threads take
- * the same path. Cost: b + 2 p n/B. */
+ * the same path. The in-place choice rides in the slot's data before the
+ * blocks, so that a reader touches only the lines it copies from. Cost:
+ * b + 2 p n/B. */
+#define INLINE_HDR 8
+#define INLINE_CAP (SIMPLE__INLINE_BYTES - INLINE_HDR)
 static int alltoall_inline(simple_t *s, const void *out, void *recv, size_t count,
                            simple_type_t type, int err) {
   int r = s->node->threads, me = s->thread;
   size_t bytes = count * simple_type_size(type);
   int in_place = out == recv;
-  if (!err && bytes) memcpy(simple__node_my_slot(s)->data, out, (size_t)r * bytes);
+  unsigned char *data = simple__node_my_slot(s)->data;
+  data[0] = (unsigned char)in_place;
+  if (!err && bytes) memcpy(data + INLINE_HDR, out, (size_t)r * bytes);
   int rc;
   const simple__slot_t *slots =
       simple__node_publish(s, in_place ? SIMPLE_IN_PLACE : out, recv, NULL, count, err, &rc);
   if (!slots) return rc;
   /* In place is all or nothing, as on the general path. */
-  int first = slots[0].send == SIMPLE_IN_PLACE;
+  int first = slots[0].data[0];
   for (int u = 0; u < r; u++)
-    if ((slots[u].send == SIMPLE_IN_PLACE) != first)
-      return in_place != first ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
+    if (slots[u].data[0] != first) return in_place != first ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
   for (int u = 0; u < r && bytes; u++)
-    memcpy((unsigned char *)recv + (size_t)u * bytes, slots[u].data + (size_t)me * bytes, bytes);
+    memcpy((unsigned char *)recv + (size_t)u * bytes,
+           slots[u].data + INLINE_HDR + (size_t)me * bytes, bytes);
   return 0;
 }
 
@@ -576,8 +582,8 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
   if (!err) err = mul_ck((size_t)n->nprocs, count, &total);
   if (!err && !in_place) err = simple__check_buffer(send, total, type);
   if (!err) err = simple__check_buffer(recv, total, type);
-  if (n->nodes == 1 && count <= SIMPLE__INLINE_BYTES &&
-      (size_t)n->nprocs * count * simple_type_size(type) <= SIMPLE__INLINE_BYTES)
+  if (n->nodes == 1 && count <= INLINE_CAP &&
+      (size_t)n->nprocs * count * simple_type_size(type) <= INLINE_CAP)
     return alltoall_inline(s, in_place ? recv : send, recv, count, type, err);
   a2a_t c;
   init(&c, s, 0, count, type);
@@ -604,18 +610,20 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
  * another thread's buffer or arrays, so no closing barrier (one barrier
  * instead of two; three in place). The slot's data starts with the
  * blocks' offsets (p + 1 of them, 16 bits; the last is PACK_NONE when the
- * thread did not pack), then the blocks, then the v arrays: a small
- * block is in the first line a receiver reads. Whether every thread
+ * thread did not pack) and its in-place choice, then the blocks, then the
+ * v arrays: a small block is in the first line a receiver reads, and a
+ * receiver reads nothing else of the sender's. Whether every thread
  * packed is read from the slots, the same verdict everywhere. */
 #define V_MAX_THREADS 8
 #define PACK_NONE     0xffffu
-#define V_HDR         24 /* 2 (V_MAX_THREADS + 1) bytes of offsets, rounded up */
+#define V_HDR         24 /* 2 (V_MAX_THREADS + 1) bytes of offsets, then: */
+#define V_IN_PLACE    20 /* the in-place choice */
 #define V_CAP         (VA_OFF - V_HDR)
 
 /* Packs the blocks of src (NULL: a thread with an error) into the slot's
  * data when they fit, else marks it as not packed. */
-static void pack_v(unsigned char *data, const void *src, const size_t *sc, const size_t *sd, int p,
-                   simple_type_t type) {
+static void pack_v(unsigned char *data, const void *src, int in_place, const size_t *sc,
+                   const size_t *sd, int p, simple_type_t type) {
   size_t es = simple_type_size(type), at = 0;
   uint16_t off[V_MAX_THREADS + 1];
   int packed = src != NULL;
@@ -625,6 +633,7 @@ static void pack_v(unsigned char *data, const void *src, const size_t *sc, const
     at += sc[j] * es;
   }
   off[p] = packed ? (uint16_t)at : PACK_NONE;
+  data[V_IN_PLACE] = in_place;
   for (int j = 0; j < p && packed; j++)
     if (sc[j]) memcpy(data + V_HDR + off[j], (const unsigned char *)src + sd[j] * es, sc[j] * es);
   memcpy(data, off, sizeof(uint16_t) * (size_t)(p + 1));
@@ -643,16 +652,16 @@ static int unpack_v(const simple__slot_t *slots, int me, void *recv, const size_
     memcpy(&last, slots[i].data + 2 * (size_t)p, sizeof last);
     if (last == PACK_NONE) return 0;
   }
-  int first = slots[0].send == SIMPLE_IN_PLACE, bad = 0;
+  int first = slots[0].data[V_IN_PLACE], bad = 0;
   for (int i = 0; i < p; i++) {
     uint16_t off[2];
     memcpy(off, slots[i].data + 2 * (size_t)me, sizeof off);
     size_t bytes = (size_t)(off[1] - off[0]), want = rc[i] * es;
     if (bytes > want) bytes = want;
     if (bytes) memcpy((unsigned char *)recv + rd[i] * es, slots[i].data + V_HDR + off[0], bytes);
-    if ((slots[i].send == SIMPLE_IN_PLACE) != first) bad = 1;
+    if (slots[i].data[V_IN_PLACE] != first) bad = 1;
   }
-  if (bad) return (slots[me].send == SIMPLE_IN_PLACE) != first ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
+  if (bad) return slots[me].data[V_IN_PLACE] != first ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
   return -1;
 }
 
@@ -689,7 +698,7 @@ int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts, const
   unsigned char *data = simple__node_my_slot(s)->data;
   memcpy(data + VA_OFF, &mine, sizeof mine);
   int packs = n->nodes == 1 && p <= V_MAX_THREADS;
-  if (packs) pack_v(data, err ? NULL : in_place ? recv : send, scounts, sdispls, p, type);
+  if (packs) pack_v(data, err ? NULL : in_place ? recv : send, in_place, scounts, sdispls, p, type);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, NULL, 0, err, &rc);
   if (!slots) return rc;

@@ -186,10 +186,11 @@ static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void
 /* One node, the v forms, when the root's slot can hold the counts of all
  * r threads besides the blocks (r <= V_MAX_THREADS): as rooted_inline
  * where the blocks fit, decided after the publish from what every thread
- * sees alike. The root's slot carries the layout (its counts and displs
- * pointers, a flag, and a copy of the r counts: the root may return while
- * the others still check them, so they must not read the root's arrays);
- * the blocks follow. Gather: every thread whose block fits copies it into
+ * sees alike. Every slot's data starts with its thread's count (so that
+ * a reader touches only data lines); the root's goes on with the layout
+ * (its counts and displs pointers, a flag, and a copy of the r counts: the
+ * root may return while the others still check them, so they must not
+ * read the root's arrays); the blocks follow. Gather: every thread whose block fits copies it into
  * its slot, and if all did (every slot's n says so) the root copies them
  * out and nobody waits again. Scatter: the root packs every block, in rank
  * order, into its slot when they fit together, and each thread takes its
@@ -197,13 +198,15 @@ static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void
  * the buffers while a closing barrier keeps the root in the call: 2b.
  * Cost when they fit: b + sum(n)/B at the root. */
 #define V_MAX_THREADS 8
-static size_t v_hdr(int r) { return 24 + 8 * (size_t)r; }
+static size_t v_hdr(int r) { return 32 + 8 * (size_t)r; }
 static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void *big,
                          const size_t *counts, const size_t *displs, size_t es, int root, int err) {
   int me = s->thread, r = s->node->threads, is_root = me == root; /* one node: pid = thread */
   size_t hdr = v_hdr(r), cap = SIMPLE__INLINE_BYTES - hdr;
   unsigned char *data = simple__node_my_slot(s)->data;
   uint64_t packed = 0;
+  /* Every thread's count leads its data; the root's layout follows. */
+  memcpy(data, &count, sizeof count);
   if (!err && !scatter && count * es <= cap && count) memcpy(data + hdr, own, count * es);
   if (!err && is_root) {
     size_t total;
@@ -214,23 +217,25 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
           memcpy(data + hdr + off, (unsigned char *)big + displs[u] * es, counts[u] * es);
       packed = 1;
     }
-    memcpy(data, &counts, sizeof counts);
-    memcpy(data + 8, &displs, sizeof displs);
-    memcpy(data + 16, &packed, sizeof packed);
-    memcpy(data + 24, counts, sizeof(size_t) * (size_t)r);
+    memcpy(data + 8, &counts, sizeof counts);
+    memcpy(data + 16, &displs, sizeof displs);
+    memcpy(data + 24, &packed, sizeof packed);
+    memcpy(data + 32, counts, sizeof(size_t) * (size_t)r);
   }
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, own, big, NULL, count, err, &rc);
   if (!slots) return rc;
   const unsigned char *rd = slots[root].data;
   size_t rcount[V_MAX_THREADS];
-  memcpy(&packed, rd + 16, sizeof packed);
-  memcpy(rcount, rd + 24, sizeof(size_t) * (size_t)r);
+  memcpy(&packed, rd + 24, sizeof packed);
+  memcpy(rcount, rd + 32, sizeof(size_t) * (size_t)r);
   /* Every thread reaches the same verdict on the counts by itself. */
   int fit = 1;
+  size_t nu[V_MAX_THREADS];
   for (int u = 0; u < r; u++) {
-    if (slots[u].n != rcount[u]) return count != rcount[me] ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
-    if (slots[u].n > cap / es) fit = 0;
+    memcpy(&nu[u], slots[u].data, sizeof nu[u]);
+    if (nu[u] != rcount[u]) return count != rcount[me] ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
+    if (nu[u] > cap / es) fit = 0;
   }
   if (scatter && packed) {
     size_t off = 0;
@@ -242,14 +247,14 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
   if (!scatter && fit) {
     for (int u = 0; u < r && is_root; u++) {
       unsigned char *to = (unsigned char *)big + displs[u] * es;
-      if (slots[u].n && (u != root || (unsigned char *)own != to))
-        memcpy(to, slots[u].data + hdr, slots[u].n * es);
+      if (nu[u] && (u != root || (unsigned char *)own != to))
+        memcpy(to, slots[u].data + hdr, nu[u] * es);
     }
     return 0;
   }
   /* The root stays in the call (closing barrier): its arrays are valid. */
   const size_t *rdispls;
-  memcpy(&rdispls, rd + 8, sizeof rdispls);
+  memcpy(&rdispls, rd + 16, sizeof rdispls);
   unsigned char *at = (unsigned char *)slots[root].recv + rdispls[me] * es;
   if (count && at != (unsigned char *)own) {
     if (scatter)

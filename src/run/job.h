@@ -14,10 +14,13 @@
  * Slots alternate by call parity, so a thread that has left call k can
  * publish for call k+1 while slower threads still read call k's slot. */
 /* Small inputs travel inside the slot itself: copied in before the call's
- * barrier, they let small reductions, scans and broadcasts finish with one
+ * barrier, they let small scans, gathers and all-to-alls finish with one
  * barrier instead of two (nobody writes into another thread's buffer, so
- * nobody has to wait for the writes). 256 bytes = 4 cache lines. */
-#define SIMPLE__INLINE_BYTES 256
+ * nobody has to wait for the writes). 1 KiB of blocks and a line of
+ * headers (17 cache lines): a barrier costs more than copying 1 KiB twice
+ * (with 2 threads on the development VM, gathers and all-to-alls of
+ * 512 B per block went from two barriers to one). */
+#define SIMPLE__INLINE_BYTES 1088
 
 /* A thread's posted line for small one-node collectives (src/node,
  * simple__node_exchange): the call's sequence number, its argument check
@@ -27,7 +30,7 @@
  * written and one read per other thread, where a counting barrier and a
  * slot cost three or four transfers in a row. Lines alternate by call
  * parity as the slots do. */
-#define SIMPLE__POST_BYTES 240
+#define SIMPLE__POST_BYTES 1072
 typedef struct {
   _Alignas(SIMPLE__CACHE_LINE) atomic_uint seq; /* the call posted last, 0: none yet */
   atomic_uint sleepers;                         /* threads asleep on seq */
@@ -36,7 +39,7 @@ typedef struct {
   unsigned char data[SIMPLE__POST_BYTES];
 } simple__post_t;
 
-_Static_assert(sizeof(simple__post_t) == 4 * SIMPLE__CACHE_LINE, "a post is four cache lines");
+_Static_assert(sizeof(simple__post_t) == 17 * SIMPLE__CACHE_LINE, "a post is 17 cache lines");
 
 /* Upper layers that may register an at-close hook (simple__node_at_close). */
 #define SIMPLE__MAX_AT_CLOSE 8
