@@ -13,6 +13,15 @@
  * threads, with several threads of a node driving different transfers at
  * once; then the result is spread in shared memory.
  *
+ * On one node (P = 1) small data never leaves the threads' own shared
+ * lines: up to 1 KiB of blocks per thread travel inside the threads'
+ * slots (copied in before the call's one barrier, copied out after it),
+ * and reductions, scans and broadcasts of up to 1072 bytes inside posted
+ * cache lines with no barrier at all (simple/node.h). Nobody then reads
+ * another thread's buffer, so nobody waits for the reads to finish; the v
+ * forms make that choice from what every thread sees alike (the counts a
+ * thread holds, or those the root copies into its slot).
+ *
  * Costs use P nodes, r threads per node, n bytes per thread, alpha + beta m
  * for an inter-node message of m bytes, b for a node barrier (~0.1-0.3 us)
  * and B for memory bandwidth.
@@ -92,7 +101,8 @@ SIMPLE_API int simple_gather(simple_t *s, const void *send, void *recv, size_t c
 /* As gather with per-thread counts: thread i sends `count` elements,
  * which land at recv + displs[i] (elements); counts and displs (p entries)
  * are significant at the root only. One more barrier than gather, to
- * publish the root's counts to its node. */
+ * publish the root's counts to its node (none on one node when the blocks
+ * fit the slots). */
 SIMPLE_API int simple_gatherv(simple_t *s, const void *send, size_t count, void *recv,
                               const size_t *counts, const size_t *displs, simple_type_t type,
                               int root);
@@ -104,7 +114,8 @@ SIMPLE_API int simple_scatter(simple_t *s, const void *send, void *recv, size_t 
                               simple_type_t type, int root);
 /* As scatter with per-thread counts and displacements (significant at the
  * root); thread i receives `count` elements, which must equal counts[i].
- * One more barrier than scatter, to publish the root's counts. */
+ * One more barrier than scatter, to publish the root's counts (none on one
+ * node when the blocks fit the root's slot). */
 SIMPLE_API int simple_scatterv(simple_t *s, const void *send, const size_t *counts,
                                const size_t *displs, void *recv, size_t count, simple_type_t type,
                                int root);

@@ -633,10 +633,10 @@ static void pack_v(unsigned char *data, const void *src, int in_place, const siz
     at += sc[j] * es;
   }
   off[p] = packed ? (uint16_t)at : PACK_NONE;
+  memcpy(data, off, sizeof(uint16_t) * (size_t)(p + 1));
   data[V_IN_PLACE] = in_place;
   for (int j = 0; j < p && packed; j++)
     if (sc[j]) memcpy(data + V_HDR + off[j], (const unsigned char *)src + sd[j] * es, sc[j] * es);
-  memcpy(data, off, sizeof(uint16_t) * (size_t)(p + 1));
 }
 
 /* After the publish: when every thread packed, copies this thread's block

@@ -25,7 +25,7 @@ static int check_root(const simple_t *s, int root) {
  * so a thread whose count or type is wrong still meets the others there
  * and hands them its error. */
 static int posted(size_t count, simple_type_t type) {
-  return count <= SIMPLE__POST_BYTES && count * simple_type_size(type) <= SIMPLE__POST_BYTES;
+  return count <= SIMPLE__INLINE_BYTES && count * simple_type_size(type) <= SIMPLE__INLINE_BYTES;
 }
 
 int simple_node_barrier(simple_t *s) {
@@ -48,7 +48,7 @@ int simple_node_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, 
    * all, and a closing barrier. */
   int small = posted(count, type);
   if (!small) simple__node_my_slot(s)->send = buf;
-  const simple__post_t *lines =
+  const simple__slot_t *lines =
       simple__node_exchange(s, buf, small && s->thread == root ? bytes : 0, err, &rc);
   if (!lines) return rc;
   if (small) {
@@ -110,7 +110,7 @@ void simple__node_scan_slice(const simple__slot_t *slots, int r, int exclusive, 
  * copies in the lines for itself and writes only its own buffer. Costs one
  * line written and r - 1 read per thread, against two barriers for the
  * sliced path. */
-static void combine_posted(const simple__post_t *lines, int r, int me, int root,
+static void combine_posted(const simple__slot_t *lines, int r, int me, int root,
                            combine_kind_t kind, simple_type_t type, simple_op_t op, size_t count,
                            void *recv) {
   int last;
@@ -126,7 +126,7 @@ static void combine_posted(const simple__post_t *lines, int r, int me, int root,
       last = me - 1;
       break;
   }
-  _Alignas(SIMPLE__CACHE_LINE) unsigned char acc[SIMPLE__POST_BYTES];
+  _Alignas(SIMPLE__CACHE_LINE) unsigned char acc[SIMPLE__INLINE_BYTES];
   size_t bytes = count * simple_type_size(type);
   memcpy(acc, lines[0].data, bytes);
   for (int u = 1; u <= last; u++) simple__op_apply(op, type, acc, lines[u].data, count);
@@ -154,7 +154,7 @@ static int combine(simple_t *s, const void *send, void *recv, size_t count, simp
     mine->send = send;
     mine->recv = recv;
   }
-  const simple__post_t *lines =
+  const simple__slot_t *lines =
       simple__node_exchange(s, send, small && !err ? count * es : 0, err, &rc);
   if (!lines) return rc;
   if (small) {

@@ -14,6 +14,17 @@
 
 simple__slot_t *simple__node_publish(simple_t *s, const void *send, void *recv, void *ptr, size_t n,
                                      int err, int *rc) {
+  if (s->node->nodes == 1) {
+    /* One node: no call here has a leader (simple__node_publish_lead is
+     * for inter-node steps), so every call can start with the exchange,
+     * whose data line the caller may already have filled. */
+    simple__slot_t *mine = simple__node_my_slot(s);
+    mine->send = send;
+    mine->recv = recv;
+    mine->ptr = ptr;
+    mine->n = n;
+    return simple__node_exchange(s, NULL, 0, err, rc);
+  }
   int lead;
   simple__slot_t *slots = simple__node_publish_lead(s, send, recv, ptr, n, err, rc, &lead);
   if (lead) simple__node_lead_done(s, 0);
@@ -41,17 +52,16 @@ simple__slot_t *simple__node_publish_lead(simple_t *s, const void *send, void *r
   return *rc ? NULL : slots;
 }
 
-const simple__post_t *simple__node_exchange(simple_t *s, const void *data, size_t bytes, int err,
-                                            int *rc) {
+simple__slot_t *simple__node_exchange(simple_t *s, const void *data, size_t bytes, int err,
+                                      int *rc) {
   simple__node_t *n = s->node;
-  /* The call's parity selects lines and slots alike; its sequence number
-   * k + 1 is never the 0 of a line not posted yet. */
+  /* The call's parity selects the slots; its sequence number k + 1 is
+   * never the 0 of a slot not posted yet. */
   unsigned k = s->call++;
-  simple__post_t *lines = n->posts[k & 1], *mine = &lines[s->thread];
+  simple__slot_t *slots = n->slots[k & 1], *mine = &slots[s->thread];
   k++;
   if (bytes) memcpy(mine->data, data, bytes);
   mine->err = err;
-  mine->bytes = (unsigned)bytes;
   /* Sequentially consistent, as the barrier's release: a waiter that went
    * to sleep after its last look at seq is seen in sleepers. */
   atomic_store_explicit(&mine->seq, k, memory_order_seq_cst);
@@ -60,15 +70,15 @@ const simple__post_t *simple__node_exchange(simple_t *s, const void *data, size_
   for (int u = 0; u < n->threads; u++) {
     if (u == s->thread) continue;
     unsigned v;
-    while ((v = atomic_load_explicit(&lines[u].seq, memory_order_acquire)) != k)
-      if (simple__wait_collective(&lines[u].seq, v, &lines[u].sleepers) != 0) {
+    while ((v = atomic_load_explicit(&slots[u].seq, memory_order_acquire)) != k)
+      if (simple__wait_collective(&slots[u].seq, v, &slots[u].sleepers) != 0) {
         *rc = SIMPLE_ERR_FATAL;
         return NULL;
       }
-    if (lines[u].err) peer = 1;
+    if (slots[u].err) peer = 1;
   }
   *rc = err ? err : peer ? SIMPLE_ERR_PEER : 0;
-  return *rc ? NULL : lines;
+  return *rc ? NULL : slots;
 }
 
 int simple__node_lead_done(simple_t *s, int rc) {

@@ -24,29 +24,33 @@ static inline simple__slot_t *simple__node_my_slot(simple_t *s) {
 /* Publishes this thread's arguments and waits for the node. Returns the
  * node's slots for this call, or NULL with *rc set: the thread's own error
  * `err`, SIMPLE_ERR_PEER if another thread's check failed, or
- * SIMPLE_ERR_FATAL. */
+ * SIMPLE_ERR_FATAL. On a job of one node, through the posted-line
+ * exchange (below); else through the counting barrier, as
+ * simple__node_publish_lead with a leader that releases at once. */
 simple__slot_t *simple__node_publish(simple_t *s, const void *send, void *recv, void *ptr, size_t n,
                                      int err, int *rc);
 
-/* The posted-line exchange, the other way to start a node collective: the
- * thread posts its argument check and `bytes` (<= SIMPLE__POST_BYTES) of
- * `data` in its line for this call, then waits until every other thread's
- * line holds this call. Returns the node's lines for the call ([threads]:
- * any thread's payload is there), or NULL with *rc set as for
- * simple__node_publish. What a thread wrote into its slot
- * (simple__node_my_slot) before the call is visible to the others after
- * it, as with simple__node_publish: simple__node_slots(s) gives the call's
- * slots. No barrier: each thread reads every line of every call, so when
+/* The posted-line exchange, the other way to start a node collective
+ * (and the way simple__node_publish starts every call on a job of one
+ * node, where no call has a leader): the thread copies `bytes` (<=
+ * SIMPLE__INLINE_BYTES) of `data` into its slot's data (none with bytes
+ * 0: what the caller wrote there already stays), posts its argument check
+ * and the call's sequence number after it, then waits until every other
+ * thread's slot holds this call. Returns the node's slots for the call, or
+ * NULL with *rc set as for simple__node_publish; what a thread wrote into
+ * its slot before the call is visible to the others after it. No barrier:
+ * each thread reads every slot's sequence number in every call, so when
  * it posts for call k every thread has posted k - 1, and so has finished
- * call k - 2, whose line and slot (the same parity) it overwrites.
- * Cost: one line written and r - 1 read (one more per 64 bytes of payload
- * beyond the first 48), in parallel; against a barrier (the counter and
- * generation lines, three or four transfers one after the other) and the
- * slots read after it. All threads of one call must start it the same
- * way, this or simple__node_publish(_lead), whatever their arguments: a
- * collective that starts with this does so on every path. */
-const simple__post_t *simple__node_exchange(simple_t *s, const void *data, size_t bytes, int err,
-                                            int *rc);
+ * call k - 2, whose slot (the same parity) it overwrites.
+ * Cost: one line written and r - 1 read (one more per 64 bytes of data
+ * beyond the first 48 a reader copies), in parallel; against a counting
+ * barrier (the counter and generation lines, three or four transfers one
+ * after the other) and the data lines read after it. All threads of one
+ * call must start it the same way, this or simple__node_publish_lead,
+ * whatever their arguments: a collective that starts with this does so on
+ * every path. */
+simple__slot_t *simple__node_exchange(simple_t *s, const void *data, size_t bytes, int err,
+                                      int *rc);
 
 /* The slots of the call that the calling thread's last publish or
  * exchange started. */
@@ -65,10 +69,11 @@ int simple__node_finish(simple_t *s);
  * return after that (*lead = 0) with the slots, or NULL and *rc as for
  * simple__node_publish (SIMPLE_ERR_PEER also when the leader's work
  * failed). On an argument error anywhere the leader releases at once and
- * every thread gets NULL. simple__node_publish is this with a leader that
- * releases at once: threads of one call may use either form (a thread
- * whose own arguments are wrong cannot always tell which path the others
- * take), and an error still reaches all of them. */
+ * every thread gets NULL. On a job of several nodes simple__node_publish
+ * is this with a leader that releases at once: threads of one call may use
+ * either form (a thread whose own arguments are wrong cannot always tell
+ * which path the others take), and an error still reaches all of them.
+ * For inter-node steps only: never called on a job of one node. */
 simple__slot_t *simple__node_publish_lead(simple_t *s, const void *send, void *recv, void *ptr,
                                           size_t n, int err, int *rc, int *lead);
 /* Releases the others after the leader's work; returns rc. */

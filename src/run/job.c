@@ -165,7 +165,6 @@ static void free_node(simple__node_t *n) {
   free(n->first_pid);
   for (int k = 0; k < 2; k++) {
     free(n->slots[k]);
-    free(n->posts[k]);
     free(n->scratch[k]);
   }
 }
@@ -358,10 +357,6 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
                        sizeof(simple__slot_t) * (size_t)threads) != 0)
       return SIMPLE_ERR_NOMEM;
     memset(n->slots[k], 0, sizeof(simple__slot_t) * (size_t)threads);
-    if (posix_memalign((void **)&n->posts[k], SIMPLE__CACHE_LINE,
-                       sizeof(simple__post_t) * (size_t)threads) != 0)
-      return SIMPLE_ERR_NOMEM;
-    memset(n->posts[k], 0, sizeof(simple__post_t) * (size_t)threads);
   }
   return 0;
 }

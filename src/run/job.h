@@ -9,48 +9,45 @@
 #include "run/wait.h"
 #include "simple/core.h"
 
-/* What one thread publishes for a node collective: its buffers, read by the
- * other threads of the node between the call's first and last barrier.
- * Slots alternate by call parity, so a thread that has left call k can
- * publish for call k+1 while slower threads still read call k's slot. */
-/* Small inputs travel inside the slot itself: copied in before the call's
- * barrier, they let small scans, gathers and all-to-alls finish with one
- * barrier instead of two (nobody writes into another thread's buffer, so
- * nobody has to wait for the writes). 1 KiB of blocks and a line of
- * headers (17 cache lines): a barrier costs more than copying 1 KiB twice
- * (with 2 threads on the development VM, gathers and all-to-alls of
- * 512 B per block went from two barriers to one). */
-#define SIMPLE__INLINE_BYTES 1088
-
-/* A thread's posted line for small one-node collectives (src/node,
- * simple__node_exchange): the call's sequence number, its argument check
- * and up to SIMPLE__POST_BYTES of payload, written by the owner and read by
- * every other thread of the node. The first 48 bytes of payload share the
+/* What one thread publishes for a node collective, read by the other
+ * threads of the node: its buffers (first line), then the call's sequence
+ * number, argument check and inline data (the posted line and the 16 lines
+ * after it). Slots alternate by call parity, so a thread that has left
+ * call k can publish for call k+1 while slower threads still read call
+ * k's slot.
+ *
+ * Small inputs travel inside the slot itself: copied in before the call's
+ * synchronization, they let small collectives finish with one instead of
+ * two (nobody reads another thread's buffer, so nobody waits for the
+ * reads). 1 KiB of blocks and a few headers: a barrier costs more than
+ * copying 1 KiB twice (with 2 threads on the development VM, gathers and
+ * all-to-alls of 512 B per block went from two barriers to one).
+ *
+ * On one node, and in the node library's small calls everywhere, the
+ * synchronization is the posted-line exchange (src/node, simple__node_
+ * exchange): each thread writes its sequence number after its data, and
+ * waits for every other thread's. The first 48 bytes of data share the
  * sequence number's cache line, so an 8-byte reduction costs one line
  * written and one read per other thread, where a counting barrier and a
- * slot cost three or four transfers in a row. Lines alternate by call
- * parity as the slots do. */
-#define SIMPLE__POST_BYTES 1072
-typedef struct {
-  _Alignas(SIMPLE__CACHE_LINE) atomic_uint seq; /* the call posted last, 0: none yet */
-  atomic_uint sleepers;                         /* threads asleep on seq */
-  int err;                                      /* the poster's argument check */
-  unsigned bytes;                               /* payload bytes */
-  unsigned char data[SIMPLE__POST_BYTES];
-} simple__post_t;
-
-_Static_assert(sizeof(simple__post_t) == 17 * SIMPLE__CACHE_LINE, "a post is 17 cache lines");
-
-/* Upper layers that may register an at-close hook (simple__node_at_close). */
-#define SIMPLE__MAX_AT_CLOSE 8
-
+ * data line cost three or four transfers in a row. */
+#define SIMPLE__INLINE_BYTES 1072
 typedef struct {
   _Alignas(SIMPLE__CACHE_LINE) const void *send;
   void *recv;
   void *ptr;
   size_t n;
-  _Alignas(SIMPLE__CACHE_LINE) unsigned char data[SIMPLE__INLINE_BYTES];
+  _Alignas(SIMPLE__CACHE_LINE) atomic_uint seq; /* the call posted last, 0: none yet */
+  atomic_uint sleepers;                         /* threads asleep on seq */
+  int err;                                      /* the poster's argument check */
+  unsigned pad_;
+  unsigned char data[SIMPLE__INLINE_BYTES];
 } simple__slot_t;
+
+_Static_assert(sizeof(simple__slot_t) == 18 * SIMPLE__CACHE_LINE,
+               "a slot is its buffers' line and 17 posted lines");
+
+/* Upper layers that may register an at-close hook (simple__node_at_close). */
+#define SIMPLE__MAX_AT_CLOSE 8
 
 typedef struct simple__node {
   int node;             /* MYNODE */
@@ -75,7 +72,6 @@ typedef struct simple__node {
 
   simple__barrier_t barrier;
   simple__slot_t *slots[2]; /* [2][threads] */
-  simple__post_t *posts[2]; /* [2][threads] */
   void *scratch[2];         /* node-shared work space, by call parity */
   size_t scratch_size[2];
 
