@@ -328,17 +328,20 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
 
   /* Spinning pays only while every thread has a core: then a wake-up is a
    * cache-line transfer away and sleeping would cost microseconds. When
-   * threads share cores, a spinning waiter delays the thread it waits for,
-   * so we go to sleep almost at once. */
-  simple__wait_policy.spin = spin >= 0 ? (unsigned)spin : n->oversubscribed ? 50u : 20000u;
+   * threads share cores, a spinning waiter only delays the thread it waits
+   * for, so it does not spin at all. */
+  simple__wait_policy.spin = spin >= 0 ? (unsigned)spin : n->oversubscribed ? 0u : 20000u;
   /* Sharing a core, a waiter that polls between sched_yields hands the core
    * over in ~1 us and sees the change on its next turn; a futex sleep and
-   * wake-up cost several microseconds more on a virtual machine. Measured
-   * on the virtual cluster (2 nodes x 2 threads, one core each, 5 runs
-   * alternating): simple_barrier 24.4 -> 23.8 us, 8-byte allreduce 26.4
-   * -> 22.9 us (medians). 200 yields bound the polling to ~0.2-1 ms before
-   * the waiter sleeps. */
-  simple__wait_policy.yields = yields >= 0 ? (unsigned)yields : n->oversubscribed ? 200u : 0u;
+   * wake-up cost several microseconds more on a virtual machine. But a
+   * thread that keeps yielding also keeps taking the core back from one
+   * that waits in MPI's progress loop for the network, so after 20 turns
+   * it sleeps. Measured on the virtual cluster (2 nodes x 2 threads, one
+   * core each, four alternating runs), against 50 polls and 200 yields:
+   * simple_barrier 14.1-16.2 -> 13.1-14.8 us, 8-byte allreduce 16.2-18.1
+   * -> 14.2-16.0 us; on two local nodes x 2 threads (2 cores) the barrier
+   * 4.2-7.4 -> 3.1-4.8 us, an 8-byte bcast 9.8-14.5 -> 5.0-7.2 us. */
+  simple__wait_policy.yields = yields >= 0 ? (unsigned)yields : n->oversubscribed ? 20u : 0u;
   simple__wait_policy.fatal = &n->fatal;
   simple__wait_policy.departed = &n->departed;
   catch_crashes(rank);
