@@ -106,8 +106,6 @@ typedef struct {
   const size_t *sc, *sd, *rc, *rd;
 } varrays_t;
 
-_Static_assert(sizeof(varrays_t) <= SIMPLE__INLINE_BYTES, "the v arrays fit a slot");
-
 typedef struct {
   simple__node_t *n;
   const simple__slot_t *slots; /* the call's arguments; NULL while thread 0 plans a regular call */
@@ -133,11 +131,12 @@ typedef struct {
 /* ------------------------------------------------------------------------
  * The layout of thread u's buffers (u on this node, j and i global ranks). */
 
-/* The v arrays sit at the end of the slot's data, so that the packed blocks
- * of a one-node call (pack_v) start in its first line. */
-#define VA_OFF (SIMPLE__INLINE_BYTES - sizeof(varrays_t))
+/* The v arrays travel in the slot's line of buffers (its aux words), so
+ * that the slot's data is free for the packed blocks of a one-node call
+ * (pack_v) and a call writes no line that nobody reads. */
+_Static_assert(sizeof(varrays_t) == sizeof(((simple__slot_t *)0)->aux), "the v arrays are aux");
 static const varrays_t *va(const a2a_t *c, int u) {
-  return (const varrays_t *)(const void *)(c->slots[u].data + VA_OFF);
+  return (const varrays_t *)(const void *)c->slots[u].aux;
 }
 static size_t sc(const a2a_t *c, int u, int j) { return c->v ? va(c, u)->sc[j] : c->count; }
 static size_t sd(const a2a_t *c, int u, int j) {
@@ -610,15 +609,15 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
  * another thread's buffer or arrays, so no closing barrier (one barrier
  * instead of two; three in place). The slot's data starts with the
  * blocks' offsets (p + 1 of them, 16 bits; the last is PACK_NONE when the
- * thread did not pack) and its in-place choice, then the blocks, then the
- * v arrays: a small block is in the first line a receiver reads, and a
- * receiver reads nothing else of the sender's. Whether every thread
+ * thread did not pack) and its in-place choice, then the blocks: a small
+ * block is in the first line a receiver reads, and a receiver reads
+ * nothing else of the sender's. Whether every thread
  * packed is read from the slots, the same verdict everywhere. */
 #define V_MAX_THREADS 8
 #define PACK_NONE     0xffffu
 #define V_HDR         24 /* 2 (V_MAX_THREADS + 1) bytes of offsets, then: */
 #define V_IN_PLACE    20 /* the in-place choice */
-#define V_CAP         (VA_OFF - V_HDR)
+#define V_CAP         (SIMPLE__INLINE_BYTES - V_HDR)
 
 /* Packs the blocks of src (NULL: a thread with an error) into the slot's
  * data when they fit, else marks it as not packed. */
@@ -696,7 +695,7 @@ int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts, const
     err = simple__check_buffer(recv, ext, type);
   varrays_t mine = {scounts, sdispls, rcounts, rdispls};
   unsigned char *data = simple__node_my_slot(s)->data;
-  memcpy(data + VA_OFF, &mine, sizeof mine);
+  memcpy((void *)simple__node_my_slot(s)->aux, &mine, sizeof mine);
   int packs = n->nodes == 1 && p <= V_MAX_THREADS;
   if (packs) pack_v(data, err ? NULL : in_place ? recv : send, in_place, scounts, sdispls, p, type);
   int rc;

@@ -36,6 +36,7 @@ typedef struct {
   void *recv;
   void *ptr;
   size_t n;
+  const void *aux[4]; /* what else a call's readers need besides the data */
   _Alignas(SIMPLE__CACHE_LINE) atomic_uint seq; /* the call posted last, 0: none yet */
   atomic_uint sleepers;                         /* threads asleep on seq */
   int err;                                      /* the poster's argument check */
