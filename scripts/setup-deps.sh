@@ -8,7 +8,9 @@ set -euo pipefail
 # against; hwloc pins threads; iproute2 builds the virtual cluster; FFTW
 # (with its MPI transforms), OpenBLAS and ScaLAPACK serve the applications
 # and are the anchors of their benchmarks; gnuplot draws the plots; clang
-# brings libFuzzer (make fuzz).
+# and its runtime libraries (libclang-rt-dev: libFuzzer and the
+# sanitizers' runtimes, which a machine with clang alone lacks) serve
+# make fuzz.
 packages=(
   build-essential cmake pkg-config
   openmpi-bin libopenmpi-dev
@@ -18,7 +20,7 @@ packages=(
   libfftw3-dev libfftw3-mpi-dev
   libopenblas-dev libscalapack-openmpi-dev
   gnuplot-nox python3
-  clang
+  clang libclang-rt-dev
 )
 
 missing=()

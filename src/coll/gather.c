@@ -240,22 +240,24 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
   if (scatter && packed) {
     size_t off = 0;
     for (int u = 0; u < me; u++) off += rcount[u] * es;
-    unsigned char *at = is_root ? (unsigned char *)big + displs[me] * es : NULL;
+    /* Addresses inside a buffer only for non-empty blocks: an empty one's
+     * buffer may be NULL. */
+    unsigned char *at = is_root && count ? (unsigned char *)big + displs[me] * es : NULL;
     if (count && (unsigned char *)own != at) memcpy(own, rd + hdr + off, count * es);
     return 0;
   }
   if (!scatter && fit) {
     for (int u = 0; u < r && is_root; u++) {
+      if (!nu[u]) continue;
       unsigned char *to = (unsigned char *)big + displs[u] * es;
-      if (nu[u] && (u != root || (unsigned char *)own != to))
-        memcpy(to, slots[u].data + hdr, nu[u] * es);
+      if (u != root || (unsigned char *)own != to) memcpy(to, slots[u].data + hdr, nu[u] * es);
     }
     return 0;
   }
   /* The root stays in the call (closing barrier): its arrays are valid. */
   const size_t *rdispls;
   memcpy(&rdispls, rd + 16, sizeof rdispls);
-  unsigned char *at = (unsigned char *)slots[root].recv + rdispls[me] * es;
+  unsigned char *at = count ? (unsigned char *)slots[root].recv + rdispls[me] * es : NULL;
   if (count && at != (unsigned char *)own) {
     if (scatter)
       memcpy(own, at, count * es);

@@ -100,6 +100,13 @@ static void test(simple_t *s, void *arg) {
            SIMPLE_ERR_RANK);
   CHECK_RC(simple_gatherv(s, in, counts[me], out, counts, displs, (simple_type_t)99, 0),
            SIMPLE_ERR_TYPE);
+  /* Every block empty, the buffers NULL, displacements anywhere: nothing
+   * moves, and no address is formed inside a NULL buffer (UBSan). */
+  size_t *zc = calloc(2 * (size_t)p, sizeof(size_t)), *zd = zc + p;
+  CHECK(zc);
+  for (int i = 0; i < p; i++) zd[i] = (size_t)i + 1;
+  CHECK_OK(simple_gatherv(s, NULL, 0, NULL, zc, zd, SIMPLE_INT32, p - 1));
+  free(zc);
   /* Still in step afterwards. */
   gatherv_one(s, SIMPLE_INT64, 5, 2, p - 1, 0, ++salt);
   free(counts);
