@@ -604,38 +604,42 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
 }
 
 /* One node of at most V_MAX_THREADS threads, every thread's outgoing blocks
- * together within its slot: each thread packs them before the publish
- * barrier and takes its blocks from every slot after it; nobody reads
- * another thread's buffer or arrays, so no closing barrier (one barrier
- * instead of two; three in place). The slot's data starts with the
- * blocks' offsets (p + 1 of them, 16 bits; the last is PACK_NONE when the
- * thread did not pack) and its in-place choice, then the blocks: a small
- * block is in the first line a receiver reads, and a receiver reads
- * nothing else of the sender's. Whether every thread
- * packed is read from the slots, the same verdict everywhere. */
+ * within its slot: each thread packs them before the publish barrier and
+ * takes its blocks from every slot after it; nobody reads another thread's
+ * buffer or arrays, so no closing barrier (one barrier instead of two;
+ * three in place). Block j sits at a fixed place, V_HDR + j * stride with
+ * stride = V_CAP / p, so that a receiver knows where its block is before
+ * it has the sender's header, and fetches the header's line and the
+ * block's lines at once (with offsets read from the header, the block's
+ * lines came only after the header's: 64-byte blocks took 0.13 us where
+ * the regular alltoall took 0.07). The header holds each block's size (16
+ * bits; the last entry is PACK_NONE when the thread did not pack: a block
+ * larger than the stride) and the thread's in-place choice. Whether every
+ * thread packed is read from the slots, the same verdict everywhere. */
 #define V_MAX_THREADS 8
 #define PACK_NONE     0xffffu
-#define V_HDR         24 /* 2 (V_MAX_THREADS + 1) bytes of offsets, then: */
+#define V_HDR         24 /* 2 (V_MAX_THREADS + 1) bytes of sizes, then: */
 #define V_IN_PLACE    20 /* the in-place choice */
 #define V_CAP         (SIMPLE__INLINE_BYTES - V_HDR)
 
 /* Packs the blocks of src (NULL: a thread with an error) into the slot's
- * data when they fit, else marks it as not packed. */
+ * data when each fits its place, else marks it as not packed. */
 static void pack_v(unsigned char *data, const void *src, int in_place, const size_t *sc,
                    const size_t *sd, int p, simple_type_t type) {
-  size_t es = simple_type_size(type), at = 0;
-  uint16_t off[V_MAX_THREADS + 1];
+  size_t es = simple_type_size(type), stride = V_CAP / (size_t)p;
+  uint16_t size[V_MAX_THREADS + 1];
   int packed = src != NULL;
   for (int j = 0; j < p && packed; j++) {
-    off[j] = (uint16_t)at;
-    if (sc[j] > (V_CAP - at) / es) packed = 0;
-    at += sc[j] * es;
+    if (sc[j] > stride / es) packed = 0;
+    size[j] = (uint16_t)(sc[j] * es);
   }
-  off[p] = packed ? (uint16_t)at : PACK_NONE;
-  memcpy(data, off, sizeof(uint16_t) * (size_t)(p + 1));
-  data[V_IN_PLACE] = in_place;
+  size[p] = packed ? 0 : PACK_NONE;
+  memcpy(data, size, sizeof(uint16_t) * (size_t)(p + 1));
+  data[V_IN_PLACE] = (unsigned char)in_place;
   for (int j = 0; j < p && packed; j++)
-    if (sc[j]) memcpy(data + V_HDR + off[j], (const unsigned char *)src + sd[j] * es, sc[j] * es);
+    if (sc[j])
+      memcpy(data + V_HDR + (size_t)j * stride, (const unsigned char *)src + sd[j] * es,
+             sc[j] * es);
 }
 
 /* After the publish: when every thread packed, copies this thread's block
@@ -645,7 +649,7 @@ static void pack_v(unsigned char *data, const void *src, int in_place, const siz
  * choice differs from thread 0's, SIMPLE_ERR_PEER on the others). */
 static int unpack_v(const simple__slot_t *slots, int me, void *recv, const size_t *rc,
                     const size_t *rd, int p, simple_type_t type) {
-  size_t es = simple_type_size(type);
+  size_t es = simple_type_size(type), at = V_HDR + (size_t)me * (V_CAP / (size_t)p);
   for (int i = 0; i < p; i++) {
     uint16_t last;
     memcpy(&last, slots[i].data + 2 * (size_t)p, sizeof last);
@@ -653,11 +657,11 @@ static int unpack_v(const simple__slot_t *slots, int me, void *recv, const size_
   }
   int first = slots[0].data[V_IN_PLACE], bad = 0;
   for (int i = 0; i < p; i++) {
-    uint16_t off[2];
-    memcpy(off, slots[i].data + 2 * (size_t)me, sizeof off);
-    size_t bytes = (size_t)(off[1] - off[0]), want = rc[i] * es;
+    uint16_t size;
+    memcpy(&size, slots[i].data + 2 * (size_t)me, sizeof size);
+    size_t bytes = size, want = rc[i] * es;
     if (bytes > want) bytes = want;
-    if (bytes) memcpy((unsigned char *)recv + rd[i] * es, slots[i].data + V_HDR + off[0], bytes);
+    if (bytes) memcpy((unsigned char *)recv + rd[i] * es, slots[i].data + at, bytes);
     if (slots[i].data[V_IN_PLACE] != first) bad = 1;
   }
   if (bad) return slots[me].data[V_IN_PLACE] != first ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
