@@ -193,8 +193,8 @@ static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void
  * read the root's arrays); the blocks follow. Gather: every thread whose block fits copies it into
  * its slot, and if all did (every slot's n says so) the root copies them
  * out and nobody waits again. Scatter: the root packs every block, in rank
- * order, into its slot when they fit together, and each thread takes its
- * own at the sum of the counts before it. Otherwise blocks move between
+ * order, into its slot when each fits its place (1/r of the room), and
+ * each thread takes its own from there. Otherwise blocks move between
  * the buffers while a closing barrier keeps the root in the call: 2b.
  * Cost when they fit: b + sum(n)/B at the root. */
 #define V_MAX_THREADS 8
@@ -209,14 +209,14 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
   memcpy(data, &count, sizeof count);
   if (!err && !scatter && count * es <= cap && count) memcpy(data + hdr, own, count * es);
   if (!err && is_root) {
-    size_t total;
-    if (scatter && !simple__c1_sum(counts, 0, r, &total) && total <= cap / es) {
-      size_t off = 0;
-      for (int u = 0; u < r; off += counts[u] * es, u++)
-        if (counts[u])
-          memcpy(data + hdr + off, (unsigned char *)big + displs[u] * es, counts[u] * es);
-      packed = 1;
-    }
+    /* Block u at a fixed place, hdr + u * (cap / r): its reader knows where
+     * it is before it has the root's header, and fetches both at once. */
+    packed = (uint64_t)scatter;
+    for (int u = 0; u < r && packed; u++) packed = counts[u] <= cap / (size_t)r / es;
+    for (int u = 0; u < r && packed; u++)
+      if (counts[u])
+        memcpy(data + hdr + (size_t)u * (cap / (size_t)r), (unsigned char *)big + displs[u] * es,
+               counts[u] * es);
     memcpy(data + 8, &counts, sizeof counts);
     memcpy(data + 16, &displs, sizeof displs);
     memcpy(data + 24, &packed, sizeof packed);
@@ -238,12 +238,11 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
     if (nu[u] > cap / es) fit = 0;
   }
   if (scatter && packed) {
-    size_t off = 0;
-    for (int u = 0; u < me; u++) off += rcount[u] * es;
     /* Addresses inside a buffer only for non-empty blocks: an empty one's
      * buffer may be NULL. */
     unsigned char *at = is_root && count ? (unsigned char *)big + displs[me] * es : NULL;
-    if (count && (unsigned char *)own != at) memcpy(own, rd + hdr + off, count * es);
+    if (count && (unsigned char *)own != at)
+      memcpy(own, rd + hdr + (size_t)me * (cap / (size_t)r), count * es);
     return 0;
   }
   if (!scatter && fit) {
