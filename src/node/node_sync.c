@@ -55,8 +55,8 @@ simple__slot_t *simple__node_publish_lead(simple_t *s, const void *send, void *r
 simple__slot_t *simple__node_exchange(simple_t *s, const void *data, size_t bytes, int err,
                                       int *rc) {
   simple__node_t *n = s->node;
-  /* The call's parity selects the slots; its sequence number k + 1 is
-   * never the 0 of a slot not posted yet. */
+  /* The call's parity selects the slots; its sequence number is k + 1,
+   * never what a slot of that parity held before (src/run/job.c). */
   unsigned k = s->call++;
   simple__slot_t *slots = n->slots[k & 1], *mine = &slots[s->thread];
   k++;

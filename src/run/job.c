@@ -360,6 +360,10 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
                        sizeof(simple__slot_t) * (size_t)threads) != 0)
       return SIMPLE_ERR_NOMEM;
     memset(n->slots[k], 0, sizeof(simple__slot_t) * (size_t)threads);
+    /* Call c posts c + 1 in a slot of parity c & 1, so slots of parity k
+     * only ever hold numbers of parity k + 1 (2^32 is even: wrapping keeps
+     * it): starting them at k, no first post can seem to have happened. */
+    for (int u = 0; u < threads; u++) atomic_init(&n->slots[k][u].seq, (unsigned)k);
   }
   return 0;
 }

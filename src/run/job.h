@@ -23,9 +23,9 @@
  * copying 1 KiB twice (with 2 threads on the development VM, gathers and
  * all-to-alls of 512 B per block went from two barriers to one).
  *
- * On one node, and in the node library's small calls everywhere, the
- * synchronization is the posted-line exchange (src/node, simple__node_
- * exchange): each thread writes its sequence number after its data, and
+ * On one node, and in the node library's reductions, scans and
+ * broadcasts everywhere, the synchronization is the posted-line exchange
+ * (src/node, simple__node_exchange): each thread writes its sequence number after its data, and
  * waits for every other thread's. The first 48 bytes of data share the
  * sequence number's cache line, so an 8-byte reduction costs one line
  * written and one read per other thread, where a counting barrier and a
