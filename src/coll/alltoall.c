@@ -39,17 +39,18 @@
  * and 4 MiB 11.8 -> 9.7 ms, equal at 256 KiB; but at 64 KiB per pair the
  * four messages took 182-184 us against 83-102 for one packed message of
  * 256 KiB (Open MPI's TCP transport moves one large message faster than
- * several eager ones), so smaller blocks are packed. The choice depends only on count and type, the
- * same on every thread of every node, so both ends of a transfer agree on
- * the messages (the v form's counts are not known at both ends without
- * trusting the caller's consistency, so it always packs).
+ * several eager ones), so smaller blocks are packed. The choice depends
+ * only on count and type, the same on every thread of every node, so both
+ * ends of a transfer agree on the messages (the v form's counts are not
+ * known at both ends without trusting the caller's consistency, so it
+ * always packs).
  *
  * Otherwise the message from node a to node b carries every block
- * (i -> j), i on a, j on b, in "i-major" order: all of thread i's blocks for b's threads in
- * rank order, then thread i+1's... The sender packs it from its threads'
- * send buffers into its driver's region of the node scratch (r_a r_b
- * memcpys), the receiver unpacks from its driver's region straight into
- * its threads' recv buffers. A node of one thread needs neither: it sends
+ * (i -> j), i on a, j on b, in "i-major" order: all of thread i's blocks
+ * for b's threads in rank order, then thread i+1's... The sender packs it
+ * from its threads' send buffers into its driver's region of the node
+ * scratch (r_a r_b memcpys), the receiver unpacks from its driver's region
+ * straight into its threads' recv buffers. A node of one thread needs neither: it sends
  * from (or receives into) its own buffer when the blocks for (from) that
  * node lie contiguously there in rank order, as they always do for the
  * regular form. Zero-byte node-pair messages are not sent (both ends know
@@ -627,7 +628,7 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
 static void pack_v(unsigned char *data, const void *src, int in_place, const size_t *sc,
                    const size_t *sd, int p, simple_type_t type) {
   size_t es = simple_type_size(type), stride = V_CAP / (size_t)p;
-  uint16_t size[V_MAX_THREADS + 1];
+  uint16_t size[V_MAX_THREADS + 1] = {0};
   int packed = src != NULL;
   for (int j = 0; j < p && packed; j++) {
     if (sc[j] > stride / es) packed = 0;

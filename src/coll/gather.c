@@ -186,17 +186,18 @@ static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void
 /* One node, the v forms, when the root's slot can hold the counts of all
  * r threads besides the blocks (r <= V_MAX_THREADS): as rooted_inline
  * where the blocks fit, decided after the publish from what every thread
- * sees alike. Every slot's data starts with its thread's count (so that
- * a reader touches only data lines); the root's goes on with the layout
- * (its counts and displs pointers, a flag, and a copy of the r counts: the
- * root may return while the others still check them, so they must not
- * read the root's arrays); the blocks follow. Gather: every thread whose block fits copies it into
- * its slot, and if all did (every slot's n says so) the root copies them
- * out and nobody waits again. Scatter: the root packs every block, in rank
- * order, into its slot when each fits its place (1/r of the room), and
- * each thread takes its own from there. Otherwise blocks move between
- * the buffers while a closing barrier keeps the root in the call: 2b.
- * Cost when they fit: b + sum(n)/B at the root. */
+ * sees alike. Every slot's data starts with its thread's count (so that a
+ * reader touches only data lines); the root's goes on with its displs
+ * pointer (for the fallback, during which the root stays in the call), a
+ * flag, and a copy of the r counts (the root may return while the others
+ * still check them, so they must not read the root's arrays); the blocks
+ * follow. Gather: every thread whose block fits copies it into its slot,
+ * and if all did (every slot's count says so) the root copies them out
+ * and nobody waits again. Scatter: the root packs every block into its
+ * slot when each fits its place (1/r of the room), and each thread takes
+ * its own from there. Otherwise blocks move between the buffers while a
+ * closing barrier keeps the root in the call: 2b. Cost when they fit:
+ * b + sum(n)/B at the root. */
 #define V_MAX_THREADS 8
 static size_t v_hdr(int r) { return 32 + 8 * (size_t)r; }
 static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void *big,
@@ -217,7 +218,6 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
       if (counts[u])
         memcpy(data + hdr + (size_t)u * (cap / (size_t)r), (unsigned char *)big + displs[u] * es,
                counts[u] * es);
-    memcpy(data + 8, &counts, sizeof counts);
     memcpy(data + 16, &displs, sizeof displs);
     memcpy(data + 24, &packed, sizeof packed);
     memcpy(data + 32, counts, sizeof(size_t) * (size_t)r);
