@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# simplerun: the layouts it starts (checked through simple-hello's lines)
-# and the bad arguments it refuses (message and exit status 2).
+# simplerun: the layouts it starts (checked through simple-hello's lines),
+# what it passes through (input, exit status, signals) and the bad
+# arguments it refuses (message and exit status 2).
 #   test_simplerun.sh BINDIR
 set -u
 bin="$1"
@@ -29,6 +30,30 @@ n=$("$bin/simplerun" "$bin/simple-hello" | grep -c "nodes=2 .*threads=$per ")
 # --procs-per-node: a flat job, every process a one-thread node.
 n=$("$bin/simplerun" -N 2 --procs-per-node 2 -t 1 "$bin/simple-hello" | grep -c "nodes=4 .*threads=1 ")
 [[ "$n" == 4 ]] || fail "-N 2 --procs-per-node 2 gave $n lines, expected 4"
+
+# Standard input reaches the first process; a failing process fails the job.
+out=$(echo "to rank zero" | "$bin/simplerun" -N 1 -t 1 cat 2>&1)
+[[ "$out" == "to rank zero" ]] || fail "standard input not forwarded: $out"
+"$bin/simplerun" -N 2 -t 1 sh -c 'exit 3' > /dev/null 2>&1 && fail "a process exiting 3 left the job's status 0"
+
+# A signal to simplerun ends the whole job (mpirun runs as its child); no
+# process of the job outlives it.
+marker=$((200 + RANDOM % 100)).25
+"$bin/simplerun" -N 2 -t 1 sleep "$marker" > /dev/null 2>&1 &
+job=$!
+for _ in $(seq 50); do pgrep -f "^sleep $marker" > /dev/null && break; sleep 0.1; done
+kill -TERM "$job"
+for _ in $(seq 100); do kill -0 "$job" 2> /dev/null || break; sleep 0.1; done
+if kill -0 "$job" 2> /dev/null; then
+  fail "simplerun still runs 10 s after SIGTERM"
+  kill -KILL "$job"
+fi
+wait "$job" && fail "a job ended by SIGTERM exited 0"
+sleep 1
+if pgrep -f "^sleep $marker" > /dev/null; then
+  fail "processes of a job ended by SIGTERM survived it"
+  pkill -f "^sleep $marker"
+fi
 
 expect_usage_error() {
   local what="$1" pattern="$2"
