@@ -604,7 +604,7 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
   return exchange(s, &c);
 }
 
-/* One node of at most V_MAX_THREADS threads, every thread's outgoing blocks
+/* One node of at most PACK_MAX_THREADS threads, every thread's outgoing blocks
  * within its slot: each thread packs them before the publish barrier and
  * takes its blocks from every slot after it; nobody reads another thread's
  * buffer or arrays, so no closing barrier (one barrier instead of two;
@@ -617,18 +617,18 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
  * bits; the last entry is PACK_NONE when the thread did not pack: a block
  * larger than the stride) and the thread's in-place choice. Whether every
  * thread packed is read from the slots, the same verdict everywhere. */
-#define V_MAX_THREADS 8
-#define PACK_NONE     0xffffu
-#define V_HDR         24 /* 2 (V_MAX_THREADS + 1) bytes of sizes, then: */
-#define V_IN_PLACE    20 /* the in-place choice */
-#define V_CAP         (SIMPLE__INLINE_BYTES - V_HDR)
+#define PACK_MAX_THREADS 8 /* the header's sizes have room for 8 threads */
+#define PACK_NONE        0xffffu
+#define V_HDR            24 /* 2 (PACK_MAX_THREADS + 1) bytes of sizes, then: */
+#define V_IN_PLACE       20 /* the in-place choice */
+#define V_CAP            (SIMPLE__INLINE_BYTES - V_HDR)
 
 /* Packs the blocks of src (NULL: a thread with an error) into the slot's
  * data when each fits its place, else marks it as not packed. */
 static void pack_v(unsigned char *data, const void *src, int in_place, const size_t *sc,
                    const size_t *sd, int p, simple_type_t type) {
   size_t es = simple_type_size(type), stride = V_CAP / (size_t)p;
-  uint16_t size[V_MAX_THREADS + 1] = {0};
+  uint16_t size[PACK_MAX_THREADS + 1] = {0};
   int packed = src != NULL;
   for (int j = 0; j < p && packed; j++) {
     if (sc[j] > stride / es) packed = 0;
@@ -701,7 +701,7 @@ int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts, const
   varrays_t mine = {scounts, sdispls, rcounts, rdispls};
   unsigned char *data = simple__node_my_slot(s)->data;
   memcpy((void *)simple__node_my_slot(s)->aux, &mine, sizeof mine);
-  int packs = n->nodes == 1 && p <= V_MAX_THREADS;
+  int packs = n->nodes == 1 && p <= PACK_MAX_THREADS;
   if (packs) pack_v(data, err ? NULL : in_place ? recv : send, in_place, scounts, sdispls, p, type);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, NULL, 0, err, &rc);

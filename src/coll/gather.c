@@ -184,7 +184,7 @@ static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void
 }
 
 /* One node, the v forms, when the root's slot can hold the counts of all
- * r threads besides the blocks (r <= V_MAX_THREADS): as rooted_inline
+ * r threads besides the blocks (r <= ROOT_COUNTS_MAX): as rooted_inline
  * where the blocks fit, decided after the publish from what every thread
  * sees alike. Every slot's data starts with its thread's count (so that a
  * reader touches only data lines); the root's goes on with its displs
@@ -198,8 +198,14 @@ static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void
  * its own from there. Otherwise blocks move between the buffers while a
  * closing barrier keeps the root in the call: 2b. Cost when they fit:
  * b + sum(n)/B at the root. */
-#define V_MAX_THREADS 8
-static size_t v_hdr(int r) { return 32 + 8 * (size_t)r; }
+/* The data of a slot: the thread's count at 0; at the root, its displs
+ * pointer at V_DISPLS, whether it packed at V_PACKED and its copy of the r
+ * counts from V_COUNTS (room for ROOT_COUNTS_MAX); the blocks after. */
+#define ROOT_COUNTS_MAX 8
+#define V_DISPLS        16
+#define V_PACKED        24
+#define V_COUNTS        32
+static size_t v_hdr(int r) { return V_COUNTS + sizeof(size_t) * (size_t)r; }
 static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void *big,
                          const size_t *counts, const size_t *displs, size_t es, int root, int err) {
   int me = s->thread, r = s->node->threads, is_root = me == root; /* one node: pid = thread */
@@ -218,20 +224,20 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
       if (counts[u])
         memcpy(data + hdr + (size_t)u * (cap / (size_t)r), (unsigned char *)big + displs[u] * es,
                counts[u] * es);
-    memcpy(data + 16, &displs, sizeof displs);
-    memcpy(data + 24, &packed, sizeof packed);
-    memcpy(data + 32, counts, sizeof(size_t) * (size_t)r);
+    memcpy(data + V_DISPLS, &displs, sizeof displs);
+    memcpy(data + V_PACKED, &packed, sizeof packed);
+    memcpy(data + V_COUNTS, counts, sizeof(size_t) * (size_t)r);
   }
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, own, big, NULL, count, err, &rc);
   if (!slots) return rc;
   const unsigned char *rd = slots[root].data;
-  size_t rcount[V_MAX_THREADS];
-  memcpy(&packed, rd + 24, sizeof packed);
-  memcpy(rcount, rd + 32, sizeof(size_t) * (size_t)r);
+  size_t rcount[ROOT_COUNTS_MAX];
+  memcpy(&packed, rd + V_PACKED, sizeof packed);
+  memcpy(rcount, rd + V_COUNTS, sizeof(size_t) * (size_t)r);
   /* Every thread reaches the same verdict on the counts by itself. */
   int fit = 1;
-  size_t nu[V_MAX_THREADS];
+  size_t nu[ROOT_COUNTS_MAX];
   for (int u = 0; u < r; u++) {
     memcpy(&nu[u], slots[u].data, sizeof nu[u]);
     if (nu[u] != rcount[u]) return count != rcount[me] ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
@@ -255,7 +261,7 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
   }
   /* The root stays in the call (closing barrier): its arrays are valid. */
   const size_t *rdispls;
-  memcpy(&rdispls, rd + 16, sizeof rdispls);
+  memcpy(&rdispls, rd + V_DISPLS, sizeof rdispls);
   unsigned char *at = count ? (unsigned char *)slots[root].recv + rdispls[me] * es : NULL;
   if (count && at != (unsigned char *)own) {
     if (scatter)
@@ -310,7 +316,7 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
   if (n->nodes == 1 && !v && count <= SIMPLE__INLINE_BYTES &&
       (size_t)p * count * es <= SIMPLE__INLINE_BYTES)
     return rooted_inline(s, scatter, own, count, big, es, root, err);
-  if (n->nodes == 1 && v && r <= V_MAX_THREADS)
+  if (n->nodes == 1 && v && r <= ROOT_COUNTS_MAX)
     return rooted_v_node(s, scatter, own, count, big, counts, displs, es, root, err);
   if (is_root) {
     /* The layout travels to the node in the root's slot. */

@@ -25,8 +25,8 @@
  *
  * On one node, and in the node library's reductions, scans and
  * broadcasts everywhere, the synchronization is the posted-line exchange
- * (src/node, simple__node_exchange): each thread writes its sequence number after its data, and
- * waits for every other thread's. The first 48 bytes of data share the
+ * (src/node, simple__node_exchange): each thread writes its sequence
+ * number after its data, and waits for every other thread's. The first 48 bytes of data share the
  * sequence number's cache line, so an 8-byte reduction costs one line
  * written and one read per other thread, where a counting barrier and a
  * data line cost three or four transfers in a row. */
