@@ -66,6 +66,16 @@ int bench_worker_cmd(char *buf, size_t len, const bench_place_t *pl, int vcluste
                      bench_side_t side, long nodes, long threads, const char *env,
                      const char *worker, const char *args);
 
+/* --plot FILE.png, checked before a run spends minutes: gnuplot must be
+ * installed, the file writable, and its name free of control characters (a
+ * newline would end gnuplot's command). Returns 0, or 1 with a message. */
+int bench_plot_check(const char *png);
+/* Starts gnuplot drawing a width x height PNG into png (pngcairo where the
+ * build has it), '?' marking missing values. The name reaches gnuplot as a
+ * single-quoted string with each quote doubled, so no file name can run
+ * gnuplot commands. NULL, with a message, when gnuplot cannot start. */
+FILE *bench_plot_open(const char *png, int width, int height);
+
 /* Opens a --csv file for writing (NULL path: no file). Returns 0, or 1
  * with a message when it cannot be opened. */
 int bench_open_csv(const char *path, FILE **out);

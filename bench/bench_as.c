@@ -634,25 +634,17 @@ static int as_plot(const char *png, long N, long T, long P) {
     fprintf(stderr, "simple-bench: --plot: no results to plot\n");
     return 1;
   }
-  FILE *g = popen("gnuplot", "w");
+  FILE *g = bench_plot_open(png, 1200, 480);
   if (!g) {
     unlink(data);
-    fprintf(stderr, "simple-bench: --plot: cannot run gnuplot: %s\n", strerror(errno));
     return 1;
   }
   fprintf(g,
-          "set datafile missing '?'\n"
-          "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-          "  set terminal pngcairo size 1200,480 font ',9'\n"
-          "} else {\n"
-          "  set terminal png size 1200,480\n"
-          "}\n"
-          "set output '%s'\n"
           "set multiplot layout 1,2 title \"simple-bench as: %ld node(s) x %ld thread(s),"
           " p = %ld\" noenhanced\n"
           "set grid\nset logscale xy\nset key top right noenhanced\n"
           "set ylabel 't/h (us per 8-byte word)'\n",
-          png, N, T, P);
+          N, T, P);
   static const char *ptitle[2] = {"total exchange (As suite): h words per processor",
                                   "BSP probe, whole job: h single words per processor"};
   for (int k = 0; k < 2; k++) {
@@ -700,20 +692,7 @@ int bench_as_suite(int argc, char **argv) {
   if (N < 0) N = vcluster ? 2 : 1;
   if (rounds < 0) rounds = quick ? 1 : 3;
   long P = N * T;
-  if (plot) {
-    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
-      fprintf(stderr,
-              "simple-bench: --plot needs gnuplot, which is not installed (or not in PATH);"
-              " install it (e.g. apt-get install gnuplot-nox) or leave out --plot\n");
-      return 1;
-    }
-    FILE *f = fopen(plot, "w");
-    if (!f) {
-      fprintf(stderr, "simple-bench: cannot write %s: %s\n", plot, strerror(errno));
-      return 1;
-    }
-    fclose(f);
-  }
+  if (plot && bench_plot_check(plot)) return 1;
   FILE *out;
   if (bench_open_csv(csv, &out)) return 1;
   as_tab.cap = AS_ROWS;

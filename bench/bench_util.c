@@ -48,6 +48,50 @@ int bench_run_worker(const char *cmd, bench_line_fn *fn, void *ctx) {
   return 0;
 }
 
+int bench_plot_check(const char *png) {
+  for (const unsigned char *c = (const unsigned char *)png; *c; c++)
+    if (*c < 0x20 || *c == 0x7f) {
+      fprintf(stderr, "simple-bench: --plot: the file name has a control character; choose"
+                      " another name\n");
+      return 1;
+    }
+  if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+    fprintf(stderr, "simple-bench: --plot needs gnuplot, which is not installed (or not in PATH);"
+                    " install it (e.g. apt-get install gnuplot-nox) or leave out --plot\n");
+    return 1;
+  }
+  FILE *f = fopen(png, "w");
+  if (!f) {
+    fprintf(stderr, "simple-bench: --plot: cannot write %s: %s\n", png, strerror(errno));
+    return 1;
+  }
+  fclose(f);
+  return 0;
+}
+
+FILE *bench_plot_open(const char *png, int width, int height) {
+  FILE *g = popen("gnuplot", "w");
+  if (!g) {
+    fprintf(stderr, "simple-bench: --plot: cannot run gnuplot: %s\n", strerror(errno));
+    return NULL;
+  }
+  fprintf(g,
+          "set datafile missing '?'\n"
+          "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+          "  set terminal pngcairo size %d,%d font ',9'\n"
+          "} else {\n"
+          "  set terminal png size %d,%d\n"
+          "}\n"
+          "set output '",
+          width, height, width, height);
+  for (const char *c = png; *c; c++) {
+    if (*c == '\'') fputc('\'', g);
+    fputc(*c, g);
+  }
+  fputs("'\n", g);
+  return g;
+}
+
 bench_row_t *bench_row(bench_table_t *t, const char *op, size_t bytes) {
   for (int i = 0; i < t->nrows; i++)
     if (t->rows[i].bytes == bytes && strcmp(t->rows[i].op, op) == 0) return &t->rows[i];

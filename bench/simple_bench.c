@@ -404,8 +404,6 @@ static void fmt_bytes(char *buf, size_t len, size_t b) {
     snprintf(buf, len, "%zuB", b);
 }
 
-static int have_gnuplot(void) { return system("command -v gnuplot >/dev/null 2>&1") == 0; }
-
 /* One panel per collective, log-log time against size: simple and the
  * anchor solid, the two MPI variants dashed. Rows are sorted by collective. */
 static int write_plot(const char *png, const char *title) {
@@ -444,25 +442,17 @@ static int write_plot(const char *png, const char *title) {
   }
   int cols = nblocks <= 4 ? nblocks : nblocks <= 9 ? 3 : 4;
   int lines = (nblocks + cols - 1) / cols;
-  FILE *g = popen("gnuplot", "w");
+  FILE *g = bench_plot_open(png, 420 * cols, 320 * lines);
   if (!g) {
     unlink(data);
-    fprintf(stderr, "simple-bench: --plot: cannot run gnuplot: %s\n", strerror(errno));
     return 1;
   }
   fprintf(g,
-          "set datafile missing '?'\n"
-          "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-          "  set terminal pngcairo size %d,%d font ',9'\n"
-          "} else {\n"
-          "  set terminal png size %d,%d\n"
-          "}\n"
-          "set output '%s'\n"
           "set multiplot layout %d,%d title \"%s\"\n"
           "set grid\n"
           "set key top left\n"
           "set ylabel 'us'\n",
-          420 * cols, 320 * lines, 420 * cols, 320 * lines, png, lines, cols, title);
+          lines, cols, title);
   static const char *curve[4] = {
       "with linespoints lw 2 lc rgb '#9400d3' title 'simple'",
       "with linespoints lw 2 lc rgb '#009e73' title 'anchor (faster MPI)'",
@@ -534,12 +524,7 @@ static int suite_coll(int argc, char **argv) {
   opts_t o;
   int rc = parse_opts(argc, argv, 1, &o);
   if (rc) return rc;
-  if (o.plot && !have_gnuplot()) {
-    fprintf(stderr,
-            "simple-bench: --plot needs gnuplot, which is not installed (or not in"
-            " PATH); install it (e.g. apt-get install gnuplot-nox) or leave out --plot\n");
-    return 1;
-  }
+  if (o.plot && bench_plot_check(o.plot)) return 1;
   char dir[PATH_MAX];
   bench_self_dir(dir, sizeof dir);
   /* On several hosts (the virtual cluster, or a Slurm allocation, where
