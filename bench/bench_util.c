@@ -51,13 +51,15 @@ int bench_run_worker(const char *cmd, bench_line_fn *fn, void *ctx) {
 int bench_plot_check(const char *png) {
   for (const unsigned char *c = (const unsigned char *)png; *c; c++)
     if (*c < 0x20 || *c == 0x7f) {
-      fprintf(stderr, "simple-bench: --plot: the file name has a control character; choose"
-                      " another name\n");
+      fprintf(stderr,
+              "simple-bench: --plot: the file name has a control character; choose"
+              " another name\n");
       return 1;
     }
   if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
-    fprintf(stderr, "simple-bench: --plot needs gnuplot, which is not installed (or not in PATH);"
-                    " install it (e.g. apt-get install gnuplot-nox) or leave out --plot\n");
+    fprintf(stderr,
+            "simple-bench: --plot needs gnuplot, which is not installed (or not in PATH);"
+            " install it (e.g. apt-get install gnuplot-nox) or leave out --plot\n");
     return 1;
   }
   FILE *f = fopen(png, "w");
