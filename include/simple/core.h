@@ -140,7 +140,9 @@ typedef struct simple simple_t;
 SIMPLE_API int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void *arg);
 
 /* The context of paper 000, Table 1. Global ranks are node-major: the
- * threads of node 0 first, then those of node 1, ... */
+ * threads of node 0 first, then those of node 1, ... Each query returns -1
+ * when s is not the calling thread's live context (NULL, another thread's,
+ * or one kept after simple_run returned). One load and compare (~1 ns). */
 SIMPLE_API int simple_nodes(const simple_t *s);   /* NODES: nodes (MPI processes) in the job */
 SIMPLE_API int simple_node(const simple_t *s);    /* MYNODE: this node, 0..NODES-1 */
 SIMPLE_API int simple_threads(const simple_t *s); /* THREADS: threads on this node */

@@ -44,7 +44,7 @@ int simple__coll_check(simple_t *s, const char *call, long long count, int type,
                        const void *caller);
 #define SIMPLE__COLL_CHECK(s, call, count, type, op, root)                                        \
   do {                                                                                            \
-    if ((s) && (s)->node->checked) {                                                              \
+    if (SIMPLE__IN_JOB(s) && (s)->node->checked) {                                                \
       int check_rc_ = simple__coll_check((s), (call), (long long)(count), (int)(type), (int)(op), \
                                          (root), __builtin_return_address(0));                    \
       if (check_rc_) return check_rc_;                                                            \

@@ -181,13 +181,13 @@ long simple__layout_cols(const simple__layout_t *l, int t) {
 
 int simple_dist_parts(const simple_t *s, const simple_dist_t *d) {
   simple__layout_t l;
-  if (!s || simple__layout(s, d, &l)) return -1;
+  if (!SIMPLE__IN_JOB(s) || simple__layout(s, d, &l)) return -1;
   return l.np;
 }
 
 int simple_dist_my_part(const simple_t *s, const simple_dist_t *d) {
   int np, me;
-  if (!s || !d || parts_of(s, d->over, &np, &me)) return -1;
+  if (!SIMPLE__IN_JOB(s) || !d || parts_of(s, d->over, &np, &me)) return -1;
   return me;
 }
 

@@ -580,7 +580,7 @@ static int may_remote(const simple__node_t *n, int src) {
   (void)me
 
 int simple_tag_ub(simple_t *s) {
-  if (!s) return -1;
+  if (!SIMPLE__IN_JOB(s)) return -1;
   simple__msg_node_t *m = simple__msg_state(s);
   return m ? m->tag_ub : -1;
 }

@@ -55,6 +55,12 @@ simple__slot_t *simple__node_publish_lead(simple_t *s, const void *send, void *r
 simple__slot_t *simple__node_exchange(simple_t *s, const void *data, size_t bytes, int err,
                                       int *rc) {
   simple__node_t *n = s->node;
+  /* After a failure the lines may hold an earlier call's sequence number
+   * from a thread that left mid-call: nothing read from them is this call's. */
+  if (simple__job_failed()) {
+    *rc = SIMPLE_ERR_FATAL;
+    return NULL;
+  }
   /* The call's parity selects the slots; its sequence number is k + 1,
    * never what a slot of that parity held before (src/run/job.c). */
   unsigned k = s->call++;

@@ -283,7 +283,7 @@ static int fail(th_t *T, int code, const char *fmt, ...) {
 }
 
 const char *simple_rma_error(simple_t *s) {
-  if (!s) return "";
+  if (!SIMPLE__IN_JOB(s)) return "";
   rma_t *R = __atomic_load_n((rma_t **)&s->node->rma, __ATOMIC_ACQUIRE);
   return R ? R->th[s->thread].err : "";
 }

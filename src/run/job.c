@@ -27,23 +27,26 @@ static simple__node_t *running;
 
 simple_t *simple_self(void) { return simple__self; }
 
-int simple_nodes(const simple_t *s) { return s->node->nodes; }
-int simple_node(const simple_t *s) { return s->node->node; }
-int simple_threads(const simple_t *s) { return s->node->threads; }
-int simple_thread(const simple_t *s) { return s->thread; }
-int simple_nprocs(const simple_t *s) { return s->node->nprocs; }
-int simple_pid(const simple_t *s) { return s->pid; }
-int simple_cores_shared(const simple_t *s) { return s->node->shared_anywhere; }
+/* The queries answer -1 for a context that is not the calling thread's live
+ * one (NULL, another thread's, or one kept after simple_run returned): a
+ * number that no valid answer is, found without touching the context. */
+#define QUERY(s, expr) (SIMPLE__IN_JOB(s) ? (expr) : -1)
+int simple_nodes(const simple_t *s) { return QUERY(s, s->node->nodes); }
+int simple_node(const simple_t *s) { return QUERY(s, s->node->node); }
+int simple_threads(const simple_t *s) { return QUERY(s, s->node->threads); }
+int simple_thread(const simple_t *s) { return QUERY(s, s->thread); }
+int simple_nprocs(const simple_t *s) { return QUERY(s, s->node->nprocs); }
+int simple_pid(const simple_t *s) { return QUERY(s, s->pid); }
+int simple_cores_shared(const simple_t *s) { return QUERY(s, s->node->shared_anywhere); }
 
 int simple_threads_on(const simple_t *s, int node) {
-  if (node < 0 || node >= s->node->nodes) return -1;
+  if (!SIMPLE__IN_JOB(s) || node < 0 || node >= s->node->nodes) return -1;
   return s->node->threads_of[node];
 }
 
 int simple_node_of(const simple_t *s, int pid) {
-  const simple__node_t *n = s->node;
-  if (pid < 0 || pid >= n->nprocs) return -1;
-  return simple__node_of(n, pid);
+  if (!SIMPLE__IN_JOB(s) || pid < 0 || pid >= s->node->nprocs) return -1;
+  return simple__node_of(s->node, pid);
 }
 
 int simple__node_of(const simple__node_t *n, int pid) {
@@ -60,6 +63,7 @@ int simple__node_of(const simple__node_t *n, int pid) {
 }
 
 int simple_pid_of(const simple_t *s, int node, int thread) {
+  if (!SIMPLE__IN_JOB(s)) return -1;
   const simple__node_t *n = s->node;
   if (node < 0 || node >= n->nodes || thread < 0 || thread >= n->threads_of[node]) return -1;
   return n->first_pid[node] + thread;

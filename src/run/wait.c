@@ -23,11 +23,6 @@ static int futex_wait(atomic_uint *word, unsigned old) {
   return (int)syscall(SYS_futex, (unsigned *)word, FUTEX_WAIT_PRIVATE, old, &ts, NULL, 0);
 }
 
-static int job_failed(void) {
-  return simple__wait_policy.fatal &&
-         atomic_load_explicit(simple__wait_policy.fatal, memory_order_relaxed);
-}
-
 /* A barrier needs every thread of the node; one that has returned from the
  * SPMD function will never come. Checked on each sleep timeout, so the job
  * ends within SIMPLE__SLEEP_NS of the departure instead of hanging. */
@@ -77,7 +72,7 @@ static int wait_impl(atomic_uint *word, unsigned old, atomic_uint *sleepers, int
                                   : "a wait for another thread of the node");
   int rc = 0;
   while (atomic_load_explicit(word, memory_order_seq_cst) == old) {
-    if (job_failed()) {
+    if (simple__job_failed()) {
       rc = SIMPLE_ERR_FATAL;
       break;
     }
@@ -105,6 +100,13 @@ void simple__barrier_init(simple__barrier_t *b, unsigned n) {
 }
 
 unsigned simple__barrier_lead(simple__barrier_t *b, unsigned flag, int *lead) {
+  /* A thread that left an earlier wait because the job failed left its
+   * arrival counted: after a failure the count no longer says who came, so
+   * nobody may lead (and read the slots of threads that never came). */
+  if (simple__job_failed()) {
+    *lead = 0;
+    return SIMPLE__BARRIER_FATAL;
+  }
   unsigned gen = atomic_load_explicit(&b->gen, memory_order_acquire);
   atomic_uint *flags = &b->flags[gen & 1];
   if (flag) atomic_fetch_or_explicit(flags, flag, memory_order_relaxed);

@@ -31,6 +31,14 @@ typedef struct {
 
 extern simple__wait_policy_t simple__wait_policy;
 
+/* Whether the job has entered its fatal state (a thread aborted): permanent,
+ * so a call that finds it set returns SIMPLE_ERR_FATAL at once. One relaxed
+ * load of a line that is written once. */
+static inline int simple__job_failed(void) {
+  return simple__wait_policy.fatal &&
+         atomic_load_explicit(simple__wait_policy.fatal, memory_order_relaxed);
+}
+
 /* Blocks while *word == old. Returns 0 once it differs, or SIMPLE_ERR_FATAL
  * if the job entered its fatal state meanwhile. `sleepers` counts threads
  * asleep on word, so that wakers skip the system call when nobody sleeps. */

@@ -40,8 +40,21 @@ static void test(simple_t *s, void *arg) {
     return; /* depart */
   }
   /* Waits for the victim forever, unless the job ends. */
-  if (simple_barrier(s) == SIMPLE_ERR_FATAL) /* the job is ending: wait for it */
+  if (simple_barrier(s) == SIMPLE_ERR_FATAL) {
+    /* The job is ending: until its process is taken down, every call says
+     * so at once, and none reads what the victim never wrote (a small and a
+     * large reduction, whose leader combines every thread's input). */
+    static double x[4096], y[4096];
+    for (int i = 0; i < 20; i++) {
+      int rc[4] = {simple_barrier(s), simple_allreduce(s, x, y, 1, SIMPLE_DOUBLE, SIMPLE_SUM),
+                   simple_allreduce(s, x, y, 4096, SIMPLE_DOUBLE, SIMPLE_SUM),
+                   simple_node_allreduce(s, x, y, 1, SIMPLE_DOUBLE, SIMPLE_SUM)};
+      for (int k = 0; k < 4; k++)
+        if (rc[k] != SIMPLE_ERR_FATAL)
+          simple_abort(s, "call %d returned %s after the job failed", k, simple_errname(rc[k]));
+    }
     for (;;) pause();
+  }
   simple_abort(s, "the barrier returned although a thread never came");
 }
 
