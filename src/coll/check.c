@@ -11,7 +11,6 @@
  * reaches the node's threads through a second barrier. Every node always takes part in the gather,
  * also when its own threads disagree, so nobody is left waiting. Cost when on: 2b + one allgather
  * of 64 bytes per node, per collective call; when off, one predictable branch. */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,23 +31,8 @@ static int same(const signature_t *a, const signature_t *b) {
 }
 
 static void describe(const signature_t *g, char *out, size_t len) {
-  int at = snprintf(out, len, "simple_%s(", g->call);
-  if (g->count >= 0) at += snprintf(out + at, len - (size_t)at, "count %lld, ", g->count);
-  if (g->type >= 0)
-    at += snprintf(out + at, len - (size_t)at, "type %s", simple_type_name((simple_type_t)g->type));
-  if (g->op >= 0)
-    at += snprintf(out + at, len - (size_t)at, ", op %s", simple_op_name((simple_op_t)g->op));
-  if (g->root >= 0) at += snprintf(out + at, len - (size_t)at, ", root %d", g->root);
-  snprintf(out + at, len - (size_t)at, ")");
-}
-
-static void call_site(const void *caller, char *out, size_t len) {
-  Dl_info info;
-  if (caller && dladdr(caller, &info) && info.dli_sname)
-    snprintf(out, len, "%s+0x%lx", info.dli_sname,
-             (unsigned long)((const char *)caller - (const char *)info.dli_saddr));
-  else
-    snprintf(out, len, "%p", caller);
+  simple__call_t c = {g->call, NULL, g->count, g->type, g->op, g->root};
+  simple__call_describe(&c, out, len);
 }
 
 /* The signature most threads called (node 0's first among equals): the
@@ -67,17 +51,16 @@ static int majority(const signature_t *sig, const int *weight, int n) {
   return best;
 }
 
-int simple__coll_check(simple_t *s, const char *call, long long count, int type, int op, int root,
-                       const void *caller) {
+int simple__coll_check(simple_t *s, const simple__call_t *call) {
   simple__node_t *n = s->node;
   int r = n->threads, P = n->nodes;
   signature_t mine;
   memset(&mine, 0, sizeof mine);
-  snprintf(mine.call, sizeof mine.call, "%s", call);
-  mine.count = count;
-  mine.type = type;
-  mine.op = op;
-  mine.root = root;
+  snprintf(mine.call, sizeof mine.call, "%s", call->name);
+  mine.count = call->count;
+  mine.type = call->type;
+  mine.op = call->op;
+  mine.root = call->root;
   memcpy(simple__node_my_slot(s)->data, &mine, sizeof mine);
   /* Thread 0's work space: the node's signatures and weights, then every
    * node's reference, then the job's reference. */
@@ -86,7 +69,7 @@ int simple__coll_check(simple_t *s, const char *call, long long count, int type,
   int err = 0;
   if (s->thread == 0 && !(w = simple__node_scratch(s, need))) err = SIMPLE_ERR_NOMEM;
   int rc;
-  const simple__slot_t *slots = simple__node_publish(s, caller, NULL, w, 0, err, &rc);
+  const simple__slot_t *slots = simple__node_publish(s, call->site, NULL, w, 0, err, &rc);
   if (!slots) return rc;
   signature_t *sig = slots[0].ptr, *nodes = sig + r, *ref = nodes + P;
   int *weight = (int *)(ref + 1), *node_weight = weight + r;
@@ -117,10 +100,10 @@ int simple__coll_check(simple_t *s, const char *call, long long count, int type,
     *ref = nodes[rc ? n->node : majority(nodes, node_weight, P)];
     for (int u = 0; u < r && !rc; u++) {
       if (same(&sig[u], ref)) continue;
-      char a[160], b[160], site[128];
+      char a[160], b[160], site[512];
       describe(&sig[u], a, sizeof a);
       describe(ref, b, sizeof b);
-      call_site(slots[u].send, site, sizeof site);
+      simple__call_site(slots[u].send, site, sizeof site);
       fprintf(stderr,
               "simple: SIMPLE_CHECK: node %d thread %d (pid %d) called %s from %s, while the "
               "other threads of the job called %s\n",

@@ -40,15 +40,19 @@ void simple__coll_apply_left(simple_op_t op, simple_type_t type, const void *in,
  * op, root -1 where they do not apply) with the others'. Returns 0, or
  * SIMPLE_ERR_ARG on a thread whose call differs (SIMPLE_ERR_PEER on the
  * others) after printing the mismatch with its call sites. */
-int simple__coll_check(simple_t *s, const char *call, long long count, int type, int op, int root,
-                       const void *caller);
-#define SIMPLE__COLL_CHECK(s, call, count, type, op, root)                                        \
-  do {                                                                                            \
-    if (SIMPLE__IN_JOB(s) && (s)->node->checked) {                                                \
-      int check_rc_ = simple__coll_check((s), (call), (long long)(count), (int)(type), (int)(op), \
-                                         (root), __builtin_return_address(0));                    \
-      if (check_rc_) return check_rc_;                                                            \
-    }                                                                                             \
+int simple__coll_check(simple_t *s, const simple__call_t *call);
+/* At every collective's entry: records the call in the thread's context
+ * (for the hang report), then, in checked mode, compares it. A context not
+ * in the job is left alone: the call returns SIMPLE_ERR_NOT_IN_JOB. */
+#define SIMPLE__COLL_CHECK(s, call, count, type, op, root)                                   \
+  do {                                                                                       \
+    if (!SIMPLE__IN_JOB(s)) break;                                                           \
+    simple__call_record(&(s)->last, (call), __builtin_return_address(0), (long long)(count), \
+                        (int)(type), (int)(op), (root));                                     \
+    if ((s)->node->checked) {                                                                \
+      int check_rc_ = simple__coll_check((s), &(s)->last);                                   \
+      if (check_rc_) return check_rc_;                                                       \
+    }                                                                                        \
   } while (0)
 
 #endif

@@ -139,6 +139,7 @@ int simple__node_at_close(simple__node_t *n, void (*fn)(simple__node_t *n)) {
 static void *thread_main(void *p) {
   simple_t *s = p;
   simple__self = s;
+  simple__watch_thread(s);
   if (s->node->pin && simple__pin_thread(s->node->local_first_core, s->thread) != 0)
     fprintf(stderr, "simple: node %d thread %d: SIMPLE_PIN could not bind to a core\n",
             s->node->node, s->thread);
@@ -272,6 +273,7 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
   long spin = simple__env_long("SIMPLE_SPIN", -2);
   long yields = simple__env_long("SIMPLE_YIELDS", -2);
   long watchdog = simple__env_long("SIMPLE_WATCHDOG", 0);
+  long hang_report = simple__env_long("SIMPLE_HANG_REPORT", 60);
   long checked = simple__env_long("SIMPLE_CHECK", 0);
   if (!bad && (pin < 0 || pin > 1)) {
     bad = 1;
@@ -284,6 +286,10 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
   if (!bad && watchdog < 0) {
     bad = 1;
     snprintf(err, sizeof err, "SIMPLE_WATCHDOG must be a non-negative number of seconds");
+  }
+  if (!bad && hang_report < 0) {
+    bad = 1;
+    snprintf(err, sizeof err, "SIMPLE_HANG_REPORT must be a non-negative number of seconds");
   }
   if (!bad && spin == -1) {
     bad = 1;
@@ -328,6 +334,7 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
   MPI_Allreduce(&n->oversubscribed, &n->shared_anywhere, 1, MPI_INT, MPI_MAX, comm);
   n->pin = (int)pin;
   n->watchdog_s = watchdog;
+  n->hang_report_s = hang_report;
   n->checked = (int)checked;
 
   /* Spinning pays only while every thread has a core: then a wake-up is a

@@ -65,6 +65,7 @@ typedef struct simple__node {
                            must agree on (lanes, exchange methods) */
   int pin;              /* SIMPLE_PIN: bind each thread to a core */
   long watchdog_s;      /* SIMPLE_WATCHDOG: longest wait before aborting, 0: off */
+  long hang_report_s;   /* SIMPLE_HANG_REPORT: longest wait before reporting it, 0: off */
   int checked;          /* SIMPLE_CHECK: collectives compare their calls first */
   void *comm;           /* the job's MPI communicator (MPI_Comm, opaque here) */
   void *net;            /* src/net's state: its communicators */
@@ -103,6 +104,37 @@ int simple__launch_known(int *node, int *nodes);
  * full. */
 int simple__node_at_close(simple__node_t *n, void (*fn)(simple__node_t *n));
 
+/* The collective a thread called last: src/coll records it at each call's
+ * entry (six relaxed stores into the thread's own context, ~1 ns), the
+ * hang report prints it, checked mode compares it. Written by its thread
+ * alone and read by the watchdog's thread field by field (relaxed atomics:
+ * a report taken while a call starts may mix two calls' fields). */
+typedef struct {
+  const char *name;   /* the call without its simple_ prefix; NULL before the first */
+  const void *site;   /* the caller's return address */
+  long long count;    /* -1 where it does not apply (the v forms, barrier) */
+  int type, op, root; /* -1 where they do not apply */
+} simple__call_t;
+
+static inline void simple__call_record(simple__call_t *c, const char *name, const void *site,
+                                       long long count, int type, int op, int root) {
+  __atomic_store_n(&c->name, name, __ATOMIC_RELAXED);
+  __atomic_store_n(&c->site, site, __ATOMIC_RELAXED);
+  __atomic_store_n(&c->count, count, __ATOMIC_RELAXED);
+  __atomic_store_n(&c->type, type, __ATOMIC_RELAXED);
+  __atomic_store_n(&c->op, op, __ATOMIC_RELAXED);
+  __atomic_store_n(&c->root, root, __ATOMIC_RELAXED);
+}
+
+/* A copy of c taken with relaxed loads (from another thread). */
+simple__call_t simple__call_read(const simple__call_t *c);
+/* "simple_allreduce(count 4, type double, op sum)"; "" when c names no call. */
+void simple__call_describe(const simple__call_t *c, char *out, size_t len);
+/* The code address site as "symbol+0xOFF (object)", or its address when no
+ * symbol is known (a program built without -rdynamic exports none of its
+ * own functions: addr2line -e PROGRAM finds the line). */
+void simple__call_site(const void *site, char *out, size_t len);
+
 struct simple {
   simple__node_t *node;
   int thread;    /* MYTHREAD */
@@ -111,6 +143,7 @@ struct simple {
   void (*fn)(simple_t *, void *);
   void *arg;
   struct simple__pin *pin;
+  simple__call_t last; /* the collective called last */
 };
 
 /* The calling thread's own context (simple_self), NULL outside a job.

@@ -11,6 +11,7 @@
 typedef struct {
   _Alignas(SIMPLE__CACHE_LINE) _Atomic(const char *) what; /* NULL: not waiting */
   atomic_llong since_ns;
+  _Atomic(simple_t *) self; /* the thread's context, for its last call */
 } watch_slot_t;
 
 typedef struct {
@@ -34,7 +35,12 @@ static watch_slot_t *my_slot(void) {
   watchdog_t *w = atomic_load_explicit(&active, memory_order_acquire);
   if (!w) return NULL;
   simple_t *s = simple_self();
-  return s ? &w->slots[simple_thread(s)] : NULL;
+  return s ? &w->slots[s->thread] : NULL;
+}
+
+void simple__watch_thread(simple_t *s) {
+  watchdog_t *w = atomic_load_explicit(&active, memory_order_acquire);
+  if (w) atomic_store_explicit(&w->slots[s->thread].self, s, memory_order_relaxed);
 }
 
 void simple__watch_enter(const char *what) {
@@ -49,40 +55,67 @@ void simple__watch_leave(void) {
   if (slot) atomic_store_explicit(&slot->what, NULL, memory_order_release);
 }
 
+/* Where every thread of the node is: how long it has waited and in what,
+ * and the collective it called last with its arguments and call site. */
+static void report(watchdog_t *w, long long now, const char *who) {
+  for (int t = 0; t < w->node->threads; t++) {
+    const char *what = atomic_load_explicit(&w->slots[t].what, memory_order_acquire);
+    simple_t *self = atomic_load_explicit(&w->slots[t].self, memory_order_relaxed);
+    simple__call_t last = {0};
+    if (self) last = simple__call_read(&self->last);
+    char call[256] = "", site[512] = "", where[900] = "";
+    if (last.name) {
+      simple__call_describe(&last, call, sizeof call);
+      simple__call_site(last.site, site, sizeof site);
+      snprintf(where, sizeof where, "; last collective %s from %s", call, site);
+    }
+    if (what)
+      fprintf(
+          stderr, "simple: %s: node %d thread %d has waited %.1f s in %s%s\n", who, w->node->node,
+          t,
+          1e-9 * (double)(now - atomic_load_explicit(&w->slots[t].since_ns, memory_order_relaxed)),
+          what, where);
+    else
+      fprintf(stderr, "simple: %s: node %d thread %d is not waiting (computing)%s\n", who,
+              w->node->node, t, where);
+  }
+}
+
 static void *watch_main(void *arg) {
   watchdog_t *w = arg;
   long long limit = (long long)w->limit_s * 1000000000LL;
+  long long report_after = (long long)w->node->hang_report_s * 1000000000LL;
+  /* The wait last reported, by the time it began: a report is printed once
+   * per hang, not every 100 ms while it lasts. */
+  long long reported_since = -1;
   while (!atomic_load(&w->stop)) {
     struct timespec nap = {0, 100000000L};
     nanosleep(&nap, NULL);
-    long long now = now_ns();
-    int fire = 0;
+    long long now = now_ns(), oldest = -1;
     for (int t = 0; t < w->node->threads; t++) {
       const char *what = atomic_load_explicit(&w->slots[t].what, memory_order_acquire);
-      if (what && now - atomic_load_explicit(&w->slots[t].since_ns, memory_order_relaxed) > limit)
-        fire = 1;
+      long long since = atomic_load_explicit(&w->slots[t].since_ns, memory_order_relaxed);
+      if (what && (oldest < 0 || since < oldest)) oldest = since;
     }
-    if (!fire || atomic_load(&w->stop)) continue;
-    /* Where every thread of the node is, then the end of the job. */
-    for (int t = 0; t < w->node->threads; t++) {
-      const char *what = atomic_load_explicit(&w->slots[t].what, memory_order_acquire);
-      if (what)
-        fprintf(stderr, "simple: watchdog: node %d thread %d has waited %.1f s in %s\n",
-                w->node->node, t,
-                1e-9 * (double)(now -
-                                atomic_load_explicit(&w->slots[t].since_ns, memory_order_relaxed)),
-                what);
-      else
-        fprintf(stderr, "simple: watchdog: node %d thread %d is not waiting (computing)\n",
-                w->node->node, t);
+    if (oldest < 0 || atomic_load(&w->stop)) continue;
+    if (limit > 0 && now - oldest > limit) {
+      report(w, now, "watchdog");
+      simple_abort(NULL, "watchdog: a wait lasted longer than SIMPLE_WATCHDOG=%ld s", w->limit_s);
     }
-    simple_abort(NULL, "watchdog: a wait lasted longer than SIMPLE_WATCHDOG=%ld s", w->limit_s);
+    if (report_after > 0 && now - oldest > report_after && oldest != reported_since) {
+      report(w, now, "hang report");
+      fprintf(stderr,
+              "simple: hang report: node %d goes on waiting (SIMPLE_HANG_REPORT=%ld s;"
+              " SIMPLE_WATCHDOG=SECONDS ends the job instead)\n",
+              w->node->node, w->node->hang_report_s);
+      reported_since = oldest;
+    }
   }
   return NULL;
 }
 
 int simple__watchdog_start(simple__node_t *n, long seconds) {
-  if (seconds <= 0) return 0;
+  if (seconds <= 0 && n->hang_report_s <= 0) return 0;
   watchdog_t *w = calloc(1, sizeof *w);
   if (!w) return SIMPLE_ERR_NOMEM;
   w->slots = aligned_alloc(SIMPLE__CACHE_LINE, sizeof(watch_slot_t) * (size_t)n->threads);
@@ -93,6 +126,7 @@ int simple__watchdog_start(simple__node_t *n, long seconds) {
   for (int t = 0; t < n->threads; t++) {
     atomic_init(&w->slots[t].what, NULL);
     atomic_init(&w->slots[t].since_ns, 0);
+    atomic_init(&w->slots[t].self, NULL);
   }
   w->node = n;
   w->limit_s = seconds;
