@@ -83,6 +83,23 @@ SIMPLE_API int simple_rma_backend(simple_t *s);
  * Cost: 2b. */
 SIMPLE_API int simple_rma_set_backend(simple_t *s, int backend);
 
+/* Collective over the processors taking part: from the next sync on, only
+ * processors 0..nprocs-1 take part in the supersteps (BSPlib's
+ * bsp_begin(P) with P smaller than the job). The others make no call but
+ * simple_rma_sync, once per superstep of those taking part, and find the
+ * new count in simple_rma_procs after the sync; a call of theirs fails with
+ * SIMPLE_ERR_RANK, and so do transfers naming them. Registrations are kept
+ * when the count shrinks; when it grows, every registration ends (the
+ * processors coming back know none of them). SIMPLE_ERR_RANK if nprocs is
+ * outside 1..simple_nprocs. Cost: O(1) now; the next sync checks agreement
+ * (part of its count exchange) and costs one more node barrier. */
+SIMPLE_API int simple_rma_set_procs(simple_t *s, int nprocs);
+
+/* The number of processors taking part in the supersteps (simple_nprocs
+ * unless simple_rma_set_procs said otherwise); 0 when s is not the calling
+ * thread's handle in a running job. Cost: O(1). */
+SIMPLE_API int simple_rma_procs(simple_t *s);
+
 /* Collective: registers [addr, addr + size) of the calling thread,
  * effective from the next sync. addr may be NULL when size is 0.
  * Cost: O(1) now; at the sync an allgather of 16 bytes per thread. */
