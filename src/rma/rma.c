@@ -109,13 +109,14 @@ typedef struct {
 typedef struct {
   _Alignas(SIMPLE__CACHE_LINE) gbuf_t *out; /* [nprocs] records per destination */
   gbuf_t *rgets;                            /* [nodes] rget_t per node */
-  gbuf_t lgets, tmp;                        /* gets inside the node and their data */
-  gbuf_t regs;                              /* reg_t: effective registrations */
-  const void *hit_addr;                     /* the last lookup, valid while */
-  int hit_slot;                             /* ... hit_slot >= 0 */
-  gbuf_t pushes;                            /* push_t pending */
-  gbuf_t pops;                              /* int slots pending */
-  gbuf_t reqs;                              /* simple__net_req_t of this sync */
+  size_t *rgoff;        /* [nodes] where this thread's replies start in node k's */
+  gbuf_t lgets, tmp;    /* gets inside the node and their data */
+  gbuf_t regs;          /* reg_t: effective registrations */
+  const void *hit_addr; /* the last lookup, valid while */
+  int hit_slot;         /* ... hit_slot >= 0 */
+  gbuf_t pushes;        /* push_t pending */
+  gbuf_t pops;          /* int slots pending */
+  gbuf_t reqs;          /* simple__net_req_t of this sync */
   size_t tag_pending;
   int tag_set, has_gets, has_out;
   int procs_pending;   /* simple_rma_set_procs of this superstep, 0: none */
@@ -184,6 +185,7 @@ static void free_state(simple__node_t *n) {
     for (int k = 0; k < R->P && T->rgets; k++) free(T->rgets[k].p);
     free(T->out);
     free(T->rgets);
+    free(T->rgoff);
     gbuf_t *b[] = {&T->lgets, &T->tmp,  &T->regs,  &T->pushes,
                    &T->pops,  &T->reqs, &T->inbox, &T->inidx};
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) free(b[i]->p);
@@ -242,8 +244,9 @@ static rma_t *make_state(simple__node_t *n) {
   for (int t = 0; t < R->r; t++) {
     R->th[t].out = calloc((size_t)R->nprocs, sizeof(gbuf_t));
     R->th[t].rgets = calloc((size_t)R->P, sizeof(gbuf_t));
+    R->th[t].rgoff = calloc((size_t)R->P, sizeof(size_t));
     R->th[t].hit_slot = -1;
-    if (!R->th[t].out || !R->th[t].rgets) goto fail;
+    if (!R->th[t].out || !R->th[t].rgets || !R->th[t].rgoff) goto fail;
   }
   return R;
 fail:
@@ -569,13 +572,15 @@ int simple_bsmp_qsize(simple_t *s, size_t *nmessages, size_t *nbytes) {
 
 int simple_bsmp_get_tag(simple_t *s, ptrdiff_t *status, void *tag) {
   ENTER(s, R, T);
-  if (!status) return fail(T, SIMPLE_ERR_NULL, "get_tag: NULL status");
+  if (!status)
+    return fail(T, SIMPLE_ERR_NULL, "get_tag: processor %d passed a NULL status", s->pid);
   const msg_t *m = next_msg(T);
   if (!m) {
     *status = -1;
     return 0;
   }
-  if (m->taglen && !tag) return fail(T, SIMPLE_ERR_NULL, "get_tag: NULL tag buffer");
+  if (m->taglen && !tag)
+    return fail(T, SIMPLE_ERR_NULL, "get_tag: processor %d passed a NULL tag buffer", s->pid);
   *status = (ptrdiff_t)m->len;
   if (m->taglen) memcpy(tag, m + 1, m->taglen);
   return 0;
@@ -586,7 +591,8 @@ int simple_bsmp_move(simple_t *s, void *payload, size_t room) {
   const msg_t *m = next_msg(T);
   if (!m) return fail(T, SIMPLE_ERR_ARG, "move: processor %d has no message left", s->pid);
   size_t n = m->len < room ? m->len : room;
-  if (n && !payload) return fail(T, SIMPLE_ERR_NULL, "move: NULL payload buffer");
+  if (n && !payload)
+    return fail(T, SIMPLE_ERR_NULL, "move: processor %d passed a NULL payload buffer", s->pid);
   if (n) memcpy(payload, (const unsigned char *)(m + 1) + PAD8(m->taglen), n);
   T->inpos++;
   return 0;
@@ -594,7 +600,8 @@ int simple_bsmp_move(simple_t *s, void *payload, size_t room) {
 
 int simple_bsmp_hpmove(simple_t *s, const void **tag, const void **payload, ptrdiff_t *status) {
   ENTER(s, R, T);
-  if (!tag || !payload || !status) return fail(T, SIMPLE_ERR_NULL, "hpmove: NULL argument");
+  if (!tag || !payload || !status)
+    return fail(T, SIMPLE_ERR_NULL, "hpmove: processor %d passed a NULL pointer", s->pid);
   const msg_t *m = next_msg(T);
   if (!m) {
     *status = -1;
@@ -705,9 +712,10 @@ static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
       size_t sec = 0, nreq = 0, want = 0;
       if (k != me) {
         for (int u = 0; u < r; u++) {
-          const th_t *U = &R->th[u];
+          th_t *U = &R->th[u];
           for (int t = 0; t < RK(n, k); t++) sec += U->out[FP(n, k) + t].len;
           const rget_t *g = (const rget_t *)U->rgets[k].p;
+          U->rgoff[k] = want; /* replies come back in thread order */
           size_t ng = NITEMS(U->rgets[k], rget_t);
           nreq += ng;
           for (size_t i = 0; i < ng; i++) want += PAD8(g[i].len);
@@ -1125,6 +1133,9 @@ int simple_rma_sync(simple_t *s) {
                  "MPI_Isend of get replies");
         }
       }
+      /* The replies must be in before the barrier below: every thread then
+       * copies its own out, after the puts aimed at it. */
+      if (!onesided) must(s, wait_reqs(T), "the reply exchange");
     }
   }
   /* Brw: no write before every read of the node is done. The barrier
@@ -1144,17 +1155,19 @@ int simple_rma_sync(simple_t *s) {
     lget_t *g = (lget_t *)T->lgets.p;
     for (size_t i = 0; i < NITEMS(T->lgets, lget_t); i++)
       memcpy(g[i].dst, T->tmp.p + g[i].tmp, g[i].len);
-    if (P > 1) {
-      if (!onesided) must(s, wait_reqs(T), "the reply exchange");
-      FOR_HANDLED(R, s->thread, k) {
-        const unsigned char *in = R->stage + (size_t)P * R->C + (size_t)k * R->C2;
-        for (int u = 0; u < R->r; u++) {
-          const rget_t *q = (const rget_t *)R->th[u].rgets[k].p;
-          for (size_t i = 0; i < NITEMS(R->th[u].rgets[k], rget_t); i++) {
-            memcpy(q[i].dst, in, q[i].len);
-            in += PAD8(q[i].len);
-          }
-        }
+    /* Each thread lands its own remote gets' results too, after the puts
+     * aimed at it: a get's result wins over a put to the same place on
+     * both backends (the handler threads used to copy them out while the
+     * owners applied their puts, and which landed last depended on
+     * timing). */
+    for (int k = 0; k < P && T->has_gets; k++) {
+      size_t ng = NITEMS(T->rgets[k], rget_t);
+      if (k == me || !ng) continue;
+      const unsigned char *in = R->stage + (size_t)P * R->C + (size_t)k * R->C2 + T->rgoff[k];
+      const rget_t *q = (const rget_t *)T->rgets[k].p;
+      for (size_t i = 0; i < ng; i++) {
+        memcpy(q[i].dst, in, q[i].len);
+        in += PAD8(q[i].len);
       }
     }
   }
