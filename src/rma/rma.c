@@ -146,6 +146,9 @@ typedef struct {
   int remote_gets;  /* some node gets from another: one more round */
   int any_send, regchange, tagchange, procchange;
   int newprocs;
+  unsigned seq;       /* syncs so far (thread 0 counts them in plan) */
+  atomic_uint *ready; /* [P] two-sided: = seq once node k's replies are in */
+  atomic_uint ready_sleepers;
   int incoming; /* some packet comes to this node */
   int quiet;    /* nothing moves to or inside this node, nothing changes */
   size_t newtag, npush;
@@ -197,6 +200,7 @@ static void free_state(simple__node_t *n) {
   free(R->newregs.p);
   free(R->a2a);
   free(R->sendsz);
+  free(R->ready);
   free(R->stage_local.p);
   free(R->sendbuf.p);
   free(R->replybuf.p);
@@ -232,9 +236,10 @@ static rma_t *make_state(simple__node_t *n) {
   R->used = calloc((size_t)R->cap, 1);
   R->a2a = calloc(2 * (size_t)R->P * F, sizeof *R->a2a);
   R->sendsz = calloc(6 * (size_t)R->P, sizeof(size_t));
+  R->ready = calloc((size_t)R->P, sizeof *R->ready);
   if (posix_memalign((void **)&R->th, SIMPLE__CACHE_LINE, sizeof(th_t) * (size_t)R->r) != 0)
     R->th = NULL;
-  if (!R->addr || !R->size || !R->used || !R->a2a || !R->sendsz || !R->th) goto fail;
+  if (!R->addr || !R->size || !R->used || !R->a2a || !R->sendsz || !R->ready || !R->th) goto fail;
   memset(R->th, 0, sizeof(th_t) * (size_t)R->r);
   R->sendoff = R->sendsz + R->P;
   R->insz = R->sendoff + R->P;
@@ -667,6 +672,7 @@ static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
   R->any_send = 0;
   R->incoming = 0;
   R->cur = R->backend;
+  R->seq++;
   const th_t *T0 = &R->th[0];
   size_t npush = NITEMS(T0->pushes, push_t), npop = NITEMS(T0->pops, int);
   /* The threads of this node that take part: a prefix, since processors
@@ -1133,9 +1139,6 @@ int simple_rma_sync(simple_t *s) {
                  "MPI_Isend of get replies");
         }
       }
-      /* The replies must be in before the barrier below: every thread then
-       * copies its own out, after the puts aimed at it. */
-      if (!onesided) must(s, wait_reqs(T), "the reply exchange");
     }
   }
   /* Brw: no write before every read of the node is done. The barrier
@@ -1159,10 +1162,26 @@ int simple_rma_sync(simple_t *s) {
      * aimed at it: a get's result wins over a put to the same place on
      * both backends (the handler threads used to copy them out while the
      * owners applied their puts, and which landed last depended on
-     * timing). */
+     * timing). Two-sided, the replies of node k are in once its handler
+     * has waited for them: it says so in ready[k] (no node barrier; the
+     * handler applies its own puts while the replies travel). */
+    if (P > 1 && !onesided) {
+      must(s, wait_reqs(T), "the reply exchange");
+      int any = 0;
+      FOR_HANDLED(R, s->thread, k) {
+        atomic_store_explicit(&R->ready[k], R->seq, memory_order_release);
+        any = 1;
+      }
+      if (any) FOR_HANDLED(R, s->thread, k) simple__wake_all(&R->ready[k], &R->ready_sleepers);
+    }
     for (int k = 0; k < P && T->has_gets; k++) {
       size_t ng = NITEMS(T->rgets[k], rget_t);
       if (k == me || !ng) continue;
+      if (!onesided) {
+        unsigned v;
+        while ((v = atomic_load_explicit(&R->ready[k], memory_order_acquire)) != R->seq)
+          if (simple__wait_while(&R->ready[k], v, &R->ready_sleepers) != 0) return SIMPLE_ERR_FATAL;
+      }
       const unsigned char *in = R->stage + (size_t)P * R->C + (size_t)k * R->C2 + T->rgoff[k];
       const rget_t *q = (const rget_t *)T->rgets[k].p;
       for (size_t i = 0; i < ng; i++) {
