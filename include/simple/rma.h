@@ -12,7 +12,10 @@
  *     destination is written during the next sync;
  *   - gets: read the remote value as it stands at the end of the
  *     superstep's computation: every get is served before any put of the
- *     superstep is applied; the local destination is written during sync;
+ *     superstep is applied; the local destination is written during sync,
+ *     after the puts aimed at the caller (a get's result wins over a put
+ *     to the same local place; two gets of one superstep into the same
+ *     bytes land in no promised order);
  *   - hpput / hpget: unbuffered; inside a node they are one memcpy at the
  *     call, between nodes they move during the next sync. The caller must
  *     keep the source unchanged and must not rely on the destination until
@@ -27,7 +30,10 @@
  * call, by the address the calling thread registered. Several may be live
  * at once; when one address is registered twice, the latest registration
  * is used. Pops follow the same rules and also take effect at the next
- * sync (the area stays usable until then).
+ * sync (the area stays usable until then). The calls of one superstep take
+ * effect in call order: a pop of an address pushed earlier in the same
+ * superstep undoes that push (the pair leaves the registrations as they
+ * were), a push after a pop registers anew.
  *
  * Backends. Inside a node a put is one memcpy from the queue into the
  * destination (done by the thread that owns the destination, so puts to
@@ -45,7 +51,7 @@
  * Costs, per sync, with P nodes, r threads per node, h the largest number
  * of bytes a node sends or receives, b a node barrier (~0.1-0.3 us), B the
  * memory bandwidth, alpha + beta m an inter-node message:
- *   empty:     2b (+ an alltoall of counts among P nodes);
+ *   empty:     2b (+ an alltoall of 96 bytes per node pair among P nodes);
  *   one node:  3b (4b with gets) + (bytes put to the thread)/B;
  *   P nodes:   3-4b + alltoall of counts among P + (P-1)/r packets per thread
  *              ~ (P-1)/r alpha + beta h + bytes/B to pack and unpack,
@@ -82,6 +88,23 @@ SIMPLE_API int simple_rma_backend(simple_t *s);
  * the backend for the syncs from now on. SIMPLE_ERR_ARG for another value.
  * Cost: 2b. */
 SIMPLE_API int simple_rma_set_backend(simple_t *s, int backend);
+
+/* Collective over the processors taking part: from the next sync on, only
+ * processors 0..nprocs-1 take part in the supersteps (BSPlib's
+ * bsp_begin(P) with P smaller than the job). The others make no call but
+ * simple_rma_sync, once per superstep of those taking part, and find the
+ * new count in simple_rma_procs after the sync; a call of theirs fails with
+ * SIMPLE_ERR_RANK, and so do transfers naming them. Registrations are kept
+ * when the count shrinks; when it grows, every registration ends (the
+ * processors coming back know none of them). SIMPLE_ERR_RANK if nprocs is
+ * outside 1..simple_nprocs. Cost: O(1) now; the next sync checks agreement
+ * (part of its count exchange) and costs one more node barrier. */
+SIMPLE_API int simple_rma_set_procs(simple_t *s, int nprocs);
+
+/* The number of processors taking part in the supersteps (simple_nprocs
+ * unless simple_rma_set_procs said otherwise); 0 when s is not the calling
+ * thread's handle in a running job. Cost: O(1). */
+SIMPLE_API int simple_rma_procs(simple_t *s);
 
 /* Collective: registers [addr, addr + size) of the calling thread,
  * effective from the next sync. addr may be NULL when size is 0.
@@ -120,7 +143,20 @@ SIMPLE_API int simple_rma_hpget(simple_t *s, int pid, const void *src, size_t of
  * put, get and message, applies pending registrations, pops and tag size.
  * Errors: SIMPLE_ERR_ARG (collective calls disagreed: see
  * simple_rma_error), SIMPLE_ERR_PEER, SIMPLE_ERR_NOMEM, SIMPLE_ERR_MPI,
- * SIMPLE_ERR_FATAL. */
+ * SIMPLE_ERR_FATAL.
+ * Cost (P nodes, r threads per node, b a node barrier ~0.1-0.3 us, B memory
+ * bandwidth, alpha + beta m an inter-node message of m bytes, h the most
+ * bytes a node sends or receives):
+ *   intra-node (P = 1): 2b when nothing moves; 3b + the bytes put to the
+ *     thread / B; gets one node barrier more and 2 copies of their bytes;
+ *   inter-node: + one MPI_Alltoall of 96 bytes per node pair among P nodes
+ *     (~(P-1) alpha, even when nothing moves), then each thread drives
+ *     (P-1)/r node pairs: ~(P-1)/r alpha + beta h, packing and unpacking
+ *     2h/B; the one-sided backend adds one MPI_Barrier (~log2 P alpha)
+ *     when any packet moves; gets add a round of replies (alpha + beta
+ *     h_get, one-sided: and one more MPI_Barrier);
+ *   registration changes: + an allgather of 16 bytes per processor among
+ *     nodes and a node barrier. */
 SIMPLE_API int simple_rma_sync(simple_t *s);
 
 /* The calling thread's last one-sided error, naming the call, the

@@ -109,15 +109,17 @@ typedef struct {
 typedef struct {
   _Alignas(SIMPLE__CACHE_LINE) gbuf_t *out; /* [nprocs] records per destination */
   gbuf_t *rgets;                            /* [nodes] rget_t per node */
-  gbuf_t lgets, tmp;                        /* gets inside the node and their data */
-  gbuf_t regs;                              /* reg_t: effective registrations */
-  const void *hit_addr;                     /* the last lookup, valid while */
-  int hit_slot;                             /* ... hit_slot >= 0 */
-  gbuf_t pushes;                            /* push_t pending */
-  gbuf_t pops;                              /* int slots pending */
-  gbuf_t reqs;                              /* simple__net_req_t of this sync */
+  size_t *rgoff;        /* [nodes] where this thread's replies start in node k's */
+  gbuf_t lgets, tmp;    /* gets inside the node and their data */
+  gbuf_t regs;          /* reg_t: effective registrations */
+  const void *hit_addr; /* the last lookup, valid while */
+  int hit_slot;         /* ... hit_slot >= 0 */
+  gbuf_t pushes;        /* push_t pending */
+  gbuf_t pops;          /* int slots pending */
+  gbuf_t reqs;          /* simple__net_req_t of this sync */
   size_t tag_pending;
   int tag_set, has_gets, has_out;
+  int procs_pending;   /* simple_rma_set_procs of this superstep, 0: none */
   gbuf_t inbox, inidx; /* BSMP: messages and their offsets */
   size_t inpos;
   char err[384];
@@ -127,6 +129,8 @@ typedef struct {
   int r, P, me, nprocs, first;
   th_t *th;
   int backend; /* chosen for the syncs to come */
+  int active;  /* processors taking part: 0..active-1 (simple_rma_set_procs) */
+  int idle;    /* this sync: no thread of this node takes part */
   int cur;     /* used by this sync: the same on every node */
   size_t tagsize;
   /* Registration table: slot k, processor q at [k * nprocs + q]. */
@@ -140,7 +144,11 @@ typedef struct {
   char errmsg[320]; /* ... and why */
   int any_gets;     /* this node reads for gets: its own, or serves others' */
   int remote_gets;  /* some node gets from another: one more round */
-  int any_send, regchange, tagchange;
+  int any_send, regchange, tagchange, procchange;
+  int newprocs;
+  unsigned seq;       /* syncs so far (thread 0 counts them in plan) */
+  atomic_uint *ready; /* [P] two-sided: = seq once node k's replies are in */
+  atomic_uint ready_sleepers;
   int incoming; /* some packet comes to this node */
   int quiet;    /* nothing moves to or inside this node, nothing changes */
   size_t newtag, npush;
@@ -163,6 +171,8 @@ enum {
   F_TAG,
   F_GETS,
   F_BACKEND,
+  F_PROCS, /* a simple_rma_set_procs in this superstep: the count, 0: none */
+  F_IDLE,  /* no thread of the node takes part: its collective fields are void */
   F
 };
 enum { TAG_PKT = 0x7a01, TAG_REPLY = 0x7a02 };
@@ -178,6 +188,7 @@ static void free_state(simple__node_t *n) {
     for (int k = 0; k < R->P && T->rgets; k++) free(T->rgets[k].p);
     free(T->out);
     free(T->rgets);
+    free(T->rgoff);
     gbuf_t *b[] = {&T->lgets, &T->tmp,  &T->regs,  &T->pushes,
                    &T->pops,  &T->reqs, &T->inbox, &T->inidx};
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) free(b[i]->p);
@@ -189,6 +200,7 @@ static void free_state(simple__node_t *n) {
   free(R->newregs.p);
   free(R->a2a);
   free(R->sendsz);
+  free(R->ready);
   free(R->stage_local.p);
   free(R->sendbuf.p);
   free(R->replybuf.p);
@@ -217,15 +229,17 @@ static rma_t *make_state(simple__node_t *n) {
   R->nprocs = n->nprocs;
   R->first = n->first_pid[n->node];
   R->backend = env_backend();
+  R->active = R->nprocs;
   R->cap = 8;
   R->addr = calloc((size_t)R->cap * (size_t)R->nprocs, sizeof *R->addr);
   R->size = calloc((size_t)R->cap * (size_t)R->nprocs, sizeof *R->size);
   R->used = calloc((size_t)R->cap, 1);
   R->a2a = calloc(2 * (size_t)R->P * F, sizeof *R->a2a);
   R->sendsz = calloc(6 * (size_t)R->P, sizeof(size_t));
+  R->ready = calloc((size_t)R->P, sizeof *R->ready);
   if (posix_memalign((void **)&R->th, SIMPLE__CACHE_LINE, sizeof(th_t) * (size_t)R->r) != 0)
     R->th = NULL;
-  if (!R->addr || !R->size || !R->used || !R->a2a || !R->sendsz || !R->th) goto fail;
+  if (!R->addr || !R->size || !R->used || !R->a2a || !R->sendsz || !R->ready || !R->th) goto fail;
   memset(R->th, 0, sizeof(th_t) * (size_t)R->r);
   R->sendoff = R->sendsz + R->P;
   R->insz = R->sendoff + R->P;
@@ -235,8 +249,9 @@ static rma_t *make_state(simple__node_t *n) {
   for (int t = 0; t < R->r; t++) {
     R->th[t].out = calloc((size_t)R->nprocs, sizeof(gbuf_t));
     R->th[t].rgets = calloc((size_t)R->P, sizeof(gbuf_t));
+    R->th[t].rgoff = calloc((size_t)R->P, sizeof(size_t));
     R->th[t].hit_slot = -1;
-    if (!R->th[t].out || !R->th[t].rgets) goto fail;
+    if (!R->th[t].out || !R->th[t].rgets || !R->th[t].rgoff) goto fail;
   }
   return R;
 fail:
@@ -308,6 +323,32 @@ int simple_rma_set_backend(simple_t *s, int backend) {
   return (f & SIMPLE__BARRIER_FATAL) ? SIMPLE_ERR_FATAL : 0;
 }
 
+int simple_rma_procs(simple_t *s) {
+  if (!SIMPLE__IN_JOB(s)) return 0;
+  rma_t *R = state(s);
+  return R ? R->active : 0;
+}
+
+/* A processor left out by simple_rma_set_procs makes no call but sync. */
+static int idle_call(simple_t *s, const rma_t *R, th_t *T, const char *call) {
+  if (s->pid < R->active) return 0;
+  return fail(T, SIMPLE_ERR_RANK,
+              "%s: processor %d does not take part in the supersteps (only processors 0..%d do)",
+              call, s->pid, R->active - 1);
+}
+
+int simple_rma_set_procs(simple_t *s, int nprocs) {
+  ENTER(s, R, T);
+  int rc = idle_call(s, R, T, "set_procs");
+  if (rc) return rc;
+  if (nprocs < 1 || nprocs > R->nprocs)
+    return fail(T, SIMPLE_ERR_RANK,
+                "set_procs: processor %d asked for %d processors, the job has %d", s->pid, nprocs,
+                R->nprocs);
+  T->procs_pending = nprocs;
+  return 0;
+}
+
 /* ------------------------------------------------------------------------
  * Registration. */
 
@@ -327,6 +368,8 @@ static int find_reg(th_t *T, const void *addr) {
 
 int simple_rma_push_reg(simple_t *s, const void *addr, size_t size) {
   ENTER(s, R, T);
+  int rc = idle_call(s, R, T, "push_reg");
+  if (rc) return rc;
   if (!addr && size)
     return fail(T, SIMPLE_ERR_NULL, "push_reg: processor %d registered NULL with size %zu", s->pid,
                 size);
@@ -337,8 +380,32 @@ int simple_rma_push_reg(simple_t *s, const void *addr, size_t size) {
   return 0;
 }
 
+/* Whether the i-th push of this superstep was popped in it already: its
+ * pop is recorded as slot -(1 + i). O(pops of the superstep). */
+static int push_popped(const th_t *T, size_t i) {
+  const int *pops = (const int *)T->pops.p;
+  for (size_t j = 0; j < NITEMS(T->pops, int); j++)
+    if (pops[j] == -1 - (int)i) return 1;
+  return 0;
+}
+
 int simple_rma_pop_reg(simple_t *s, const void *addr) {
   ENTER(s, R, T);
+  int rc = idle_call(s, R, T, "pop_reg");
+  if (rc) return rc;
+  /* Calls take effect at the sync in call order: a pop after a push of
+   * the same address in this superstep undoes that push (the latest one),
+   * so the pair leaves the registrations as they were. */
+  const push_t *pu = (const push_t *)T->pushes.p;
+  for (size_t i = NITEMS(T->pushes, push_t); i-- > 0;) {
+    if (pu[i].addr != (uint64_t)(uintptr_t)addr || push_popped(T, i)) continue;
+    if (i > (size_t)INT32_MAX - 1)
+      return fail(T, SIMPLE_ERR_COUNT, "pop_reg: too many registrations in one superstep");
+    int *slot = gb_add(&T->pops, sizeof *slot);
+    if (!slot) return SIMPLE_ERR_NOMEM;
+    *slot = -1 - (int)i;
+    return 0;
+  }
   reg_t *g = (reg_t *)T->regs.p;
   for (size_t i = NITEMS(T->regs, reg_t); i-- > 0;) {
     if (g[i].addr != addr || g[i].popping) continue;
@@ -358,9 +425,11 @@ int simple_rma_pop_reg(simple_t *s, const void *addr) {
  * that the caller registered at `area`; returns the slot or -(error). */
 static int check_area(simple_t *s, rma_t *R, th_t *T, const char *call, int pid, const void *area,
                       size_t off, size_t n, const void *buf) {
-  if (pid < 0 || pid >= R->nprocs)
+  if (s->pid >= R->active) return -idle_call(s, R, T, call);
+  if (pid < 0 || pid >= R->active) {
     return -fail(T, SIMPLE_ERR_RANK, "%s: processor %d named processor %d, outside 0..%d", call,
-                 s->pid, pid, R->nprocs - 1);
+                 s->pid, pid, R->active - 1);
+  }
   if (n && !buf)
     return -fail(T, SIMPLE_ERR_NULL, "%s: processor %d passed a NULL buffer for %zu bytes", call,
                  s->pid, n);
@@ -455,6 +524,8 @@ int simple_rma_hpget(simple_t *s, int pid, const void *src, size_t offset, void 
 int simple_bsmp_set_tagsize(simple_t *s, size_t *tagsize) {
   ENTER(s, R, T);
   if (!tagsize) return fail(T, SIMPLE_ERR_NULL, "set_tagsize: NULL argument");
+  int rc = idle_call(s, R, T, "set_tagsize");
+  if (rc) return rc;
   T->tag_pending = *tagsize;
   T->tag_set = 1;
   *tagsize = R->tagsize;
@@ -464,9 +535,11 @@ int simple_bsmp_set_tagsize(simple_t *s, size_t *tagsize) {
 int simple_bsmp_send(simple_t *s, int pid, const void *tag, const void *payload, size_t nbytes) {
   ENTER(s, R, T);
   size_t ts = R->tagsize;
-  if (pid < 0 || pid >= R->nprocs)
+  int rc = idle_call(s, R, T, "send");
+  if (rc) return rc;
+  if (pid < 0 || pid >= R->active)
     return fail(T, SIMPLE_ERR_RANK, "send: processor %d sent to processor %d, outside 0..%d",
-                s->pid, pid, R->nprocs - 1);
+                s->pid, pid, R->active - 1);
   if ((ts && !tag) || (nbytes && !payload))
     return fail(T, SIMPLE_ERR_NULL, "send: processor %d passed a NULL %s", s->pid,
                 ts && !tag ? "tag" : "payload");
@@ -504,13 +577,15 @@ int simple_bsmp_qsize(simple_t *s, size_t *nmessages, size_t *nbytes) {
 
 int simple_bsmp_get_tag(simple_t *s, ptrdiff_t *status, void *tag) {
   ENTER(s, R, T);
-  if (!status) return fail(T, SIMPLE_ERR_NULL, "get_tag: NULL status");
+  if (!status)
+    return fail(T, SIMPLE_ERR_NULL, "get_tag: processor %d passed a NULL status", s->pid);
   const msg_t *m = next_msg(T);
   if (!m) {
     *status = -1;
     return 0;
   }
-  if (m->taglen && !tag) return fail(T, SIMPLE_ERR_NULL, "get_tag: NULL tag buffer");
+  if (m->taglen && !tag)
+    return fail(T, SIMPLE_ERR_NULL, "get_tag: processor %d passed a NULL tag buffer", s->pid);
   *status = (ptrdiff_t)m->len;
   if (m->taglen) memcpy(tag, m + 1, m->taglen);
   return 0;
@@ -521,7 +596,8 @@ int simple_bsmp_move(simple_t *s, void *payload, size_t room) {
   const msg_t *m = next_msg(T);
   if (!m) return fail(T, SIMPLE_ERR_ARG, "move: processor %d has no message left", s->pid);
   size_t n = m->len < room ? m->len : room;
-  if (n && !payload) return fail(T, SIMPLE_ERR_NULL, "move: NULL payload buffer");
+  if (n && !payload)
+    return fail(T, SIMPLE_ERR_NULL, "move: processor %d passed a NULL payload buffer", s->pid);
   if (n) memcpy(payload, (const unsigned char *)(m + 1) + PAD8(m->taglen), n);
   T->inpos++;
   return 0;
@@ -529,7 +605,8 @@ int simple_bsmp_move(simple_t *s, void *payload, size_t room) {
 
 int simple_bsmp_hpmove(simple_t *s, const void **tag, const void **payload, ptrdiff_t *status) {
   ENTER(s, R, T);
-  if (!tag || !payload || !status) return fail(T, SIMPLE_ERR_NULL, "hpmove: NULL argument");
+  if (!tag || !payload || !status)
+    return fail(T, SIMPLE_ERR_NULL, "hpmove: processor %d passed a NULL pointer", s->pid);
   const msg_t *m = next_msg(T);
   if (!m) {
     *status = -1;
@@ -595,9 +672,16 @@ static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
   R->any_send = 0;
   R->incoming = 0;
   R->cur = R->backend;
+  R->seq++;
   const th_t *T0 = &R->th[0];
   size_t npush = NITEMS(T0->pushes, push_t), npop = NITEMS(T0->pops, int);
-  for (int u = 1; u < r; u++) {
+  /* The threads of this node that take part: a prefix, since processors
+   * 0..active-1 do. The others called nothing but sync. */
+  int ract = R->active - R->first;
+  if (ract > r) ract = r;
+  if (ract < 0) ract = 0;
+  R->idle = ract == 0;
+  for (int u = 1; u < ract; u++) {
     const th_t *U = &R->th[u];
     if (NITEMS(U->pushes, push_t) != npush)
       set_err(R,
@@ -617,7 +701,11 @@ static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
     if (U->tag_set != T0->tag_set || (U->tag_set && U->tag_pending != T0->tag_pending))
       set_err(R, "set_tagsize: processors %d and %d asked for different tag sizes", R->first,
               R->first + u);
+    if (U->procs_pending != T0->procs_pending)
+      set_err(R, "set_procs: processors %d and %d asked for different processor counts (%d, %d)",
+              R->first, R->first + u, T0->procs_pending, U->procs_pending);
   }
+  uint64_t procv = (uint64_t)T0->procs_pending;
   uint64_t tagv = T0->tag_set ? (uint64_t)T0->tag_pending + 1 : 0;
   uint64_t pophash = hash_ints((const int *)T0->pops.p, npop);
   int node_bad = R->err != 0;
@@ -630,9 +718,10 @@ static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
       size_t sec = 0, nreq = 0, want = 0;
       if (k != me) {
         for (int u = 0; u < r; u++) {
-          const th_t *U = &R->th[u];
+          th_t *U = &R->th[u];
           for (int t = 0; t < RK(n, k); t++) sec += U->out[FP(n, k) + t].len;
           const rget_t *g = (const rget_t *)U->rgets[k].p;
+          U->rgoff[k] = want; /* replies come back in thread order */
           size_t ng = NITEMS(U->rgets[k], rget_t);
           nreq += ng;
           for (size_t i = 0; i < ng; i++) want += PAD8(g[i].len);
@@ -657,6 +746,8 @@ static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
       f[F_TAG] = tagv;
       f[F_GETS] = 0; /* below */
       f[F_BACKEND] = (uint64_t)R->backend;
+      f[F_PROCS] = procv;
+      f[F_IDLE] = (uint64_t)R->idle;
     }
     for (int k = 0; k < P; k++) {
       snd[(size_t)k * F + F_GETS] = want_total > 0;
@@ -665,6 +756,7 @@ static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
     }
     must(s, simple__net_rma_alltoall(R->net, snd, rcv, F), "the count exchange (MPI_Alltoall)");
     size_t needC = maxsend, needC2 = maxwant, owe = 0;
+    int followed = 0; /* an idle node has adopted the calls of one taking part */
     for (int j = 0; j < P; j++) {
       const uint64_t *f = rcv + (size_t)j * F;
       if (j != me) {
@@ -687,7 +779,32 @@ static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
         set_err(R, "set_backend: node %d uses backend %d, node %d backend %d", j, (int)f[F_BACKEND],
                 me, R->backend);
       }
-      if (f[F_NPUSH] == UINT64_MAX || f[F_NPOP] == UINT64_MAX) {
+      if (f[F_IDLE]) {
+        /* A node that takes no part agrees with anything. */
+      } else if (R->idle) {
+        /* This node takes no part: it follows the collective calls of
+         * the nodes that do, and fails the sync as they do when they
+         * disagree (it must never apply a change they refuse). */
+        if (f[F_NPUSH] == UINT64_MAX || f[F_NPOP] == UINT64_MAX) {
+          set_err(R, "push_reg/pop_reg/set_tagsize: the processors of node %d disagree", j);
+        } else if (!followed) {
+          followed = 1;
+          npush = (size_t)f[F_NPUSH];
+          npop = (size_t)f[F_NPOP];
+          pophash = f[F_POPHASH];
+          tagv = f[F_TAG];
+          procv = f[F_PROCS];
+        } else if (f[F_NPUSH] != npush || f[F_NPOP] != npop || f[F_POPHASH] != pophash ||
+                   f[F_TAG] != tagv || f[F_PROCS] != procv) {
+          set_err(R,
+                  "push_reg/pop_reg/set_tagsize/set_procs: the nodes taking part disagree"
+                  " (node %d and another)",
+                  j);
+        }
+      } else if (f[F_PROCS] != procv) {
+        set_err(R, "set_procs: nodes %d and %d ask for different processor counts (%llu, %llu)", j,
+                me, (unsigned long long)f[F_PROCS], (unsigned long long)procv);
+      } else if (f[F_NPUSH] == UINT64_MAX || f[F_NPOP] == UINT64_MAX) {
         if (!node_bad)
           set_err(R, "push_reg/pop_reg/set_tagsize: the processors of node %d disagree", j);
       } else if (f[F_NPUSH] != npush || f[F_NPOP] != npop || f[F_POPHASH] != pophash) {
@@ -725,15 +842,24 @@ static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
   /* New registrations: every processor's (address, size) for each push. */
   R->regchange = !R->err && (npush || npop);
   R->tagchange = !R->err && tagv;
+  R->procchange = !R->err && procv;
+  R->newprocs = (int)procv;
   R->newtag = tagv ? (size_t)(tagv - 1) : 0;
   R->npush = R->err ? 0 : npush;
-  R->quiet = !node_out && !R->any_gets && !R->any_send && !R->regchange && !R->tagchange && !R->err;
+  R->quiet = !node_out && !R->any_gets && !R->any_send && !R->regchange && !R->tagchange &&
+             !R->procchange && !R->err;
   if (R->npush) {
     size_t all = (size_t)R->nprocs * npush * sizeof(push_t);
     must(s, gb_reserve(&R->newregs, all), "allocating the registration table");
     unsigned char *mine = R->newregs.p + (size_t)R->first * npush * sizeof(push_t);
-    for (int u = 0; u < r; u++)
-      memcpy(mine + (size_t)u * npush * sizeof(push_t), R->th[u].pushes.p, npush * sizeof(push_t));
+    /* Threads that take no part push nothing: (NULL, 0) stands for them. */
+    for (int u = 0; u < r; u++) {
+      unsigned char *at = mine + (size_t)u * npush * sizeof(push_t);
+      if (u < ract)
+        memcpy(at, R->th[u].pushes.p, npush * sizeof(push_t));
+      else
+        memset(at, 0, npush * sizeof(push_t));
+    }
     if (P > 1) {
       size_t *counts = malloc(sizeof(size_t) * (size_t)P);
       if (!counts) must(s, SIMPLE_ERR_NOMEM, "the registration exchange");
@@ -900,20 +1026,43 @@ static void write_mine(simple_t *s, rma_t *R, th_t *T) {
  * waiting in a barrier). */
 static void update_regs(simple_t *s, rma_t *R) {
   int r = R->r, np = R->nprocs;
-  const int *pops = (const int *)R->th[0].pops.p;
-  size_t npop = NITEMS(R->th[0].pops, int);
-  for (size_t i = 0; i < npop; i++) R->used[pops[i]] = 0;
+  if (R->tagchange) R->tagsize = R->newtag;
+  if (R->procchange) {
+    int grow = R->newprocs > R->active;
+    R->active = R->newprocs;
+    if (grow) {
+      /* Processors that come back know none of the registrations made
+       * while they sat out: every registration ends. */
+      memset(R->used, 0, (size_t)R->cap);
+      for (int u = 0; u < r; u++) {
+        R->th[u].regs.len = 0;
+        R->th[u].hit_slot = -1;
+      }
+      return;
+    }
+  }
+  /* A node none of whose threads takes part keeps no registrations (nobody
+   * may name its processors): they are dropped when it takes part again. */
+  if (R->idle || !R->regchange) return;
+  const th_t *T0 = &R->th[0];
+  const int *pops = (const int *)T0->pops.p;
+  size_t npop = NITEMS(T0->pops, int);
+  /* Pops of live registrations free their slots; pops of this superstep's
+   * pushes (negative) cancel those pushes below. */
+  for (size_t i = 0; i < npop; i++)
+    if (pops[i] >= 0) R->used[pops[i]] = 0;
   for (int u = 0; u < r; u++) {
     th_t *U = &R->th[u];
     reg_t *g = (reg_t *)U->regs.p;
     size_t m = 0, ng = NITEMS(U->regs, reg_t);
     for (size_t i = 0; i < ng; i++)
-      if (!g[i].popping) g[m++] = g[i];
+      if (R->used[g[i].slot]) g[m++] = g[i];
     U->regs.len = m * sizeof(reg_t);
     U->hit_slot = -1;
   }
   const push_t *all = (const push_t *)R->newregs.p;
   for (size_t i = 0; i < R->npush; i++) {
+    if (push_popped(T0, i)) continue;
     int slot = 0;
     while (slot < R->cap && R->used[slot]) slot++;
     if (slot == R->cap) {
@@ -941,7 +1090,6 @@ static void update_regs(simple_t *s, rma_t *R) {
                    .slot = slot};
     }
   }
-  if (R->tagchange) R->tagsize = R->newtag;
 }
 
 int simple_rma_sync(simple_t *s) {
@@ -961,7 +1109,7 @@ int simple_rma_sync(simple_t *s) {
     T->inbox.len = T->inidx.len = 0;
     T->inpos = 0;
     T->lgets.len = T->tmp.len = T->pushes.len = T->pops.len = 0;
-    T->tag_set = T->has_gets = T->has_out = 0;
+    T->tag_set = T->has_gets = T->has_out = T->procs_pending = 0;
     return 0;
   }
   int onesided = R->cur == SIMPLE_RMA_ONESIDED;
@@ -1022,21 +1170,39 @@ int simple_rma_sync(simple_t *s) {
     lget_t *g = (lget_t *)T->lgets.p;
     for (size_t i = 0; i < NITEMS(T->lgets, lget_t); i++)
       memcpy(g[i].dst, T->tmp.p + g[i].tmp, g[i].len);
-    if (P > 1) {
-      if (!onesided) must(s, wait_reqs(T), "the reply exchange");
+    /* Each thread lands its own remote gets' results too, after the puts
+     * aimed at it: a get's result wins over a put to the same place on
+     * both backends (the handler threads used to copy them out while the
+     * owners applied their puts, and which landed last depended on
+     * timing). Two-sided, the replies of node k are in once its handler
+     * has waited for them: it says so in ready[k] (no node barrier; the
+     * handler applies its own puts while the replies travel). */
+    if (P > 1 && !onesided) {
+      must(s, wait_reqs(T), "the reply exchange");
+      int any = 0;
       FOR_HANDLED(R, s->thread, k) {
-        const unsigned char *in = R->stage + (size_t)P * R->C + (size_t)k * R->C2;
-        for (int u = 0; u < R->r; u++) {
-          const rget_t *q = (const rget_t *)R->th[u].rgets[k].p;
-          for (size_t i = 0; i < NITEMS(R->th[u].rgets[k], rget_t); i++) {
-            memcpy(q[i].dst, in, q[i].len);
-            in += PAD8(q[i].len);
-          }
-        }
+        atomic_store_explicit(&R->ready[k], R->seq, memory_order_release);
+        any = 1;
+      }
+      if (any) FOR_HANDLED(R, s->thread, k) simple__wake_all(&R->ready[k], &R->ready_sleepers);
+    }
+    for (int k = 0; k < P && T->has_gets; k++) {
+      size_t ng = NITEMS(T->rgets[k], rget_t);
+      if (k == me || !ng) continue;
+      if (!onesided) {
+        unsigned v;
+        while ((v = atomic_load_explicit(&R->ready[k], memory_order_acquire)) != R->seq)
+          if (simple__wait_while(&R->ready[k], v, &R->ready_sleepers) != 0) return SIMPLE_ERR_FATAL;
+      }
+      const unsigned char *in = R->stage + (size_t)P * R->C + (size_t)k * R->C2 + T->rgoff[k];
+      const rget_t *q = (const rget_t *)T->rgets[k].p;
+      for (size_t i = 0; i < ng; i++) {
+        memcpy(q[i].dst, in, q[i].len);
+        in += PAD8(q[i].len);
       }
     }
   }
-  if (R->regchange || R->tagchange || R->err) {
+  if (R->regchange || R->tagchange || R->procchange || R->err) {
     if ((rc = bar(s, 0)) != 0) return rc;
     if (s->thread == 0) {
       if (R->err) {
@@ -1058,6 +1224,6 @@ int simple_rma_sync(simple_t *s) {
   if (T->has_gets)
     for (int k = 0; k < P; k++) T->rgets[k].len = 0;
   T->lgets.len = T->tmp.len = T->pushes.len = T->pops.len = 0;
-  T->tag_set = T->has_gets = T->has_out = 0;
+  T->tag_set = T->has_gets = T->has_out = T->procs_pending = 0;
   return err;
 }

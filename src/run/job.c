@@ -397,6 +397,66 @@ static int wanted_thread_level(void) {
   return MPI_THREAD_SINGLE;
 }
 
+/* The running job's process-wide state. Static, not on simple_run's stack:
+ * the process may end while thread 0 is still inside its SPMD function (an
+ * exit() there, or a BSPlib program whose processor 0 goes on with main
+ * after bsp_end), and then end_at_exit finishes the job from this state. */
+static struct {
+  simple__node_t node;
+  MPI_Comm comm;
+  simple_t *team;
+  pthread_t *tids;
+  pthread_t main; /* the thread that called simple_run: thread 0, MPI's */
+  int started, we_init;
+} job;
+
+/* Ends the job on this node once thread 0 has left its SPMD function:
+ * waits for the other threads, closes the layers, finalizes MPI. */
+static void finish(void) {
+  simple__node_t *n = &job.node;
+  for (int t = 1; t < job.started; t++) pthread_join(job.tids[t], NULL);
+  simple__watchdog_stop(n);
+  running = NULL;
+
+  while (n->nclose > 0) n->at_close[--n->nclose](n);
+  simple__net_close(n);
+  simple__pin_close();
+  simple__wait_policy.fatal = NULL;
+  simple__wait_policy.departed = NULL;
+  free(job.team);
+  free(job.tids);
+  job.team = NULL;
+  job.tids = NULL;
+  free_node(n);
+  MPI_Comm_free(&job.comm);
+  if (job.we_init) MPI_Finalize();
+}
+
+/* exit() (or a return from main) while the job runs: after a BSPlib
+ * program's bsp_end the rest of main is sequential C, and its exit status
+ * must be the job's, without MPI's complaint about a process that never
+ * finalized. On the main thread, thread 0 leaves its SPMD function here:
+ * the other threads are waited for (one that waits for thread 0 in a
+ * collective sees it depart and ends the job with a message instead of
+ * hanging), then the job ends as a return from simple_run would, and the
+ * process exits with exit's status. On any other thread the job cannot be
+ * finalized (MPI wants its initializing thread): the job is aborted with a
+ * message. Registered after MPI_Init, so it runs before MPI's own exit
+ * handlers. */
+static void end_at_exit(void) {
+  if (!running) return;
+  if (!pthread_equal(pthread_self(), job.main))
+    simple_abort(simple__self,
+                 "exit() called on a thread other than the process's main thread while the job"
+                 " runs: return from the SPMD function instead");
+  fflush(NULL);
+  if (simple__self) {
+    atomic_fetch_add_explicit(&job.node.departed, 1, memory_order_seq_cst);
+    simple__self = NULL;
+  }
+  finish();
+}
+
 int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void *arg) {
   if (!fn) return SIMPLE_ERR_ARG;
   if (running) return SIMPLE_ERR_ARG; /* one job at a time in a process */
@@ -416,29 +476,31 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
   } else {
     MPI_Query_thread(&provided);
   }
+  static int at_exit_set;
+  if (!at_exit_set) at_exit_set = atexit(end_at_exit) == 0;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int rc = 0;
 
   /* The library talks on its own communicator, so that a user's own MPI
    * traffic on MPI_COMM_WORLD can never match the library's messages. */
-  MPI_Comm comm;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Comm_dup(MPI_COMM_WORLD, &job.comm);
+  MPI_Comm_set_errhandler(job.comm, MPI_ERRORS_RETURN);
+  MPI_Comm comm = job.comm;
 
-  simple__node_t node;
-  memset(&node, 0, sizeof node);
-  atomic_init(&node.fatal, 0);
-  atomic_init(&node.departed, 0);
-  node.comm = &comm;
-  rc = configure(&node, comm);
+  simple__node_t *node = &job.node;
+  memset(node, 0, sizeof *node);
+  atomic_init(&node->fatal, 0);
+  atomic_init(&node->departed, 0);
+  node->comm = &job.comm;
+  rc = configure(node, comm);
   /* Several threads call MPI at once on a node with more than one, and the
    * watchdog's thread may abort while the node's thread is inside MPI.
    * The verdict is collective (nodes differ in thread count), so that no
    * node goes on to set up communicators that the others never join. */
   if (rc == 0) {
-    int low = (node.threads > 1 || node.watchdog_s > 0) && provided < MPI_THREAD_MULTIPLE;
-    int me = low ? rank : node.nodes, first_low = node.nodes;
+    int low = (node->threads > 1 || node->watchdog_s > 0) && provided < MPI_THREAD_MULTIPLE;
+    int me = low ? rank : node->nodes, first_low = node->nodes;
     MPI_Allreduce(&me, &first_low, 1, MPI_INT, MPI_MIN, comm);
     /* One line for the job, from the first node concerned. */
     if (rank == first_low)
@@ -447,61 +509,52 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
                       : "MPI was initialized below MPI_THREAD_MULTIPLE, which a node running"
                         " more than one thread needs",
               simple_strerror(SIMPLE_ERR_THREAD_LEVEL));
-    if (first_low < node.nodes) rc = SIMPLE_ERR_THREAD_LEVEL;
+    if (first_low < node->nodes) rc = SIMPLE_ERR_THREAD_LEVEL;
   }
   simple_t *team = NULL;
   pthread_t *tids = NULL;
   if (rc == 0) {
-    team = calloc((size_t)node.threads, sizeof *team);
-    tids = calloc((size_t)node.threads, sizeof *tids);
+    team = calloc((size_t)node->threads, sizeof *team);
+    tids = calloc((size_t)node->threads, sizeof *tids);
     if (!team || !tids) rc = SIMPLE_ERR_NOMEM;
   }
   if (rc != 0) {
     free(team);
     free(tids);
-    free_node(&node);
-    MPI_Comm_free(&comm);
+    free_node(node);
+    MPI_Comm_free(&job.comm);
     if (we_init) MPI_Finalize();
     return rc;
   }
 
-  if ((rc = simple__net_open(&node)) != 0) {
+  if ((rc = simple__net_open(node)) != 0) {
     free(team);
     free(tids);
-    free_node(&node);
-    MPI_Comm_free(&comm);
+    free_node(node);
+    MPI_Comm_free(&job.comm);
     if (we_init) MPI_Finalize();
     return startup_error(rank, rc, "could not set up the inter-node communicators");
   }
-  running = &node;
-  if (simple__watchdog_start(&node, node.watchdog_s) != 0)
-    fprintf(stderr, "simple: node %d: could not start the watchdog\n", node.node);
-  for (int t = 0; t < node.threads; t++) {
+  job.team = team;
+  job.tids = tids;
+  job.main = pthread_self();
+  job.we_init = we_init;
+  running = node;
+  if (simple__watchdog_start(node, node->watchdog_s) != 0)
+    fprintf(stderr, "simple: node %d: could not start the watchdog\n", node->node);
+  for (int t = 0; t < node->threads; t++) {
     team[t] = (simple_t){
-        .node = &node, .thread = t, .pid = node.first_pid[node.node] + t, .fn = fn, .arg = arg};
+        .node = node, .thread = t, .pid = node->first_pid[node->node] + t, .fn = fn, .arg = arg};
   }
   /* Thread 0 is the process's main thread, so MPI sees its initializing
    * thread take part as well. */
-  int started = 1;
-  for (int t = 1; t < node.threads; t++) {
+  job.started = 1;
+  for (int t = 1; t < node->threads; t++) {
     if (pthread_create(&tids[t], NULL, thread_main, &team[t]) != 0)
-      simple_abort(&team[0], "could not start thread %d of %d", t, node.threads);
-    started++;
+      simple_abort(&team[0], "could not start thread %d of %d", t, node->threads);
+    job.started++;
   }
   thread_main(&team[0]);
-  for (int t = 1; t < started; t++) pthread_join(tids[t], NULL);
-  simple__watchdog_stop(&node);
-  running = NULL;
-
-  while (node.nclose > 0) node.at_close[--node.nclose](&node);
-  simple__net_close(&node);
-  simple__pin_close();
-  simple__wait_policy.fatal = NULL;
-  simple__wait_policy.departed = NULL;
-  free(team);
-  free(tids);
-  free_node(&node);
-  MPI_Comm_free(&comm);
-  if (we_init) MPI_Finalize();
+  finish();
   return 0;
 }
