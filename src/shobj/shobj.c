@@ -73,12 +73,28 @@ typedef struct {
   size_t off; /* the block's place in the arena */
 } entry_t;
 
+/* Counters, one set per thread (summed when read), so that counting
+ * never makes the node's threads share a cache line. */
+enum {
+  C_FETCHES,
+  C_BYTES,
+  C_HITS,
+  C_WAITS,
+  C_LOCAL,
+  C_GROUPS,
+  C_EVICTIONS,
+  C_ACC_GETS,
+  C_ACC_UPDATES,
+  C_COUNT
+};
+
 typedef struct {
   _Alignas(SIMPLE__CACHE_LINE) int holding;
   simple_obj_t held;
   uint64_t version;
   void *buf;
   size_t cap;
+  atomic_uint_fast64_t c[C_COUNT];
 } thr_t;
 
 struct simple_shobj_space {
@@ -99,8 +115,6 @@ struct simple_shobj_space {
   uint32_t *bucket;
   uint32_t nbucket; /* a power of two */
 
-  _Alignas(SIMPLE__CACHE_LINE) atomic_uint_fast64_t c_fetches, c_bytes, c_hits, c_waits, c_local,
-      c_groups, c_evictions, c_acc_gets, c_acc_updates;
   thr_t *thr;
 };
 
@@ -155,7 +169,8 @@ static int hdr_matches(const hdr_t *h, const simple_shobj_space_t *sp, simple_ob
   return h->magic == MAGIC && h->gen == sp->gen && h->what == name.what;
 }
 
-#define COUNT(sp, c, v) atomic_fetch_add_explicit(&(sp)->c, (v), memory_order_relaxed)
+/* Counts on the calling thread's own line (t: its thread on the node). */
+#define COUNT(sp, t, k, v) atomic_fetch_add_explicit(&(sp)->thr[t].c[k], (v), memory_order_relaxed)
 
 /* ---------------------------------------------------------------------
  * The buddy allocator over the arena (under sp->mu). A free block keeps
@@ -261,11 +276,11 @@ static void remove_entry(simple_shobj_space_t *sp, uint32_t i) {
 }
 
 /* Evicts the oldest entry nobody holds; 0 if there was none. */
-static int evict_one(simple_shobj_space_t *sp) {
+static int evict_one(simple_shobj_space_t *sp, int me) {
   for (uint32_t i = sp->oldest; i != NIL; i = sp->ent[i].newer) {
     if (sp->ent[i].pins == 0) {
       remove_entry(sp, i);
-      COUNT(sp, c_evictions, 1);
+      COUNT(sp, me, C_EVICTIONS, 1);
       return 1;
     }
   }
@@ -275,7 +290,7 @@ static int evict_one(simple_shobj_space_t *sp) {
 /* A new entry for the name, FETCHING, held once, with a block for header
  * and bytes; SIMPLE_ERR_CACHE_FULL when even evicting every entry nobody
  * holds leaves no room. */
-static int insert(simple_shobj_space_t *sp, simple_obj_t name, int tag, size_t bytes,
+static int insert(simple_shobj_space_t *sp, int me, simple_obj_t name, int tag, size_t bytes,
                   entry_t **out) {
   size_t need = HDR + bytes;
   int order = MIN_ORDER;
@@ -283,9 +298,9 @@ static int insert(simple_shobj_space_t *sp, simple_obj_t name, int tag, size_t b
   if (order > sp->max_order) return SIMPLE_ERR_CACHE_FULL;
   size_t off;
   while (buddy_alloc(sp, order, &off) != 0)
-    if (!evict_one(sp)) return SIMPLE_ERR_CACHE_FULL;
+    if (!evict_one(sp, me)) return SIMPLE_ERR_CACHE_FULL;
   while (sp->free_ent == NIL)
-    if (!evict_one(sp)) {
+    if (!evict_one(sp, me)) {
       buddy_free(sp, off, order);
       return SIMPLE_ERR_CACHE_FULL;
     }
@@ -323,12 +338,12 @@ static void unpin(simple_shobj_space_t *sp, entry_t *e) {
 
 /* After the get into e's block completed (rc its result): checks the
  * header, publishes the entry's state and wakes its waiters. */
-static int finish_fetch(simple_shobj_space_t *sp, entry_t *e, simple_obj_t name, int rc) {
+static int finish_fetch(simple_shobj_space_t *sp, int me, entry_t *e, simple_obj_t name, int rc) {
   const hdr_t *h = (const hdr_t *)(const void *)(sp->arena + e->off);
   if (!rc && !hdr_matches(h, sp, name)) rc = SIMPLE_ERR_UNKNOWN_OBJECT;
   if (!rc) {
-    COUNT(sp, c_fetches, 1);
-    COUNT(sp, c_bytes, HDR + (name.what & SIZE_MASK));
+    COUNT(sp, me, C_FETCHES, 1);
+    COUNT(sp, me, C_BYTES, HDR + (name.what & SIZE_MASK));
   }
   e->err = rc;
   atomic_store_explicit(&e->state, rc ? FAILED : READY, memory_order_release);
@@ -534,7 +549,7 @@ static int read_value(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name, 
   if (node == sp->me) {
     const hdr_t *h = (const hdr_t *)(const void *)(sp->heap + off);
     if (!hdr_matches(h, sp, name)) return SIMPLE_ERR_UNKNOWN_OBJECT;
-    COUNT(sp, c_local, 1);
+    COUNT(sp, s->thread, C_LOCAL, 1);
     *data = h + 1;
     return 0;
   }
@@ -546,20 +561,20 @@ static int read_value(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name, 
     pthread_mutex_unlock(&sp->mu);
     unsigned st = atomic_load_explicit(&e->state, memory_order_acquire);
     if (st == FETCHING) {
-      COUNT(sp, c_waits, 1);
+      COUNT(sp, s->thread, C_WAITS, 1);
       rc = simple__wait_while(&e->state, FETCHING, &e->sleepers);
       st = atomic_load_explicit(&e->state, memory_order_acquire);
     } else {
-      COUNT(sp, c_hits, 1);
+      COUNT(sp, s->thread, C_HITS, 1);
     }
     if (!rc && st == FAILED) rc = e->err;
   } else {
-    rc = insert(sp, name, tag, size, &e);
+    rc = insert(sp, s->thread, name, tag, size, &e);
     pthread_mutex_unlock(&sp->mu);
     if (rc) return rc;
     rc = simple__win_get(sp->win, node, off, sp->arena + e->off, HDR + size);
     if (!rc) rc = simple__win_flush(sp->win, node);
-    rc = finish_fetch(sp, e, name, rc);
+    rc = finish_fetch(sp, s->thread, e, name, rc);
   }
   if (rc) {
     unpin(sp, e);
@@ -622,7 +637,7 @@ int simple_shobj_fetch(simple_t *s, simple_shobj_space_t *sp, const simple_obj_t
         e->pins++;
         fresh[nheld] = 0;
       } else {
-        r = insert(sp, name, tag, size, &e);
+        r = insert(sp, s->thread, name, tag, size, &e);
         if (r) {
           if (!first) first = r;
           continue;
@@ -644,11 +659,11 @@ int simple_shobj_fetch(simple_t *s, simple_shobj_space_t *sp, const simple_obj_t
         net = simple__win_get(sp->win, node, off, sp->arena + held[i]->off, HDR + size);
       }
     if (nfresh && !net) net = simple__win_flush(sp->win, -1);
-    if (nfresh) COUNT(sp, c_groups, 1);
+    if (nfresh) COUNT(sp, s->thread, C_GROUPS, 1);
     for (size_t i = 0; i < nheld; i++) {
       if (!fresh[i]) continue;
       simple_obj_t nm = {held[i]->where, held[i]->what};
-      int r = finish_fetch(sp, held[i], nm, net);
+      int r = finish_fetch(sp, s->thread, held[i], nm, net);
       if (r && !first) first = r;
     }
     pthread_mutex_lock(&sp->mu);
@@ -749,7 +764,7 @@ int simple_shobj_release(simple_t *s, simple_shobj_space_t *sp, simple_obj_t nam
   if (!rc) rc = simple__win_fetch_add(sp->win, node, off, -WRITER, &old);
   if (rc) return rc;
   t->holding = 0;
-  COUNT(sp, c_acc_updates, 1);
+  COUNT(sp, s->thread, C_ACC_UPDATES, 1);
   return 0;
 }
 
@@ -794,7 +809,7 @@ static int acc_get(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name, voi
   int64_t old;
   int r2 = simple__win_fetch_add(sp->win, node, off, -1, &old);
   if (!rc) rc = r2;
-  if (!rc) COUNT(sp, c_acc_gets, 1);
+  if (!rc) COUNT(sp, s->thread, C_ACC_GETS, 1);
   return rc;
 }
 
@@ -823,15 +838,19 @@ int simple_shobj_stats(simple_t *s, simple_shobj_space_t *sp, simple_shobj_stats
   int rc = check(s, sp);
   if (rc) return rc;
   if (!st) return SIMPLE_ERR_NULL;
-  st->fetches = atomic_load(&sp->c_fetches);
-  st->bytes = atomic_load(&sp->c_bytes);
-  st->hits = atomic_load(&sp->c_hits);
-  st->waits = atomic_load(&sp->c_waits);
-  st->local = atomic_load(&sp->c_local);
-  st->groups = atomic_load(&sp->c_groups);
-  st->evictions = atomic_load(&sp->c_evictions);
-  st->acc_gets = atomic_load(&sp->c_acc_gets);
-  st->acc_updates = atomic_load(&sp->c_acc_updates);
+  uint64_t c[C_COUNT] = {0};
+  for (int u = 0; u < sp->threads; u++)
+    for (int k = 0; k < C_COUNT; k++)
+      c[k] += atomic_load_explicit(&sp->thr[u].c[k], memory_order_relaxed);
+  st->fetches = c[C_FETCHES];
+  st->bytes = c[C_BYTES];
+  st->hits = c[C_HITS];
+  st->waits = c[C_WAITS];
+  st->local = c[C_LOCAL];
+  st->groups = c[C_GROUPS];
+  st->evictions = c[C_EVICTIONS];
+  st->acc_gets = c[C_ACC_GETS];
+  st->acc_updates = c[C_ACC_UPDATES];
   return 0;
 }
 
@@ -841,15 +860,8 @@ int simple_shobj_stats_reset(simple_t *s, simple_shobj_space_t *sp) {
   rc = simple_node_barrier(s);
   if (rc) return rc;
   if (s->thread == 0) {
-    atomic_store(&sp->c_fetches, 0);
-    atomic_store(&sp->c_bytes, 0);
-    atomic_store(&sp->c_hits, 0);
-    atomic_store(&sp->c_waits, 0);
-    atomic_store(&sp->c_local, 0);
-    atomic_store(&sp->c_groups, 0);
-    atomic_store(&sp->c_evictions, 0);
-    atomic_store(&sp->c_acc_gets, 0);
-    atomic_store(&sp->c_acc_updates, 0);
+    for (int u = 0; u < sp->threads; u++)
+      for (int k = 0; k < C_COUNT; k++) atomic_store(&sp->thr[u].c[k], 0);
   }
   return simple_node_barrier(s);
 }
