@@ -91,5 +91,3 @@ int simple__win_fetch_add(simple__win_t *w, int node, size_t disp, int64_t add, 
   if (rc == MPI_SUCCESS) rc = MPI_Win_flush(node, w->win);
   return simple__net_ok(rc);
 }
-
-int simple__win_sync(simple__win_t *w) { return simple__net_ok(MPI_Win_sync(w->win)); }

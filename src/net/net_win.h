@@ -48,8 +48,4 @@ int simple__win_flush(simple__win_t *w, int node);
 /* Atomically adds `add` to the int64 at byte `disp` of node `node`'s
  * window and returns the former value in *old (MPI_Fetch_and_op). */
 int simple__win_fetch_add(simple__win_t *w, int node, size_t disp, int64_t add, int64_t *old);
-/* Makes this node's stores into its own window visible to the others'
- * gets, and their puts visible to its loads (MPI_Win_sync). */
-int simple__win_sync(simple__win_t *w);
-
 #endif
