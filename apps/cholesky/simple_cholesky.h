@@ -17,7 +17,13 @@
  * dependencies: the first unfinished block of that order never waits, so
  * the factorization cannot deadlock.
  *
- * The matrix is generated (every thread makes its own blocks):
+ * A sparse matrix (opts->matrix) is read by one thread per node, ordered
+ * by METIS's nested dissection (METIS_NodeND) to reduce fill, and its
+ * block structure with fill computed (symbolic factorization by blocks);
+ * the same fan-out then runs over the non-zero blocks only (blocks stored
+ * dense: a block-sparse factor).
+ *
+ * The generated matrix (every thread makes its own blocks):
  *   a(i,j) = 1 / (1 + |i - j|) + 0.5 cos(i + j) / n,  a(i,i) += n / 2 + shift,
  * symmetric and, for shift = 0, strictly diagonally dominant (SPD).
  *
@@ -37,14 +43,21 @@ extern "C" {
 #define SIMPLE_CHOLESKY_MAX_N 100000
 
 typedef struct {
-  int n;        /* order (default 1000: the paper's D1000) */
-  int nb;       /* block size (default 64) */
-  double shift; /* added to the diagonal (default 0; negative makes A indefinite) */
+  int n;              /* order of the generated matrix (default 1000: the paper's D1000) */
+  int nb;             /* block size (default 64; 32 for a sparse matrix) */
+  double shift;       /* added to the diagonal (default 0; negative makes A indefinite) */
+  const char *matrix; /* a Matrix Market file (real symmetric, coordinate) to factor
+                         instead of the generated matrix, or NULL */
 } simple_cholesky_opts_t;
 
 typedef struct {
   double residual;            /* ||A x - b||_inf / (||A||_inf ||x||_inf), b = A (1, ..., 1) */
-  long pivot;                 /* the failing pivot (0-based) when not positive definite, else -1 */
+  long pivot;                 /* the failing pivot (0-based, the matrix's own numbering) when not
+                                 positive definite, else -1 */
+  int n;                      /* the order factored */
+  long nnz;                   /* a sparse matrix's stored entries (lower triangle), else 0 */
+  long factor_blocks;         /* non-zero blocks of L (fill included) */
+  char error[256];            /* why a matrix file was refused ("" otherwise) */
   double time_s;              /* factorization wall time (max over threads) */
   simple_shobj_stats_t cache; /* this node's shared-object counters */
 } simple_cholesky_result_t;
@@ -53,7 +66,8 @@ typedef struct {
  * then (thread 0 of node 0) solves A x = b with the factor read back
  * through the shared objects and computes the residual; every thread gets
  * the result. Returns SIMPLE_ERR_ARG for n < 1, n > SIMPLE_CHOLESKY_MAX_N or
- * nb < 1 (res->pivot -1), and also for a matrix that is not positive
+ * nb < 1 (res->pivot -1), for a matrix file that cannot be read or is
+ * malformed (res->error says where), and also for a matrix that is not positive
  * definite, with res->pivot the first pivot (0-based row) that was not
  * positive, on every thread; SIMPLE_ERR_NOMEM; the shared objects'. */
 int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts, simple_cholesky_result_t *res);

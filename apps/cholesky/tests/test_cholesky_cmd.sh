@@ -26,4 +26,23 @@ unset SIMPLE_THREADS
 cmd_bad "not positive definite: pivot" "-N 2 -t 2" --n 50 --nb 8 --shift -30
 cmd_json "-N 2 -t 2" --n 300 --nb 32
 cmd_json "-N 3 -t 1,2,1" --n 200 --nb 50
+if [ -r /work/shared/data/bcsstk15.mtx ]; then
+  checker='
+import json, sys
+lines = [l for l in open(sys.argv[1]).read().splitlines() if l.startswith("{")]
+assert len(lines) == 1, lines
+d = json.loads(lines[0])
+assert d["verified"] is True and d["residual"] < 1e-12, d
+assert d["matrix"].endswith("bcsstk15.mtx") and d["n"] == 3948, d
+  '
+  cmd_json "-N 2 -t 2" --matrix /work/shared/data/bcsstk15.mtx
+fi
+unset SIMPLE_THREADS
+export SIMPLE_THREADS=1
+bad=$(mktemp)
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 1\n3 1 1\n' >"$bad"
+cmd_bad "line 4: entry (3, 1) outside" direct --matrix "$bad"
+rm -f "$bad"
+cmd_bad "cannot open" direct --matrix /nonexistent.mtx
+cmd_bad "simple-cholesky: --matrix needs" direct --matrix
 cmd_done test_cholesky_cmd
