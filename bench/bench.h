@@ -143,6 +143,12 @@ int bench_water_suite(int argc, char **argv);
 int bench_water_worker(int argc, char **argv, const bench_opts_t *o);
 int bench_barnes_suite(int argc, char **argv);
 int bench_barnes_worker(int argc, char **argv, const bench_opts_t *o);
+/* simple-bench cholesky (bench_cholesky.c): simple_cholesky beside
+ * ScaLAPACK pdpotrf (dense) and MUMPS (sparse). */
+int bench_cholesky_suite(int argc, char **argv);
+int bench_cholesky_simple(int argc, char **argv, const bench_opts_t *o);
+int bench_cholesky_pdpotrf(int argc, char **argv, const bench_opts_t *o);
+int bench_cholesky_mumps(int argc, char **argv, const bench_opts_t *o);
 
 /* simple-bench queens (bench_queens.c): the driver and its worker
  * (simple_nqueens on a job; with --classic also the classic solver). */
