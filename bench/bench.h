@@ -146,6 +146,20 @@ int bench_matmul_serial(int argc, char **argv, const bench_opts_t *o);
  * MPI_Isend); the driver and its worker (hybrid, or flat with --mpi). */
 int bench_as_suite(int argc, char **argv);
 int bench_as_worker(int argc, char **argv, const bench_opts_t *o);
+/* simple-bench water and barnes (bench_water.c, bench_barnes.c): paper
+ * 003's Water and Barnes-Hut against the processor count; barnes also
+ * its node-shared cache against one cache per process. */
+int bench_water_suite(int argc, char **argv);
+int bench_water_worker(int argc, char **argv, const bench_opts_t *o);
+int bench_barnes_suite(int argc, char **argv);
+int bench_barnes_worker(int argc, char **argv, const bench_opts_t *o);
+/* simple-bench cholesky (bench_cholesky.c): simple_cholesky beside
+ * ScaLAPACK pdpotrf (dense) and MUMPS (sparse). */
+int bench_cholesky_suite(int argc, char **argv);
+int bench_cholesky_simple(int argc, char **argv, const bench_opts_t *o);
+int bench_cholesky_pdpotrf(int argc, char **argv, const bench_opts_t *o);
+int bench_cholesky_mumps(int argc, char **argv, const bench_opts_t *o);
+
 /* simple-bench queens (bench_queens.c): the driver and its worker
  * (simple_nqueens on a job; with --classic also the classic solver). */
 int bench_queens_suite(int argc, char **argv);

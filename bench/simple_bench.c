@@ -74,6 +74,15 @@ static void usage(FILE *f) {
           "          beside the classic sequential bitmask solver: single-thread rate and\n"
           "          parallel efficiency at n = 16, 17; options -N -t --vcluster --quick\n"
           "          --rounds --symmetry --static --n --csv\n"
+          "  water   Water molecular dynamics (simple_water): speedup from 1 thread to\n"
+          "          NODES x THREADS; options -N -t --vcluster --quick --rounds --molecules\n"
+          "          --steps --csv\n"
+          "  barnes  Barnes-Hut (simple_barnes): speedup, and remote fetches of the node-shared\n"
+          "          cache against one cache per process (flat placement); options -N -t\n"
+          "          --vcluster --quick --rounds --bodies --steps --csv\n"
+          "  cholesky  block Cholesky (simple_cholesky): dense n = 1000 against ScaLAPACK\n"
+          "          pdpotrf, sparse BCSSTK15 against MUMPS, flat ranks; options -N -t\n"
+          "          --vcluster --quick --rounds --n --matrix --csv\n"
           "  sort    radix sort of 2^20..2^26 keys (simple_sort) against the same algorithm\n"
           "          in flat MPI and one thread (radix, qsort); options -N -t --vcluster\n"
           "          --quick --rounds --bits --algo --max-n --qsort-max --csv\n"
@@ -169,6 +178,17 @@ static int worker(int argc, char **argv) {
 #endif
 #ifdef SIMPLE_BENCH_QUEENS
   if (strcmp(name, "queens") == 0) return bench_queens_worker(argc, argv, &o);
+#endif
+#ifdef SIMPLE_BENCH_WATER
+  if (strcmp(name, "water") == 0) return bench_water_worker(argc, argv, &o);
+#endif
+#ifdef SIMPLE_BENCH_BARNES
+  if (strcmp(name, "barnes") == 0) return bench_barnes_worker(argc, argv, &o);
+#endif
+#ifdef SIMPLE_BENCH_CHOLESKY
+  if (strcmp(name, "cholesky-simple") == 0) return bench_cholesky_simple(argc, argv, &o);
+  if (strcmp(name, "cholesky-pdpotrf") == 0) return bench_cholesky_pdpotrf(argc, argv, &o);
+  if (strcmp(name, "cholesky-mumps") == 0) return bench_cholesky_mumps(argc, argv, &o);
 #endif
 #ifdef SIMPLE_BENCH_SORT
   if (strcmp(name, "sort-hybrid") == 0) return bench_sort_hybrid(argc, argv, &o);
@@ -710,6 +730,15 @@ int main(int argc, char **argv) {
 #ifdef SIMPLE_BENCH_QUEENS
   if (strcmp(suite, "queens") == 0) return bench_queens_suite(argc, argv);
 #endif
+#ifdef SIMPLE_BENCH_WATER
+  if (strcmp(suite, "water") == 0) return bench_water_suite(argc, argv);
+#endif
+#ifdef SIMPLE_BENCH_BARNES
+  if (strcmp(suite, "barnes") == 0) return bench_barnes_suite(argc, argv);
+#endif
+#ifdef SIMPLE_BENCH_CHOLESKY
+  if (strcmp(suite, "cholesky") == 0) return bench_cholesky_suite(argc, argv);
+#endif
 #ifdef SIMPLE_BENCH_SORT
   if (strcmp(suite, "sort") == 0) return bench_sort_suite(argc, argv);
 #endif
@@ -717,7 +746,8 @@ int main(int argc, char **argv) {
   if (strcmp(suite, "fft") == 0) return bench_fft_suite(argc, argv);
 #endif
   /* The applications' suites exist only in builds with their app. */
-  static const char *const app_suites[] = {"matmul", "queens", "sort", "fft"};
+  static const char *const app_suites[] = {"matmul", "queens", "sort",    "fft",
+                                           "water",  "barnes", "cholesky"};
   for (size_t i = 0; i < sizeof app_suites / sizeof app_suites[0]; i++)
     if (strcmp(suite, app_suites[i]) == 0) {
       fprintf(stderr,

@@ -9,5 +9,6 @@
 #include "simple/msg.h"
 #include "simple/node.h"
 #include "simple/rma.h"
+#include "simple/shobj.h"
 
 #endif

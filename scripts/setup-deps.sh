@@ -19,6 +19,7 @@ packages=(
   iproute2 procps
   libfftw3-dev libfftw3-mpi-dev
   libopenblas-dev libscalapack-openmpi-dev
+  libmetis-dev libmumps-dev
   gnuplot-nox python3
   clang libclang-rt-dev
 )

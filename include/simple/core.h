@@ -46,7 +46,11 @@ extern "C" {
   X(ERR_FATAL, 12, "the job is in a fatal state after an earlier failure")           \
   X(ERR_UNSUPPORTED, 13, "operation not supported by this build")                    \
   X(ERR_NOT_IN_JOB, 14, "the calling thread is not part of a running job")           \
-  X(ERR_TRUNCATE, 15, "message larger than the receive buffer (truncated)")
+  X(ERR_TRUNCATE, 15, "message larger than the receive buffer (truncated)")          \
+  X(ERR_UNKNOWN_OBJECT, 16, "no shared object has this name in this space")          \
+  X(ERR_IMMUTABLE, 17, "a shared value cannot be written (only accumulators can)")   \
+  X(ERR_ACC_MISUSE, 18, "shared object used out of protocol (acquire/release...)")   \
+  X(ERR_CACHE_FULL, 19, "no room in the node's shared-object cache (held or small)")
 
 enum {
 #define SIMPLE__ERRNO_ENUM(name, value, text) SIMPLE_##name = value,

@@ -1,0 +1,572 @@
+/* Block fan-out Cholesky over shared objects: see simple_cholesky.h.
+ * Blocks are column-major nb x nb (the last row and column of blocks may
+ * be smaller), for OpenBLAS's Fortran LAPACK and BLAS. */
+#include "simple_cholesky.h"
+
+#include <errno.h>
+#include <math.h>
+#include <metis.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
+void dtrsm_(const char *side, const char *uplo, const char *ta, const char *diag, const int *m,
+            const int *n, const double *alpha, const double *a, const int *lda, double *b,
+            const int *ldb);
+void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+            const double *alpha, const double *a, const int *lda, const double *b, const int *ldb,
+            const double *beta, double *c, const int *ldc);
+void dsyrk_(const char *uplo, const char *t, const int *n, const int *k, const double *alpha,
+            const double *a, const int *lda, const double *beta, double *c, const int *ldc);
+void openblas_set_num_threads(int n);
+
+double simple_cholesky_entry(int n, double shift, int i, int j) {
+  double a = 1.0 / (1.0 + fabs((double)(i - j))) + 0.5 * cos((double)(i + j)) / n;
+  if (i == j) a += n / 2.0 + shift;
+  return a;
+}
+
+/* A sparse matrix after its fill-reducing ordering: the lower triangle's
+ * entries (row >= column, new numbering) sorted by block (column block,
+ * then row block), each block's range, and the block structure of the
+ * factor L (fill included). Built by thread 0 of each node, shared by the
+ * node's threads, read-only. */
+typedef struct {
+  int n, nb, N;
+  long nnz;
+  int *row, *col; /* [nnz] */
+  double *val;
+  long *start;       /* [N*N + 1]: block (I, J)'s entries: start[I*N+J] .. */
+  unsigned char *nz; /* [N*N]: block (I, J), I >= J, of L is non-zero */
+  int *perm;         /* [n]: new index -> original index */
+} sparse_t;
+
+typedef struct {
+  simple_t *s;
+  simple_shobj_space_t *sp;
+  int n, nb, N, p, pr, pc, me;
+  double shift;
+  simple_obj_t *dir;    /* [N*N]: every block's directory accumulator (the lower ones) */
+  simple_obj_t *known;  /* [N*N]: block names this thread has found */
+  simple_obj_t fail;    /* accumulator: the failing pivot + 1, 0 while none */
+  double *work;         /* nb x nb */
+  const sparse_t *sp_a; /* the sparse matrix, permuted; NULL: the generated dense one */
+} ctx_t;
+
+static int bsize(const ctx_t *c, int i) { return i < c->N - 1 ? c->nb : c->n - c->nb * (c->N - 1); }
+static int owner(const ctx_t *c, int i, int j) { return (i % c->pr) * c->pc + (j % c->pc); }
+static int nzb(const ctx_t *c, int i, int j) {
+  return !c->sp_a || c->sp_a->nz[(size_t)i * c->N + j];
+}
+
+/* Block (i, j) of A into a (column-major, mi x mj). */
+static void load_block(const ctx_t *c, int i, int j, int mi, int mj, double *a) {
+  if (!c->sp_a) {
+    for (int y = 0; y < mj; y++)
+      for (int x = 0; x < mi; x++)
+        a[(size_t)y * mi + x] = simple_cholesky_entry(c->n, c->shift, i * c->nb + x, j * c->nb + y);
+    return;
+  }
+  const sparse_t *m = c->sp_a;
+  memset(a, 0, sizeof(double) * (size_t)mi * mj);
+  size_t b = (size_t)i * c->N + j;
+  for (long e = m->start[b]; e < m->start[b + 1]; e++) {
+    int x = m->row[e] - i * c->nb, y = m->col[e] - j * c->nb;
+    a[(size_t)y * mi + x] = m->val[e];
+    if (i == j) a[(size_t)x * mi + y] = m->val[e];
+  }
+}
+
+/* The name of finished block (i, j), waiting for it; SIMPLE_ERR_ARG when
+ * the factorization failed meanwhile (a pivot is in c->fail). */
+static int await(ctx_t *c, int i, int j, simple_obj_t *name) {
+  simple_obj_t *k = &c->known[(size_t)i * c->N + j];
+  unsigned polls = 0;
+  while (!simple_shobj_kind(*k)) {
+    int rc = simple_shobj_get(c->s, c->sp, c->dir[(size_t)i * c->N + j], k, sizeof *k, NULL);
+    if (rc) return rc;
+    if (simple_shobj_kind(*k)) break;
+    if (++polls % 16 == 0) {
+      int64_t f;
+      rc = simple_shobj_get(c->s, c->sp, c->fail, &f, sizeof f, NULL);
+      if (rc) return rc;
+      if (f) return SIMPLE_ERR_ARG;
+    }
+    /* The block's owner is still computing: give it the core. */
+    sched_yield();
+  }
+  *name = *k;
+  return 0;
+}
+
+static int factor(ctx_t *c) {
+  int nb = c->nb;
+  double one = 1, minus = -1;
+  for (int j = 0; j < c->N; j++)
+    for (int i = j; i < c->N; i++) {
+      if (owner(c, i, j) != c->me || !nzb(c, i, j)) continue;
+      int mi = bsize(c, i), mj = bsize(c, j);
+      double *a = c->work;
+      load_block(c, i, j, mi, mj, a);
+      for (int k = 0; k < j; k++) {
+        if (!nzb(c, i, k) || !nzb(c, j, k)) continue;
+        int mk = bsize(c, k);
+        simple_obj_t ni, nj;
+        const double *lik, *ljk;
+        int rc = await(c, i, k, &ni);
+        if (!rc) rc = await(c, j, k, &nj);
+        if (rc) return rc;
+        if ((rc = simple_shobj_read(c->s, c->sp, ni, (const void **)&lik, NULL))) return rc;
+        if ((rc = simple_shobj_read(c->s, c->sp, nj, (const void **)&ljk, NULL))) {
+          simple_shobj_done(c->s, c->sp, ni);
+          return rc;
+        }
+        if (i == j)
+          dsyrk_("L", "N", &mi, &mk, &minus, lik, &mi, &one, a, &mi);
+        else
+          dgemm_("N", "T", &mi, &mj, &mk, &minus, lik, &mi, ljk, &mj, &one, a, &mi);
+        simple_shobj_done(c->s, c->sp, ni);
+        simple_shobj_done(c->s, c->sp, nj);
+      }
+      if (i == j) {
+        int info = 0;
+        dpotrf_("L", &mi, a, &mi, &info);
+        if (info) {
+          int64_t piv = (int64_t)j * nb + info; /* + 1: 0 means none */
+          simple_shobj_write(c->s, c->sp, c->fail, &piv, sizeof piv);
+          return SIMPLE_ERR_ARG;
+        }
+        for (int y = 0; y < mi; y++) /* the upper part is not L's */
+          for (int x = 0; x < y; x++) a[(size_t)y * mi + x] = 0;
+      } else {
+        simple_obj_t nd;
+        const double *ljj;
+        int rc = await(c, j, j, &nd);
+        if (!rc) rc = simple_shobj_read(c->s, c->sp, nd, (const void **)&ljj, NULL);
+        if (rc) return rc;
+        dtrsm_("R", "L", "T", "N", &mi, &mj, &one, ljj, &mj, a, &mi);
+        simple_shobj_done(c->s, c->sp, nd);
+      }
+      simple_obj_t name;
+      int rc = simple_shobj_value(c->s, c->sp, a, sizeof(double) * (size_t)mi * mj, &name);
+      if (!rc)
+        rc = simple_shobj_write(c->s, c->sp, c->dir[(size_t)i * c->N + j], &name, sizeof name);
+      if (rc) return rc;
+      c->known[(size_t)i * c->N + j] = name;
+    }
+  return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * A sparse matrix from a Matrix Market file. */
+
+static void sparse_free(sparse_t *m) {
+  if (!m) return;
+  free(m->row), free(m->col), free(m->val), free(m->start), free(m->nz), free(m->perm);
+  free(m);
+}
+
+#define FAIL(...)                    \
+  do {                               \
+    snprintf(err, 256, __VA_ARGS__); \
+    rc = SIMPLE_ERR_ARG;             \
+    goto out;                        \
+  } while (0)
+
+static int sparse_read(const char *path, int nb, sparse_t **out, char *err) {
+  int rc = 0;
+  sparse_t *m = calloc(1, sizeof *m);
+  idx_t *xadj = NULL, *adj = NULL, *perm = NULL, *iperm = NULL;
+  long *deg = NULL;
+  int *ri = NULL, *ci = NULL;
+  double *vv = NULL;
+  FILE *f = fopen(path, "r");
+  if (!m) return SIMPLE_ERR_NOMEM;
+  if (!f) FAIL("%s: cannot open: %s", path, strerror(errno));
+  char line[1024];
+  long ln = 1;
+  if (!fgets(line, sizeof line, f)) FAIL("%s: empty file", path);
+  char obj[64], fmt[64], field[64], sym[64];
+  if (sscanf(line, "%%%%MatrixMarket %63s %63s %63s %63s", obj, fmt, field, sym) != 4 ||
+      strcasecmp(obj, "matrix") || strcasecmp(fmt, "coordinate"))
+    FAIL("%s: line 1: not a Matrix Market coordinate matrix header", path);
+  if (strcasecmp(field, "real") && strcasecmp(field, "integer") && strcasecmp(field, "double"))
+    FAIL("%s: line 1: field '%s': only real matrices", path, field);
+  if (strcasecmp(sym, "symmetric"))
+    FAIL("%s: line 1: '%s' matrix: Cholesky needs a symmetric one", path, sym);
+  long rows = -1, cols = -1, nnz = -1;
+  while (fgets(line, sizeof line, f)) {
+    ln++;
+    if (line[0] == '%') continue;
+    char extra;
+    if (sscanf(line, "%ld %ld %ld %c", &rows, &cols, &nnz, &extra) != 3)
+      FAIL("%s: line %ld: expected 'rows columns entries'", path, ln);
+    break;
+  }
+  if (rows < 1 || rows != cols || rows > SIMPLE_CHOLESKY_MAX_N || nnz < rows || nnz > 100000000L)
+    FAIL(
+        "%s: line %ld: %ld x %ld with %ld entries: need a square matrix of order 1..%d with "
+        "its diagonal",
+        path, ln, rows, cols, nnz, SIMPLE_CHOLESKY_MAX_N);
+  int n = (int)rows;
+  ri = malloc(sizeof(int) * nnz), ci = malloc(sizeof(int) * nnz), vv = malloc(8 * nnz);
+  deg = calloc((size_t)n + 1, sizeof(long));
+  if (!ri || !ci || !vv || !deg) {
+    rc = SIMPLE_ERR_NOMEM;
+    goto out;
+  }
+  for (long e = 0; e < nnz; e++) {
+    if (!fgets(line, sizeof line, f)) FAIL("%s: %ld entries announced, %ld found", path, nnz, e);
+    ln++;
+    long i, j;
+    double v;
+    char extra;
+    if (sscanf(line, "%ld %ld %lf %c", &i, &j, &v, &extra) != 3)
+      FAIL("%s: line %ld: expected 'row column value'", path, ln);
+    if (i < 1 || i > n || j < 1 || j > n)
+      FAIL("%s: line %ld: entry (%ld, %ld) outside the %d x %d matrix", path, ln, i, j, n, n);
+    if (!isfinite(v)) FAIL("%s: line %ld: value is not a finite number", path, ln);
+    if (i < j) { /* upper triangle given: the same entry of the lower */
+      long t = i;
+      i = j, j = t;
+    }
+    ri[e] = (int)i - 1, ci[e] = (int)j - 1, vv[e] = v;
+    if (i != j) deg[i - 1]++, deg[j - 1]++;
+  }
+  /* METIS's graph: both directions, no diagonal. */
+  xadj = malloc(sizeof(idx_t) * ((size_t)n + 1));
+  long tot = 0;
+  for (int v = 0; v < n; v++) tot += deg[v];
+  adj = malloc(sizeof(idx_t) * (size_t)(tot + 1));
+  perm = malloc(sizeof(idx_t) * n), iperm = malloc(sizeof(idx_t) * n);
+  if (!xadj || !adj || !perm || !iperm) {
+    rc = SIMPLE_ERR_NOMEM;
+    goto out;
+  }
+  xadj[0] = 0;
+  for (int v = 0; v < n; v++) xadj[v + 1] = xadj[v] + (idx_t)deg[v], deg[v] = xadj[v];
+  for (long e = 0; e < nnz; e++)
+    if (ri[e] != ci[e]) adj[deg[ri[e]]++] = ci[e], adj[deg[ci[e]]++] = ri[e];
+  idx_t nv = n, opt[METIS_NOPTIONS];
+  METIS_SetDefaultOptions(opt);
+  opt[METIS_OPTION_SEED] = 1; /* the same order on every node */
+  if (tot == 0) {
+    for (int v = 0; v < n; v++) perm[v] = iperm[v] = v;
+  } else if (METIS_NodeND(&nv, xadj, adj, NULL, opt, perm, iperm) != METIS_OK) {
+    FAIL("%s: METIS_NodeND failed", path);
+  }
+  /* The permuted lower triangle, by block. */
+  int N = (n + nb - 1) / nb;
+  m->n = n, m->nb = nb, m->N = N, m->nnz = nnz;
+  m->row = malloc(sizeof(int) * nnz), m->col = malloc(sizeof(int) * nnz), m->val = malloc(8 * nnz);
+  m->start = calloc((size_t)N * N + 1, sizeof(long));
+  m->nz = calloc((size_t)N * N, 1);
+  m->perm = malloc(sizeof(int) * n);
+  if (!m->row || !m->col || !m->val || !m->start || !m->nz || !m->perm) {
+    rc = SIMPLE_ERR_NOMEM;
+    goto out;
+  }
+  for (int v = 0; v < n; v++) m->perm[v] = (int)perm[v];
+  for (long e = 0; e < nnz; e++) {
+    int a = (int)iperm[ri[e]], b = (int)iperm[ci[e]];
+    if (a < b) {
+      int t = a;
+      a = b, b = t;
+    }
+    ri[e] = a, ci[e] = b;
+    m->start[(size_t)(a / nb) * N + b / nb + 1]++;
+  }
+  for (size_t k = 0; k < (size_t)N * N; k++) m->start[k + 1] += m->start[k];
+  long *fill = malloc(sizeof(long) * (size_t)N * N);
+  if (!fill) {
+    rc = SIMPLE_ERR_NOMEM;
+    goto out;
+  }
+  memcpy(fill, m->start, sizeof(long) * (size_t)N * N);
+  for (long e = 0; e < nnz; e++) {
+    size_t b = (size_t)(ri[e] / nb) * N + ci[e] / nb;
+    long at = fill[b]++;
+    m->row[at] = ri[e], m->col[at] = ci[e], m->val[at] = vv[e];
+    m->nz[b] = 1;
+  }
+  free(fill);
+  /* Symbolic factorization by blocks: (I, J) fills in when (I, K) and
+   * (J, K) are non-zero for some K < J. */
+  for (int J = 0; J < N; J++) m->nz[(size_t)J * N + J] = 1;
+  for (int K = 0; K < N; K++)
+    for (int J = K + 1; J < N; J++) {
+      if (!m->nz[(size_t)J * N + K]) continue;
+      for (int I = J; I < N; I++)
+        if (m->nz[(size_t)I * N + K]) m->nz[(size_t)I * N + J] = 1;
+    }
+out:
+  if (f) fclose(f);
+  free(xadj), free(adj), free(perm), free(iperm), free(deg), free(ri), free(ci), free(vv);
+  if (rc) {
+    sparse_free(m);
+    m = NULL;
+  }
+  *out = m;
+  return rc;
+}
+
+/* Thread 0 of node 0, sparse: the triangular solves by blocks through the
+ * shared objects, and the residual with the stored entries. */
+static int check_sparse(ctx_t *c, double *residual) {
+  const sparse_t *m = c->sp_a;
+  int n = c->n, nb = c->nb, N = c->N, rc = 0;
+  double *b = calloc((size_t)n, sizeof(double)), *x = malloc(sizeof(double) * n),
+         *rs = calloc((size_t)n, sizeof(double));
+  if (!b || !x || !rs) rc = SIMPLE_ERR_NOMEM;
+  /* b = A (1..1); ||A||_inf. */
+  for (long e = 0; e < m->nnz && !rc; e++) {
+    int i = m->row[e], j = m->col[e];
+    b[i] += m->val[e], rs[i] += fabs(m->val[e]);
+    if (i != j) b[j] += m->val[e], rs[j] += fabs(m->val[e]);
+  }
+  if (!rc) memcpy(x, b, sizeof(double) * n);
+  /* L y = b, by block columns. */
+  for (int J = 0; J < N && !rc; J++) {
+    int mj = bsize(c, J);
+    for (int I = J; I < N && !rc; I++) {
+      if (!nzb(c, I, J)) continue;
+      simple_obj_t nm;
+      const double *L;
+      rc = await(c, I, J, &nm);
+      if (!rc) rc = simple_shobj_read(c->s, c->sp, nm, (const void **)&L, NULL);
+      if (rc) break;
+      int mi = bsize(c, I);
+      double *xj = x + (size_t)J * nb, *xi = x + (size_t)I * nb;
+      if (I == J) {
+        for (int y = 0; y < mj; y++) {
+          xj[y] /= L[(size_t)y * mj + y];
+          for (int q = y + 1; q < mj; q++) xj[q] -= L[(size_t)y * mj + q] * xj[y];
+        }
+      } else {
+        for (int y = 0; y < mj; y++)
+          for (int q = 0; q < mi; q++) xi[q] -= L[(size_t)y * mi + q] * xj[y];
+      }
+      simple_shobj_done(c->s, c->sp, nm);
+    }
+  }
+  /* L^T x = y, by block rows from the bottom. */
+  for (int J = N - 1; J >= 0 && !rc; J--) {
+    int mj = bsize(c, J);
+    double *xj = x + (size_t)J * nb;
+    for (int I = N - 1; I >= J && !rc; I--) {
+      if (!nzb(c, I, J)) continue;
+      simple_obj_t nm;
+      const double *L;
+      rc = await(c, I, J, &nm);
+      if (!rc) rc = simple_shobj_read(c->s, c->sp, nm, (const void **)&L, NULL);
+      if (rc) break;
+      int mi = bsize(c, I);
+      const double *xi = x + (size_t)I * nb;
+      if (I == J) {
+        for (int y = mj - 1; y >= 0; y--) {
+          double t = xj[y];
+          for (int q = y + 1; q < mj; q++) t -= L[(size_t)y * mj + q] * xj[q];
+          xj[y] = t / L[(size_t)y * mj + y];
+        }
+      } else {
+        for (int y = 0; y < mj; y++)
+          for (int q = 0; q < mi; q++) xj[y] -= L[(size_t)y * mi + q] * xi[q];
+      }
+      simple_shobj_done(c->s, c->sp, nm);
+    }
+  }
+  if (!rc) {
+    double *r = rs; /* reuse: ||A|| first */
+    double anorm = 0, xmax = 0, rmax = 0;
+    for (int i = 0; i < n; i++)
+      anorm = fmax(anorm, r[i]), r[i] = -b[i], xmax = fmax(xmax, fabs(x[i]));
+    for (long e = 0; e < m->nnz; e++) {
+      int i = m->row[e], j = m->col[e];
+      r[i] += m->val[e] * x[j];
+      if (i != j) r[j] += m->val[e] * x[i];
+    }
+    for (int i = 0; i < n; i++) rmax = fmax(rmax, fabs(r[i]));
+    *residual = rmax / (anorm * xmax);
+  }
+  free(b), free(x), free(rs);
+  return rc;
+}
+
+/* Thread 0 of node 0: the factor back from the shared objects, a solve of
+ * A x = b for b = A (1..1), and the residual against the generated A. */
+static int check(ctx_t *c, double *residual) {
+  int n = c->n, nb = c->nb;
+  double *L = calloc((size_t)n * n, sizeof(double)), *b = malloc(sizeof(double) * n),
+         *x = malloc(sizeof(double) * n);
+  int rc = (!L || !b || !x) ? SIMPLE_ERR_NOMEM : 0;
+  for (int j = 0; j < c->N && !rc; j++)
+    for (int i = j; i < c->N && !rc; i++) {
+      simple_obj_t nm;
+      const double *blk;
+      rc = await(c, i, j, &nm);
+      if (!rc) rc = simple_shobj_read(c->s, c->sp, nm, (const void **)&blk, NULL);
+      if (rc) break;
+      int mi = bsize(c, i), mj = bsize(c, j);
+      for (int y = 0; y < mj; y++)
+        for (int q = 0; q < mi; q++)
+          L[(size_t)(j * nb + y) * n + i * nb + q] = blk[(size_t)y * mi + q];
+      simple_shobj_done(c->s, c->sp, nm);
+    }
+  if (!rc) {
+    double anorm = 0;
+    for (int i = 0; i < n; i++) {
+      double rs = 0, ra = 0;
+      for (int j = 0; j < n; j++) {
+        double a = simple_cholesky_entry(n, c->shift, i, j);
+        rs += a, ra += fabs(a);
+      }
+      b[i] = rs;
+      anorm = fmax(anorm, ra);
+    }
+    /* L y = b, then L^T x = y (L column-major: L[col * n + row]). */
+    memcpy(x, b, sizeof(double) * n);
+    for (int j = 0; j < n; j++) {
+      x[j] /= L[(size_t)j * n + j];
+      for (int i = j + 1; i < n; i++) x[i] -= L[(size_t)j * n + i] * x[j];
+    }
+    for (int j = n - 1; j >= 0; j--) {
+      double t = x[j];
+      for (int i = j + 1; i < n; i++) t -= L[(size_t)j * n + i] * x[i];
+      x[j] = t / L[(size_t)j * n + j];
+    }
+    double rmax = 0, xmax = 0;
+    for (int i = 0; i < n; i++) {
+      double r = -b[i];
+      for (int j = 0; j < n; j++) r += simple_cholesky_entry(n, c->shift, i, j) * x[j];
+      rmax = fmax(rmax, fabs(r));
+      xmax = fmax(xmax, fabs(x[i]));
+    }
+    *residual = rmax / (anorm * xmax);
+  }
+  free(L), free(b), free(x);
+  return rc;
+}
+
+int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
+                    simple_cholesky_result_t *res) {
+  simple_cholesky_opts_t o = {1000, 64, 0, NULL};
+  if (opts) {
+    o = *opts;
+    if (!o.n) o.n = 1000;
+    if (!o.nb) o.nb = o.matrix ? 32 : 64;
+  }
+  int rc = !res ? SIMPLE_ERR_NULL
+           : (o.n < 1 || o.n > SIMPLE_CHOLESKY_MAX_N || o.nb < 1 || !isfinite(o.shift))
+               ? SIMPLE_ERR_ARG
+               : 0;
+  if (res) {
+    res->pivot = -1, res->residual = NAN, res->nnz = 0, res->factor_blocks = 0;
+    res->error[0] = 0;
+    memset(&res->cache, 0, sizeof res->cache);
+  }
+  ctx_t c;
+  memset(&c, 0, sizeof c);
+  /* A matrix file: thread 0 of each node reads and orders it; the node's
+   * threads share the result, every thread gets the verdict. */
+  sparse_t *m = NULL;
+  if (o.matrix) {
+    struct {
+      int rc;
+      char err[256];
+    } v = {rc, ""};
+    if (!rc && simple_thread(s) == 0) v.rc = sparse_read(o.matrix, o.nb, &m, v.err);
+    int r2 = simple_node_bcast(s, &v, sizeof v, SIMPLE_BYTE, 0);
+    void *pm = m;
+    if (!r2) r2 = simple_node_share(s, &pm, 0);
+    m = pm;
+    rc = r2 ? r2 : v.rc;
+    if (res) memcpy(res->error, v.err, sizeof v.err);
+    if (!rc) o.n = m->n;
+  }
+  if (!rc) {
+    if (o.nb > o.n) o.nb = o.n;
+    c.s = s, c.n = o.n, c.nb = o.nb, c.N = (o.n + o.nb - 1) / o.nb, c.shift = o.shift;
+    c.sp_a = m;
+    c.p = simple_nprocs(s), c.me = simple_pid(s);
+    c.pr = 1;
+    for (int d = 1; d * d <= c.p; d++)
+      if (c.p % d == 0) c.pr = d;
+    c.pc = c.p / c.pr;
+    size_t nn = (size_t)c.N * c.N;
+    c.dir = calloc(nn, sizeof *c.dir);
+    c.known = calloc(nn, sizeof *c.known);
+    c.work = malloc(sizeof(double) * (size_t)c.nb * c.nb);
+    if (!c.dir || !c.known || !c.work) rc = SIMPLE_ERR_NOMEM;
+    res->n = c.n;
+    res->nnz = m ? m->nnz : 0;
+    for (int j = 0; j < c.N; j++)
+      for (int i = j; i < c.N; i++) res->factor_blocks += nzb(&c, i, j);
+  }
+  int bad = rc, r2 = simple_allreduce(s, &rc, &bad, 1, SIMPLE_INT32, SIMPLE_MAX);
+  if (r2 || bad) {
+    free(c.dir), free(c.known), free(c.work);
+    simple_node_barrier(s);
+    if (simple_thread(s) == 0) sparse_free(m);
+    return r2 ? r2 : rc ? rc : SIMPLE_ERR_PEER;
+  }
+  openblas_set_num_threads(1);
+  /* Room for the node's blocks (the whole factor at most) and their
+   * directory entries. */
+  size_t lower = (size_t)(res->factor_blocks + c.N) * c.nb * c.nb;
+  simple_shobj_opts_t so = {.heap_bytes = 8 * lower * 2 / (size_t)simple_nodes(s) + 8 * lower / 4 +
+                                          (size_t)c.N * c.N * 64 + (1 << 20),
+                            .cache_bytes = 8 * lower + (1 << 20)};
+  rc = simple_shobj_open(s, &so, &c.sp);
+  if (rc) {
+    free(c.dir), free(c.known), free(c.work);
+    simple_node_barrier(s);
+    if (simple_thread(s) == 0) sparse_free(m);
+    return rc;
+  }
+  /* Each thread makes the directory entries of its blocks; everyone gets
+   * every entry (the names OR-ed together: each slot has one maker). */
+  for (int j = 0; j < c.N && !rc; j++)
+    for (int i = j; i < c.N && !rc; i++)
+      if (owner(&c, i, j) == c.me && nzb(&c, i, j))
+        rc = simple_shobj_acc(s, c.sp, NULL, sizeof(simple_obj_t), &c.dir[(size_t)i * c.N + j]);
+  if (!rc && c.me == 0) rc = simple_shobj_acc(s, c.sp, NULL, sizeof(int64_t), &c.fail);
+  bad = rc;
+  r2 = simple_allreduce(s, &rc, &bad, 1, SIMPLE_INT32, SIMPLE_MAX);
+  if (!r2 && !bad)
+    r2 = simple_allreduce(s, SIMPLE_IN_PLACE, c.dir, 2 * (size_t)c.N * c.N, SIMPLE_UINT64,
+                          SIMPLE_BOR);
+  if (!r2 && !bad) r2 = simple_bcast(s, &c.fail, sizeof c.fail, SIMPLE_BYTE, 0);
+  if (r2 || bad) rc = r2 ? r2 : rc ? rc : SIMPLE_ERR_PEER;
+  double t0 = simple_time();
+  if (!rc) {
+    rc = factor(&c);
+    res->time_s = simple_time() - t0;
+    /* Everyone stops (done, or saw the failure) before the verdict. */
+    int worst = rc, r3 = simple_allreduce(s, &rc, &worst, 1, SIMPLE_INT32, SIMPLE_MAX);
+    if (r3) worst = r3;
+    int64_t f = 0;
+    if (!r3) r3 = simple_shobj_get(s, c.sp, c.fail, &f, sizeof f, NULL);
+    if (!r3 && f) {
+      res->pivot = m ? m->perm[f - 1] : (long)(f - 1);
+      rc = SIMPLE_ERR_ARG;
+    } else {
+      rc = worst ? worst : r3;
+    }
+    if (!rc) rc = simple_allreduce(s, SIMPLE_IN_PLACE, &res->time_s, 1, SIMPLE_DOUBLE, SIMPLE_MAX);
+    if (!rc && c.me == 0) rc = m ? check_sparse(&c, &res->residual) : check(&c, &res->residual);
+    r3 = simple_bcast(s, &res->residual, 1, SIMPLE_DOUBLE, 0);
+    if (!rc) rc = r3;
+    bad = rc;
+    r3 = simple_allreduce(s, &rc, &bad, 1, SIMPLE_INT32, SIMPLE_MAX);
+    if (!rc && (r3 || bad)) rc = r3 ? r3 : SIMPLE_ERR_PEER;
+    simple_barrier(s);
+    simple_shobj_stats(s, c.sp, &res->cache);
+  }
+  int r4 = simple_shobj_close(s, c.sp);
+  free(c.dir), free(c.known), free(c.work);
+  if (simple_thread(s) == 0) sparse_free(m); /* close's barrier: nobody reads it now */
+  return rc ? rc : r4;
+}

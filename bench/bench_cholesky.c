@@ -1,0 +1,325 @@
+/* simple-bench cholesky: simple_cholesky (paper 003's block Cholesky,
+ * Figures 7 and 8) against the anchors people use, on the same processors,
+ * in one invocation:
+ *   - dense D1000 (generated, n = 1000; --quick: 500): simple on 1x1 and on
+ *     NODES x THREADS, ScaLAPACK's pdpotrf on NODES*THREADS flat MPI ranks
+ *     (block-cyclic, blocks of 64, the most square grid);
+ *   - sparse BCSSTK15 (/work/shared/data/bcsstk15.mtx, or --matrix): simple
+ *     on 1x1 and NODES x THREADS, MUMPS (symmetric positive definite, METIS
+ *     ordering) on NODES*THREADS flat ranks.
+ * Times are the factorization alone (orderings and analyses untimed on
+ * both sides), max over processors. Rounds alternate the order of the
+ * jobs; the driver prints medians, the speedup T(1x1) / T(p) and the ratio
+ * T(simple) / T(anchor) (target <= 1.5). Workers print
+ * "R <side> <matrix> <p> <seconds>". */
+#include <limits.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <simple.h>
+
+#include "bench.h"
+#include "simple_cholesky.h"
+
+#ifdef SIMPLE_HAVE_MUMPS
+#include <dmumps_c.h>
+#endif
+
+#define C_ROUNDS         32
+#define C_DEFAULT_MATRIX "/work/shared/data/bcsstk15.mtx"
+
+void openblas_set_num_threads(int n);
+
+static const char *arg_of(int argc, char **argv, const char *key, const char *dflt) {
+  for (int i = 3; i + 1 < argc; i++)
+    if (strcmp(argv[i], key) == 0) return argv[i + 1];
+  return dflt;
+}
+
+/* ---------------------------------------------------------------------
+ * simple_cholesky. */
+
+typedef struct {
+  int n;
+  const char *matrix;
+  int failed;
+} cargs_t;
+
+static void cworker(simple_t *s, void *arg) {
+  cargs_t *a = arg;
+  simple_cholesky_opts_t o = {a->n, 0, 0, a->matrix};
+  simple_cholesky_result_t r;
+  int rc = simple_cholesky(s, &o, &r);
+  if (rc || !(r.residual < 1e-12)) {
+    if (simple_pid(s) == 0)
+      fprintf(stderr, "simple-bench cholesky: simple_cholesky failed: %s %s (residual %g)\n",
+              simple_strerror(rc), r.error, r.residual);
+    if (simple_thread(s) == 0) a->failed = 1;
+    return;
+  }
+  if (simple_pid(s) == 0) {
+    printf("R simple %s %d %.6f\n", a->matrix ? "sparse" : "dense", simple_nprocs(s), r.time_s);
+    fflush(stdout);
+  }
+}
+
+int bench_cholesky_simple(int argc, char **argv, const bench_opts_t *o) {
+  (void)o;
+  cargs_t a = {atoi(arg_of(argc, argv, "--n", "1000")), arg_of(argc, argv, "--matrix", NULL), 0};
+  int rc = simple_run(&argc, &argv, cworker, &a);
+  return rc ? 1 : a.failed;
+}
+
+/* ---------------------------------------------------------------------
+ * ScaLAPACK pdpotrf. */
+
+#ifdef SIMPLE_HAVE_PDPOTRF
+void Cblacs_get(int icontxt, int what, int *val);
+void Cblacs_gridinit(int *icontxt, char *order, int nprow, int npcol);
+void Cblacs_gridinfo(int icontxt, int *nprow, int *npcol, int *myrow, int *mycol);
+void Cblacs_gridexit(int icontxt);
+void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
+               const int *irsrc, const int *icsrc, const int *ictxt, const int *lld, int *info);
+int numroc_(const int *n, const int *nb, const int *iproc, const int *isrc, const int *nprocs);
+void pdpotrf_(const char *uplo, const int *n, double *a, const int *ia, const int *ja,
+              const int *desca, int *info);
+#endif
+
+int bench_cholesky_pdpotrf(int argc, char **argv, const bench_opts_t *o) {
+  (void)o;
+#ifdef SIMPLE_HAVE_PDPOTRF
+  openblas_set_num_threads(1);
+  MPI_Init(&argc, &argv);
+  int rank, P;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  int n = atoi(arg_of(argc, argv, "--n", "1000")), nb = 64, pr = 1;
+  for (int d = 1; d * d <= P; d++)
+    if (P % d == 0) pr = d;
+  int pc = P / pr, ctxt, nprow, npcol, myrow, mycol, zero = 0, one = 1, info;
+  Cblacs_get(-1, 0, &ctxt);
+  Cblacs_gridinit(&ctxt, "Row", pr, pc);
+  Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
+  int lr = numroc_(&n, &nb, &myrow, &zero, &nprow), lc = numroc_(&n, &nb, &mycol, &zero, &npcol);
+  int lld = lr > 1 ? lr : 1, desc[9];
+  descinit_(desc, &n, &n, &nb, &nb, &zero, &zero, &ctxt, &lld, &info);
+  double *A = malloc(sizeof(double) * (size_t)lld * (lc > 0 ? lc : 1));
+  for (int lj = 0; lj < lc; lj++)
+    for (int li = 0; li < lr; li++) {
+      int i = ((li / nb) * nprow + myrow) * nb + li % nb,
+          j = ((lj / nb) * npcol + mycol) * nb + lj % nb;
+      A[(size_t)lj * lld + li] = simple_cholesky_entry(n, 0, i, j);
+    }
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  pdpotrf_("L", &n, A, &one, &one, desc, &info);
+  double t = MPI_Wtime() - t0;
+  MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &info, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (rank == 0) {
+    if (info)
+      fprintf(stderr, "simple-bench cholesky: pdpotrf info %d\n", info);
+    else
+      printf("R pdpotrf dense %d %.6f\n", P, t);
+    fflush(stdout);
+  }
+  free(A);
+  Cblacs_gridexit(ctxt);
+  MPI_Finalize();
+  return info ? 1 : 0;
+#else
+  (void)argc, (void)argv;
+  fprintf(stderr, "simple-bench cholesky: no ScaLAPACK in this build\n");
+  return 1;
+#endif
+}
+
+/* ---------------------------------------------------------------------
+ * MUMPS. */
+
+int bench_cholesky_mumps(int argc, char **argv, const bench_opts_t *o) {
+  (void)o;
+#ifdef SIMPLE_HAVE_MUMPS
+  openblas_set_num_threads(1);
+  MPI_Init(&argc, &argv);
+  int rank, P;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  const char *path = arg_of(argc, argv, "--matrix", C_DEFAULT_MATRIX);
+  DMUMPS_STRUC_C id;
+  memset(&id, 0, sizeof id);
+  id.comm_fortran = (MUMPS_INT)MPI_Comm_c2f(MPI_COMM_WORLD);
+  id.par = 1, id.sym = 1, id.job = -1;
+  dmumps_c(&id);
+  MUMPS_INT *irn = NULL, *jcn = NULL;
+  double *a = NULL;
+  int bad = 0;
+  if (rank == 0) { /* the matrix on the host (centralized input) */
+    FILE *f = fopen(path, "r");
+    char line[512];
+    long n = 0, m = 0, nz = 0, k = 0;
+    while (f && fgets(line, sizeof line, f))
+      if (line[0] != '%' && sscanf(line, "%ld %ld %ld", &n, &m, &nz) == 3) break;
+    irn = malloc(sizeof *irn * (size_t)(nz + 1)), jcn = malloc(sizeof *jcn * (size_t)(nz + 1));
+    a = malloc(sizeof *a * (size_t)(nz + 1));
+    while (f && k < nz && fgets(line, sizeof line, f)) {
+      long i, j;
+      double v;
+      if (sscanf(line, "%ld %ld %lf", &i, &j, &v) == 3)
+        irn[k] = (MUMPS_INT)i, jcn[k] = (MUMPS_INT)j, a[k++] = v;
+    }
+    if (f) fclose(f);
+    bad = !f || k != nz || n < 1;
+    id.n = (MUMPS_INT)n, id.nnz = nz, id.irn = irn, id.jcn = jcn, id.a = a;
+  }
+  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (bad) {
+    if (rank == 0) fprintf(stderr, "simple-bench cholesky: cannot read %s\n", path);
+    MPI_Finalize();
+    return 1;
+  }
+  id.icntl[0] = -1, id.icntl[1] = -1, id.icntl[2] = -1, id.icntl[3] = 0; /* quiet */
+  id.icntl[6] = 5; /* ICNTL(7) = 5: METIS ordering */
+  id.job = 1;
+  dmumps_c(&id);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  id.job = 2;
+  dmumps_c(&id);
+  double t = MPI_Wtime() - t0;
+  MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  int err = id.infog[0];
+  if (rank == 0) {
+    if (err)
+      fprintf(stderr, "simple-bench cholesky: MUMPS INFOG(1) = %d\n", err);
+    else
+      printf("R mumps sparse %d %.6f\n", P, t);
+    fflush(stdout);
+  }
+  id.job = -2;
+  dmumps_c(&id);
+  free(irn), free(jcn), free(a);
+  MPI_Finalize();
+  return err ? 1 : 0;
+#else
+  (void)argc, (void)argv;
+  fprintf(stderr, "simple-bench cholesky: no MUMPS in this build\n");
+  return 1;
+#endif
+}
+
+/* ---------------------------------------------------------------------
+ * The driver. */
+
+enum { S1, SP, ANCHOR, NSIDE };
+
+typedef struct {
+  const char *matrix, *anchor;
+  double t[NSIDE][C_ROUNDS];
+  int n[NSIDE];
+  long p;
+} crow_t;
+
+static crow_t crows[2];
+
+static int cline(const char *line, void *arg) {
+  (void)arg;
+  char side[16], kind[16];
+  int p;
+  double sec;
+  if (sscanf(line, "R %15s %15s %d %lf", side, kind, &p, &sec) != 4) return 0;
+  crow_t *r = &crows[strcmp(kind, "sparse") == 0];
+  int s = strcmp(side, "simple") ? ANCHOR : p == 1 && r->p != 1 ? S1 : SP;
+  if (strcmp(side, "simple") == 0 && p == 1 && r->p == 1) s = r->n[S1] <= r->n[SP] ? S1 : SP;
+  if (r->n[s] < C_ROUNDS) r->t[s][r->n[s]++] = sec;
+  return 1;
+}
+
+static void cusage(FILE *f) {
+  fprintf(f,
+          "usage: simple-bench cholesky [-N NODES] [-t THREADS] [--vcluster] [--quick]\n"
+          "                             [--rounds R] [--n N] [--matrix FILE.mtx] [--csv FILE]\n"
+          "  dense (n = 1000) against ScaLAPACK pdpotrf, sparse (BCSSTK15) against MUMPS\n");
+}
+
+int bench_cholesky_suite(int argc, char **argv) {
+  long N = -1, T = 2, rounds = -1, n = 0;
+  int quick = 0, vcluster = 0;
+  const char *csv = NULL, *matrix = C_DEFAULT_MATRIX;
+  const bench_opt_t opts[] = {{"--quick", BENCH_FLAG, &quick, 0, 0},
+                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
+                              {"-N", BENCH_NUM, &N, 1, 256},
+                              {"-t", BENCH_NUM, &T, 1, 1024},
+                              {"--rounds", BENCH_NUM, &rounds, 1, C_ROUNDS},
+                              {"--n", BENCH_NUM, &n, 1, SIMPLE_CHOLESKY_MAX_N},
+                              {"--matrix", BENCH_WORD, &matrix, 0, 0},
+                              {"--csv", BENCH_WORD, &csv, 0, 0},
+                              {NULL, 0, NULL, 0, 0}};
+  int rc = bench_parse(argc, argv, opts, cusage);
+  if (rc) return rc == 1 ? 0 : rc;
+  if (N < 0) N = vcluster ? 2 : 1;
+  if (rounds < 0) rounds = quick ? 1 : 3;
+  if (!n) n = quick ? 500 : 1000;
+  FILE *out;
+  if (bench_open_csv(csv, &out)) return 1;
+  bench_place_t pl;
+  bench_place(&pl, vcluster, N * T);
+  long P = N * T;
+  crows[0] = (crow_t){"dense", "pdpotrf", {{0}}, {0}, P};
+  crows[1] = (crow_t){"sparse", "mumps", {{0}}, {0}, P};
+  char da[64], sa[PATH_MAX + 16];
+  snprintf(da, sizeof da, "--n %ld", n);
+  snprintf(sa, sizeof sa, "--matrix '%s'", matrix);
+  static char cmd[6][2 * PATH_MAX + 768];
+  bench_worker_cmd(cmd[0], sizeof cmd[0], &pl, 0, BENCH_HYBRID, 1, 1, "", "cholesky-simple", da);
+  bench_worker_cmd(cmd[1], sizeof cmd[1], &pl, vcluster, BENCH_HYBRID, N, T, "", "cholesky-simple",
+                   da);
+  bench_worker_cmd(cmd[2], sizeof cmd[2], &pl, vcluster, BENCH_FLAT, N, T, "", "cholesky-pdpotrf",
+                   da);
+  bench_worker_cmd(cmd[3], sizeof cmd[3], &pl, 0, BENCH_HYBRID, 1, 1, "", "cholesky-simple", sa);
+  bench_worker_cmd(cmd[4], sizeof cmd[4], &pl, vcluster, BENCH_HYBRID, N, T, "", "cholesky-simple",
+                   sa);
+  bench_worker_cmd(cmd[5], sizeof cmd[5], &pl, vcluster, BENCH_FLAT, N, T, "", "cholesky-mumps",
+                   sa);
+  printf(
+      "simple-bench cholesky: simple_cholesky on 1 and %ld x %ld processors, ScaLAPACK pdpotrf "
+      "(dense n = %ld) and MUMPS (sparse %s) on %ld flat ranks; %s, %d core(s), %ld round(s)\n",
+      N, T, n, matrix, P,
+      vcluster   ? "virtual cluster"
+      : pl.multi ? "Slurm"
+                 : "one host",
+      pl.cores, rounds);
+  fflush(stdout);
+  for (long r = 0; r < rounds; r++) {
+    fprintf(stderr, "  round %ld/%ld\n", r + 1, rounds);
+    for (int k = 0; k < 6; k++) {
+      int j = (r % 2) ? 5 - k : k;
+      if (bench_run_worker(cmd[j], cline, NULL) != 0) {
+        if (out) fclose(out);
+        return 1;
+      }
+    }
+  }
+  if (out) fprintf(out, "suite,matrix,p,simple1_s,simple_p_s,speedup,anchor,anchor_s,ratio\n");
+  printf("%-7s %4s %11s %11s %8s %8s %10s %14s\n", "matrix", "p", "simple1_s", "simple_p_s",
+         "speedup", "anchor", "anchor_s", "simple/anchor");
+  for (int k = 0; k < 2; k++) {
+    crow_t *r = &crows[k];
+    double t1 = bench_median(r->t[S1], (size_t)r->n[S1]);
+    double tp = P == 1 ? t1 : bench_median(r->t[SP], (size_t)r->n[SP]);
+    double ta = bench_median(r->t[ANCHOR], (size_t)r->n[ANCHOR]);
+    printf("%-7s %4ld %11.4f %11.4f %8.3f %8s %10.4f %14.3f\n", r->matrix, P, t1, tp, t1 / tp,
+           r->anchor, ta, tp / ta);
+    if (out)
+      fprintf(out, "cholesky,%s,%ld,%.6f,%.6f,%.4f,%s,%.6f,%.4f\n", r->matrix, P, t1, tp, t1 / tp,
+              r->anchor, ta, tp / ta);
+  }
+  if (out && fclose(out) != 0) return 1;
+  printf(
+      "times: the factorization alone, medians over rounds, max over processors; simple's "
+      "residuals checked < 1e-12 every run; target: simple/anchor <= 1.5\n");
+  return 0;
+}

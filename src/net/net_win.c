@@ -1,0 +1,93 @@
+/* Passive-target windows: see net_win.h. */
+#include "net/net_win.h"
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net/net_state.h"
+
+#define PART_BYTES ((size_t)1 << 30)
+
+struct simple__win {
+  MPI_Comm comm; /* our own duplicate: the collective creation and free
+                    never interleave with other node-level traffic */
+  MPI_Win win;
+};
+
+int simple__win_create(simple__node_t *n, size_t bytes, void **base, simple__win_t **out) {
+  if (bytes < 64) bytes = 64;
+  if (bytes > (size_t)PTRDIFF_MAX) return SIMPLE_ERR_COUNT;
+  simple__win_t *w = calloc(1, sizeof *w);
+  if (!w) return SIMPLE_ERR_NOMEM;
+  if (MPI_Comm_dup(simple__net(n)->coll, &w->comm) != MPI_SUCCESS) {
+    free(w);
+    return SIMPLE_ERR_MPI;
+  }
+  MPI_Comm_set_errhandler(w->comm, MPI_ERRORS_RETURN);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "same_disp_unit", "true");
+  void *b = NULL;
+  int rc = MPI_Win_allocate((MPI_Aint)bytes, 1, info, w->comm, &b, &w->win);
+  MPI_Info_free(&info);
+  if (rc != MPI_SUCCESS) {
+    MPI_Comm_free(&w->comm);
+    free(w);
+    return SIMPLE_ERR_MPI;
+  }
+  MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN);
+  memset(b, 0, bytes);
+  /* Nobody reads the window before every node has zeroed its own. */
+  if (MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win) != MPI_SUCCESS ||
+      MPI_Win_sync(w->win) != MPI_SUCCESS || MPI_Barrier(w->comm) != MPI_SUCCESS) {
+    MPI_Win_free(&w->win);
+    MPI_Comm_free(&w->comm);
+    free(w);
+    return SIMPLE_ERR_MPI;
+  }
+  *base = b;
+  *out = w;
+  return 0;
+}
+
+void simple__win_free(simple__win_t *w) {
+  if (!w) return;
+  /* Every node stops reading before any frees its memory (MPI_Win_free
+   * is itself collective, but unlock_all first needs every epoch closed). */
+  MPI_Win_unlock_all(w->win);
+  MPI_Win_free(&w->win);
+  MPI_Comm_free(&w->comm);
+  free(w);
+}
+
+int simple__win_get(simple__win_t *w, int node, size_t disp, void *buf, size_t bytes) {
+  for (size_t off = 0; off < bytes; off += PART_BYTES) {
+    int len = (int)(bytes - off < PART_BYTES ? bytes - off : PART_BYTES);
+    if (MPI_Get((char *)buf + off, len, MPI_BYTE, node, (MPI_Aint)(disp + off), len, MPI_BYTE,
+                w->win) != MPI_SUCCESS)
+      return SIMPLE_ERR_MPI;
+  }
+  return 0;
+}
+
+int simple__win_put(simple__win_t *w, int node, size_t disp, const void *buf, size_t bytes) {
+  for (size_t off = 0; off < bytes; off += PART_BYTES) {
+    int len = (int)(bytes - off < PART_BYTES ? bytes - off : PART_BYTES);
+    if (MPI_Put((const char *)buf + off, len, MPI_BYTE, node, (MPI_Aint)(disp + off), len, MPI_BYTE,
+                w->win) != MPI_SUCCESS)
+      return SIMPLE_ERR_MPI;
+  }
+  return 0;
+}
+
+int simple__win_flush(simple__win_t *w, int node) {
+  return simple__net_ok(node < 0 ? MPI_Win_flush_all(w->win) : MPI_Win_flush(node, w->win));
+}
+
+int simple__win_fetch_add(simple__win_t *w, int node, size_t disp, int64_t add, int64_t *old) {
+  int rc = MPI_Fetch_and_op(&add, old, MPI_INT64_T, node, (MPI_Aint)disp, MPI_SUM, w->win);
+  if (rc == MPI_SUCCESS) rc = MPI_Win_flush(node, w->win);
+  return simple__net_ok(rc);
+}
