@@ -129,6 +129,14 @@ expect_usage_error "local processes beyond memory" "local processes need more me
 # Host lists: shorter than -N, unknown hosts, malformed entries.
 expect_usage_error "short host list" "-N 3 asks for 3 nodes but the host list names 2 host\\(s\\) \\(h1,h2\\)" -N 3 -H h1,h2 "$bin/simple-hello"
 expect_usage_error "unknown host" "host 'no-such-host.invalid' of the host list has no address here" -H localhost,no-such-host.invalid "$bin/simple-hello"
+# A host that resolves but does not answer (TEST-NET-1, RFC 5737): named in
+# one warning line before the launcher tries it; the job then fails
+# without running on the hosts it could reach.
+out=$("$bin/simplerun" -H localhost,192.0.2.1 -t 1 --mpi-args --mca plm_rsh_args "-o ConnectTimeout=3 -o BatchMode=yes" -- "$bin/simple-hello" 2>&1)
+rc=$?
+(( rc != 0 )) || fail "a job with an unreachable host exited 0: $out"
+grep -q "^simplerun: warning: host '192.0.2.1' does not answer on port 22 (ssh)" <<< "$out" || fail "no warning for an unreachable host: $out"
+grep -q "^node=" <<< "$out" && fail "the job ran without its unreachable host: $out"
 expect_usage_error "two names of this host" "of the host list are all this machine" -H "localhost,$me" "$bin/simple-hello"
 expect_usage_error "empty host" "has an empty host name" -H h1,,h2 "$bin/simple-hello"
 expect_usage_error "bad host name" "is not a host name" -H 'h1,h;2' "$bin/simple-hello"
