@@ -89,6 +89,13 @@ if "$bin/simplerun" --version | grep -q "^simplerun (simple) [0-9]"; then :; els
 cmd=$("$bin/simplerun" --dry-run -N 1 -t 1 --mpi-args --tag-output -- "$bin/simple-hello")
 [[ "$cmd" == *" --tag-output "*simple-hello* ]] || fail "--mpi-args not passed before the program: $cmd"
 
+# Inside a job already started (mpirun ... simplerun), simplerun runs the
+# program itself, with per-node counts for the job's processes.
+cmd=$("$bin/simplerun" --dry-run -N 3 -t 1 true)
+out=$(bash -c "${cmd% true } $bin/simplerun -t 1,2,1 $bin/simple-hello" 2>&1)
+n=$(grep -c '^node=1 nodes=3 .*threads=2 ' <<< "$out")
+[[ "$n" == 2 && $(grep -c '^node=' <<< "$out") == 4 ]] || fail "simplerun inside mpirun -n 3 with -t 1,2,1: $out"
+
 expect_usage_error() {
   local what="$1" pattern="$2"
   shift 2
