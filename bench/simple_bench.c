@@ -22,6 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <simple.h>
+
 #include "bench.h"
 
 #define MAX_ROWS        256
@@ -45,6 +47,7 @@ static int mpi_hosts;              /* hosts the MPI side's ranks are on; 0: not 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: simple-bench SUITE [options]\n"
+          "       simple-bench --version | --help | SUITE --help\n"
           "\n"
           "suites:\n"
           "  node    node barrier and allreduce among T threads of one process,\n"
@@ -717,7 +720,18 @@ int main(int argc, char **argv) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("simple-bench (simple) %s\n", simple_version_string());
+    return 0;
+  }
   const char *suite = argv[1];
+  /* node and coll share one usage text: theirs on --help. */
+  if (strcmp(suite, "node") == 0 || strcmp(suite, "coll") == 0)
+    for (int i = 2; i < argc; i++)
+      if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+        usage(stdout);
+        return 0;
+      }
   if (strcmp(suite, "node") == 0) return suite_node(argc, argv);
   if (strcmp(suite, "coll") == 0) return suite_coll(argc, argv);
   if (strcmp(suite, "pingpong") == 0) return bench_pingpong_suite(argc, argv);

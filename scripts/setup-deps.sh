@@ -10,13 +10,16 @@ set -euo pipefail
 # and are the anchors of their benchmarks; gnuplot draws the plots; clang
 # and its runtime libraries (libclang-rt-dev: libFuzzer and the
 # sanitizers' runtimes, which a machine with clang alone lacks) serve
-# make fuzz.
+# make fuzz. Slurm (slurmctld, slurmd, the client commands, munge) serves
+# the tests that start a real Slurm on the virtual cluster; util-linux
+# gives simplerun setpriv (the launcher's parent-death signal).
 packages=(
   build-essential cmake pkg-config
   openmpi-bin libopenmpi-dev
   mpich libmpich-dev
   hwloc libhwloc-dev
-  iproute2 procps
+  iproute2 procps util-linux
+  slurmctld slurmd slurm-client munge
   libfftw3-dev libfftw3-mpi-dev
   libopenblas-dev libscalapack-openmpi-dev
   libmetis-dev libmumps-dev

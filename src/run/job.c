@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "net/net.h"
+#include "run/hosts.h"
 #include "run/options.h"
 #include "run/pin.h"
 #include "run/watchdog.h"
@@ -260,14 +261,21 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
   MPI_Comm_rank(local, &local_rank);
   MPI_Comm_size(local, &local_size);
   int cores = allowed_cores();
+  /* Default: the cores this process may use on its host (collective over
+   * the host's processes, so computed whether or not it is needed). */
+  int own_cores = simple__hosts_default_threads(local);
   if (spec && *spec) {
     bad = simple__parse_threads(spec, rank, size, &threads, err, sizeof err) != 0;
   } else {
-    /* Default: share the host's cores among the processes placed on it. */
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    threads = (int)((online > 0 ? online : 1) / local_size);
-    if (threads > cores) threads = cores;
-    if (threads < 1) threads = 1;
+    threads = own_cores;
+  }
+  /* Nodes sharing a host where hosts were named: a placement error. */
+  char host_err[256] = "";
+  if (simple__hosts_check(comm, local, threads, cores, spec && *spec && !bad, host_err,
+                          sizeof host_err) &&
+      !bad) {
+    bad = 1;
+    snprintf(err, sizeof err, "%s", host_err);
   }
   long pin = simple__env_long("SIMPLE_PIN", 0);
   long spin = simple__env_long("SIMPLE_SPIN", -2);

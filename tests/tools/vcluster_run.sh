@@ -2,6 +2,7 @@
 # Runs one SPMD test program on the virtual cluster (tools/vcluster):
 #   vcluster_run.sh BINDIR SIMPLERUN-ARGS... PROGRAM
 #   vcluster_run.sh BINDIR --down       (take the cluster down after the tests)
+#   vcluster_run.sh BINDIR --probe      (exit 0 where a cluster can be made, else 77)
 # Exits 77, which CTest reports as skipped, with the reason, where a virtual
 # cluster cannot be made here (not root, no network namespaces): those tests
 # must never pass without having run.
@@ -21,6 +22,9 @@ fi
 if [[ -n "$reason" ]]; then
   echo "SKIP: vcluster test not run: $reason"
   exit 77
+fi
+if [[ "${1:-}" == --probe ]]; then
+  exit 0
 fi
 if [[ "${1:-}" == --down ]]; then
   exec "$bin/vcluster" down
