@@ -43,59 +43,64 @@ static int han_priority_seen = -2; /* -2: not reported */
 static int mpi_hosts;              /* hosts the MPI side's ranks are on; 0: not reported */
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: simple-bench SUITE [options]\n"
-          "\n"
-          "suites:\n"
-          "  node    node barrier and allreduce among T threads of one process,\n"
-          "          against MPI_Barrier and MPI_Allreduce among T processes\n"
-          "  coll    every hybrid collective on NODES x THREADS processors, against\n"
-          "          the MPI collective on NODES*THREADS single-threaded ranks\n"
-          "          (Open MPI default and HAN; the faster is the anchor)\n"
-          "  pingpong  half round-trip latency and bandwidth, 0 B..4 MiB, thread to thread\n"
-          "          inside a node and node to node, each beside raw MPI between 2 processes;\n"
-          "          empty-probe cost; options --vcluster --quick --rounds --max-bytes --csv\n"
-          "  rma     one-sided BSP supersteps: put/get throughput and sync latency, inside\n"
-          "          a node and between nodes, one-sided (MPI windows) against two-sided\n"
-          "          backend; options -N -t --vcluster --quick --rounds --max-bytes --csv\n"
-          "  transpose  n x n matrix transpose (simple_transpose) against flat MPI\n"
-          "          (one rank per thread, MPI_Alltoall); options -N -t --vcluster --quick\n"
-          "          --rounds --max-n --csv\n"
-          "  matmul  Cannon's matrix multiply (simple_matmul_cannon, put and get) on a q x q\n"
-          "          grid beside ScaLAPACK pdgemm (one rank per thread) and serial dgemm;\n"
-          "          GFLOP/s; options -N -t --vcluster --quick --rounds --max-n --csv\n"
-          "  as      paper 004's As suite: tests 1-5 (empty, comp, full, simple, scatter),\n"
-          "          the total exchange and the BSP probe (g and L of the intra-node level,\n"
-          "          the inter-node level, the whole job), with put/get (both backends) and\n"
-          "          sends, hybrid and flat MPI; options -N -t --vcluster --quick --rounds\n"
-          "          --max-h --probe-step --csv --plot --json\n"
-          "  bsp     the same as 'as' (its former name)\n"
-          "  queens  n-queens count (simple_nqueens) on 1 and on NODES x THREADS processors\n"
-          "          beside the classic sequential bitmask solver: single-thread rate and\n"
-          "          parallel efficiency at n = 16, 17; options -N -t --vcluster --quick\n"
-          "          --rounds --symmetry --static --n --csv\n"
-          "  sort    radix sort of 2^20..2^26 keys (simple_sort) against the same algorithm\n"
-          "          in flat MPI and one thread (radix, qsort); options -N -t --vcluster\n"
-          "          --quick --rounds --bits --algo --max-n --qsort-max --csv\n"
-          "  fft     2D FFT of n x n complex doubles (simple_fft2d) against FFTW-MPI\n"
-          "          (fftw_mpi_plan_dft_2d: one rank per thread, and ranks x FFTW threads);\n"
-          "          options -N -t --vcluster --quick --rounds --max-n --patient --csv\n"
-          "\n"
-          "options of node and coll (each other suite: simple-bench SUITE --help):\n"
-          "  -t THREADS      threads per node (and MPI ranks per node); default 2\n"
-          "  --rounds R      alternating rounds of the sides; default 5 (1 with --quick)\n"
-          "  --quick         fewer samples and sizes (coll: 8 B, 4 KiB, 64 KiB): a smoke run\n"
-          "  --max-bytes N   largest message size in bytes; default 4 MiB\n"
-          "  --csv FILE      also write the table as CSV\n"
-          "\n"
-          "options (coll only):\n"
-          "  -N NODES        nodes (processes of the hybrid side); default 1, 2 with --vcluster\n"
-          "  --vcluster      run on the virtual cluster (tools/vcluster): one hybrid process,\n"
-          "                  or THREADS MPI ranks, on each of NODES virtual nodes\n"
-          "  --only LIST     comma-separated collectives to run, or 'all'; default:\n"
-          "                  barrier,bcast,reduce,allreduce,scan,exscan,gather,scatter,\n"
-          "                  allgather,alltoall (also: gatherv,scatterv,allgatherv,alltoallv)\n"
-          "  --plot FILE.png time against size per collective, simple vs anchor (gnuplot)\n");
+  fprintf(
+      f,
+      "usage: simple-bench SUITE [options]\n"
+      "\n"
+      "suites:\n"
+      "  node    node barrier and allreduce among T threads of one process,\n"
+      "          against MPI_Barrier and MPI_Allreduce among T processes\n"
+      "  coll    every hybrid collective on NODES x THREADS processors, against\n"
+      "          the MPI collective on NODES*THREADS single-threaded ranks\n"
+      "          (Open MPI default and HAN; the faster is the anchor)\n"
+      "  pingpong  half round-trip latency and bandwidth, 0 B..4 MiB, thread to thread\n"
+      "          inside a node and node to node, each beside raw MPI between 2 processes;\n"
+      "          empty-probe cost; options --vcluster --quick --rounds --max-bytes --csv\n"
+      "  rma     one-sided BSP supersteps: put/get throughput and sync latency, inside\n"
+      "          a node and between nodes, one-sided (MPI windows) against two-sided\n"
+      "          backend; options -N -t --vcluster --quick --rounds --max-bytes --csv\n"
+      "  transpose  n x n matrix transpose (simple_transpose) against flat MPI\n"
+      "          (one rank per thread, MPI_Alltoall); options -N -t --vcluster --quick\n"
+      "          --rounds --max-n --csv\n"
+      "  matmul  Cannon's matrix multiply (simple_matmul_cannon, put and get) on a q x q\n"
+      "          grid beside ScaLAPACK pdgemm (one rank per thread) and serial dgemm;\n"
+      "          GFLOP/s; options -N -t --vcluster --quick --rounds --max-n --csv\n"
+      "  as      paper 004's As suite: tests 1-5 (empty, comp, full, simple, scatter),\n"
+      "          the total exchange and the BSP probe (g and L of the intra-node level,\n"
+      "          the inter-node level, the whole job), with put/get (both backends) and\n"
+      "          sends, hybrid and flat MPI; options -N -t --vcluster --quick --rounds\n"
+      "          --max-h --probe-step --csv --plot --json\n"
+      "  bsp     the same as 'as' (its former name)\n"
+      "  traffic messages and bytes between nodes and memory per node, hybrid against\n"
+      "          flat MPI, counted (PMPI, kernel); options -N -t --vcluster --quick --bytes --csv\n"
+      "  model   the cost model (bench/model): measured against predicted here, projected\n"
+      "          hybrid/flat ratios for large clusters; options --measure --quick --csv\n"
+      "  queens  n-queens count (simple_nqueens) on 1 and on NODES x THREADS processors\n"
+      "          beside the classic sequential bitmask solver: single-thread rate and\n"
+      "          parallel efficiency at n = 16, 17; options -N -t --vcluster --quick\n"
+      "          --rounds --symmetry --static --n --csv\n"
+      "  sort    radix sort of 2^20..2^26 keys (simple_sort) against the same algorithm\n"
+      "          in flat MPI and one thread (radix, qsort); options -N -t --vcluster\n"
+      "          --quick --rounds --bits --algo --max-n --qsort-max --csv\n"
+      "  fft     2D FFT of n x n complex doubles (simple_fft2d) against FFTW-MPI\n"
+      "          (fftw_mpi_plan_dft_2d: one rank per thread, and ranks x FFTW threads);\n"
+      "          options -N -t --vcluster --quick --rounds --max-n --patient --csv\n"
+      "\n"
+      "options of node and coll (each other suite: simple-bench SUITE --help):\n"
+      "  -t THREADS      threads per node (and MPI ranks per node); default 2\n"
+      "  --rounds R      alternating rounds of the sides; default 5 (1 with --quick)\n"
+      "  --quick         fewer samples and sizes (coll: 8 B, 4 KiB, 64 KiB): a smoke run\n"
+      "  --max-bytes N   largest message size in bytes; default 4 MiB\n"
+      "  --csv FILE      also write the table as CSV\n"
+      "\n"
+      "options (coll only):\n"
+      "  -N NODES        nodes (processes of the hybrid side); default 1, 2 with --vcluster\n"
+      "  --vcluster      run on the virtual cluster (tools/vcluster): one hybrid process,\n"
+      "                  or THREADS MPI ranks, on each of NODES virtual nodes\n"
+      "  --only LIST     comma-separated collectives to run, or 'all'; default:\n"
+      "                  barrier,bcast,reduce,allreduce,scan,exscan,gather,scatter,\n"
+      "                  allgather,alltoall (also: gatherv,scatterv,allgatherv,alltoallv)\n"
+      "  --plot FILE.png time against size per collective, simple vs anchor (gnuplot)\n");
 }
 
 /* Files an "I key value" line of a worker. */
@@ -162,6 +167,7 @@ static int worker(int argc, char **argv) {
   if (strcmp(name, "transpose-hybrid") == 0) return bench_transpose_hybrid(argc, argv, &o);
   if (strcmp(name, "transpose-mpi") == 0) return bench_transpose_mpi(argc, argv, &o);
   if (strcmp(name, "bsp") == 0 || strcmp(name, "as") == 0) return bench_as_worker(argc, argv, &o);
+  if (strcmp(name, "traffic") == 0) return bench_traffic_worker(argc, argv, &o);
 #ifdef SIMPLE_BENCH_MATMUL
   if (strcmp(name, "matmul-hybrid") == 0) return bench_matmul_hybrid(argc, argv, &o);
   if (strcmp(name, "matmul-pdgemm") == 0) return bench_matmul_pdgemm(argc, argv, &o);
@@ -719,6 +725,8 @@ int main(int argc, char **argv) {
   if (strcmp(suite, "rma") == 0) return bench_rma_suite(argc, argv);
   if (strcmp(suite, "transpose") == 0) return bench_transpose_suite(argc, argv);
   if (strcmp(suite, "bsp") == 0 || strcmp(suite, "as") == 0) return bench_as_suite(argc, argv);
+  if (strcmp(suite, "traffic") == 0) return bench_traffic_suite(argc, argv);
+  if (strcmp(suite, "model") == 0) return bench_model_suite(argc, argv);
 #ifdef SIMPLE_BENCH_MATMUL
   if (strcmp(suite, "matmul") == 0) return bench_matmul_suite(argc, argv);
 #endif
