@@ -530,7 +530,8 @@ int bench_traffic_suite(int argc, char **argv) {
     return 1;
   }
   char *real = realpath(lib, NULL);
-  long tn = 64L * N * T; /* transpose and FFT order: a multiple of every processor count */
+  /* The transpose and FFT order: 512 or more, a multiple of the processors. */
+  long tn = N * T * ((512 + N * T - 1) / (N * T));
   for (int side = 0; side < 2; side++) {
     char env[4400], args[256], cmd[16384];
     snprintf(env, sizeof env, "SIMPLE_TRAFFIC_LIB='%s' SIMPLE_TRAFFIC_PPN=%ld ", real,
