@@ -11,6 +11,7 @@ network namespaces), on local processes otherwise. Suites that are not in
 this build of simple-bench are skipped with a note."""
 
 import csv
+import fcntl
 import math
 import os
 import subprocess
@@ -118,18 +119,38 @@ def to_float(v):
         return None
 
 
+# One colour per series group (gnuplot's default cycle repeats after 8).
+PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
+           "#e377c2", "#7f7f7f", "#bcbd22", "#000080", "#008000", "#800000", "#ff1493",
+           "#4682b4", "#daa520"]
+
+# What each suite's x axis is, with its unit.
+XLABELS = {"bytes": "bytes per processor (B)", "n": "problem size n", "h_words":
+           "h (words of 8 B per processor)"}
+
+
+def series_name(col):
+    """A series named by what ran: the CSV column without its unit."""
+    return col.rsplit("_", 1)[0] if col.endswith(TIME_SUFFIXES) else col
+
+
 def plot(outdir, s, rows, cols):
-    """One log-log panel: our time (solid) and the anchor's (dashed) per group."""
+    """One log-log panel: our time (solid) and the anchor's (dashed) per
+    group, one colour per group. None when no group has three points: a
+    plot of one or two points says nothing a table does not."""
     x, ours, anchor, group = s["xcol"], s["ourscol"], s["anchorcol"], s.get("group")
     if not (x and ours and anchor) or x not in cols:
         return None
     groups = {}
     for r in rows:
         g = r.get(group, "") if group else s["name"]
+        if g == "floor" or (s["name"] == "pingpong" and g.startswith("probe")):
+            continue
         xv, o, a = to_float(r.get(x)), to_float(r.get(ours)), to_float(r.get(anchor))
         if xv is None or xv <= 0 or o is None or a is None or o <= 0 or a <= 0:
             continue
         groups.setdefault(g, []).append((xv, o, a))
+    groups = {g: p for g, p in groups.items() if len(p) >= 3}
     if not groups:
         return None
     dat = os.path.join(outdir, s.get("id", s["name"]) + ".dat")
@@ -140,24 +161,102 @@ def plot(outdir, s, rows, cols):
                 f.write("%g %g %g\n" % p)
             f.write("\n\n")
     png = s.get("id", s["name"]) + ".png"
+    unit = ours.rsplit("_", 1)[-1]
     gp = ["set terminal pngcairo size 1000,640" if has_pngcairo() else "set terminal png size 1000,640",
           "set output '%s'" % os.path.join(outdir, png),
           "set title \"%s\" noenhanced font ',10'" % gp_title(s["title"]),
-          "set logscale xy", "set xlabel '%s' noenhanced" % x,
-          "set ylabel 'time (%s)' noenhanced" % ours.rsplit("_", 1)[-1],
+          "set logscale xy", "set xlabel '%s' noenhanced" % XLABELS.get(x, x),
+          "set ylabel 'time per call (%s)' noenhanced" % unit,
           "set key outside right noenhanced", "set grid"]
     plots = []
+    on, an = s.get("ours_label", series_name(ours)), s.get("anchor_label", series_name(anchor))
     for i, g in enumerate(groups):
-        plots.append("'%s' index %d using 1:2 with linespoints lt %d dt 1 title '%s (simple)'"
-                     % (dat, i, i + 1, g))
-        plots.append("'%s' index %d using 1:3 with linespoints lt %d dt 2 title '%s (%s)'"
-                     % (dat, i, i + 1, g, anchor.rsplit("_", 1)[0]))
+        c = PALETTE[i % len(PALETTE)]
+        plots.append("'%s' index %d using 1:2 with linespoints lc rgb '%s' dt 1 pt 7 title '%s %s'"
+                     % (dat, i, c, g, on))
+        plots.append("'%s' index %d using 1:3 with linespoints lc rgb '%s' dt 2 pt 6 title '%s %s'"
+                     % (dat, i, c, g, an))
     gp.append("plot " + ", ".join(plots))
     r = subprocess.run(["gnuplot"], input="\n".join(gp), text=True, capture_output=True)
     if r.returncode != 0:
         print("report: gnuplot failed for %s: %s" % (s["name"], r.stderr.strip()), file=sys.stderr)
         return None
     return png
+
+
+def gnuplot(outdir, png, lines):
+    gp = ["set terminal pngcairo size 1000,640" if has_pngcairo() else "set terminal png size 1000,640",
+          "set output '%s'" % os.path.join(outdir, png)] + lines
+    r = subprocess.run(["gnuplot"], input="\n".join(gp), text=True, capture_output=True)
+    if r.returncode != 0:
+        print("report: gnuplot failed for %s: %s" % (png, r.stderr.strip()), file=sys.stderr)
+        return None
+    return png
+
+
+def pingpong_bandwidth(outdir, rows):
+    """Paper 003's figure: bandwidth against size per row, simple and raw
+    MPI, with the hardware floor of one intra-node message as a line."""
+    floor = [to_float(r.get("simple_us")) for r in rows if r.get("row") == "floor"]
+    groups = {}
+    for r in rows:
+        g, b = r.get("row", ""), to_float(r.get("bytes"))
+        sb, mb = to_float(r.get("simple_MBps")), to_float(r.get("mpi_MBps"))
+        if g in ("intra", "intra-buf", "inter") and b and sb and mb:
+            groups.setdefault(g, []).append((b, sb, mb))
+    groups = {g: p for g, p in groups.items() if len(p) >= 3}
+    if not groups:
+        return None
+    dat = os.path.join(outdir, "pingpong-bw.dat")
+    with open(dat, "w") as f:
+        for g, pts in groups.items():
+            for p in sorted(pts):
+                f.write("%g %g %g\n" % p)
+            f.write("\n\n")
+    plots = []
+    for i, g in enumerate(groups):
+        c = PALETTE[i]
+        name = "intra-buf (zero-copy hand-off)" if g == "intra-buf" else g
+        plots.append("'%s' index %d using 1:2 with linespoints lc rgb '%s' pt 7 title '%s simple'"
+                     % (dat, i, c, name))
+        plots.append("'%s' index %d using 1:3 with linespoints lc rgb '%s' dt 2 pt 6 title '%s MPI'"
+                     % (dat, i, c, g))
+    if floor and floor[0]:
+        # The floor moves one 8-byte word per one-way trip at best.
+        plots.append("(x <= 64 ? x / %g : 1/0) with lines lc rgb 'black' dt 3 lw 2 title "
+                     "'floor: one cache line per one-way trip (%.3f us)'" % (floor[0], floor[0]))
+    return gnuplot(outdir, "pingpong-bw.png", [
+        "set title \"paper 003 Fig. 3: ping-pong bandwidth against message size (half round "
+        "trip); the floor is the hardware's one-line hand-off\" noenhanced font ',10'",
+        "set logscale xy", "set xlabel 'message size (B)'", "set ylabel 'bandwidth (MB/s)'",
+        "set key outside right noenhanced", "set grid", "plot " + ", ".join(plots)])
+
+
+def as_per_word(outdir, rows):
+    """Paper 004 Fig. 5: t/h against h for the total exchange, per side."""
+    groups = {}
+    for r in rows:
+        if r.get("test") != "sweep":
+            continue
+        h, t = to_float(r.get("h_words")), to_float(r.get("us"))
+        if h and t:
+            groups.setdefault(r.get("side", ""), []).append((h, t / h))
+    groups = {g: p for g, p in groups.items() if len(p) >= 3}
+    if not groups:
+        return None
+    dat = os.path.join(outdir, "as-th.dat")
+    with open(dat, "w") as f:
+        for g, pts in groups.items():
+            for p in sorted(pts):
+                f.write("%g %g\n" % p)
+            f.write("\n\n")
+    plots = ["'%s' index %d using 1:2 with linespoints lc rgb '%s' pt 7 title '%s'"
+             % (dat, i, PALETTE[i % len(PALETTE)], g) for i, g in enumerate(groups)]
+    return gnuplot(outdir, "as-th.png", [
+        "set title \"paper 004 Fig. 5: total exchange, time per word t/h against h, per side\" "
+        "noenhanced font ',10'", "set logscale xy",
+        "set xlabel 'h (words of 8 B per processor)'", "set ylabel 't/h (us per word)'",
+        "set key outside right noenhanced", "set grid", "plot " + ", ".join(plots)])
 
 
 _pngcairo = None
@@ -213,15 +312,107 @@ def global_sum_sweep(bench, outdir, counts):
           "'%s' using 1:3 with linespoints dt 2 title 'MPI_Allreduce' noenhanced" % (dat, dat)]
     r = subprocess.run(["gnuplot"], input="\n".join(gp), text=True, capture_output=True)
     lines = ["## globalsum\n", title + ".\n",
-             "`simple-bench node -t P --quick` for P = %s; the 8-byte allreduce row.\n"
-             % ", ".join(str(t) for t in counts),
+             "`simple-bench node -t P --quick` for P = %s; the 8-byte allreduce row. Ran on: "
+             "one host.\n" % ", ".join(str(t) for t in counts),
+             "The `node` section above is a separate run of the same suite (full samples); "
+             "on this 2-core machine, shared with other jobs, one run's 2-thread figure can "
+             "differ from another's several-fold: the two threads are pinned one per core and "
+             "a one-line hand-off between the cores costs 0.05 us on one placement and 0.19 us "
+             "on another (the ping-pong's `floor` row measures it in each run). Compare the two "
+             "sides within one run, never one run's simple with another's.\n",
              "| processors | simple (us) | MPI_Allreduce (us) | ratio |", "| --- | --- | --- | --- |"]
     lines += ["| %d | %.3f | %.3f | %.2f |" % (p_, o, a, a / o) for p_, o, a in pts]
     lines.append("")
     if r.returncode == 0:
         lines.append("![%s](%s)\n" % (title, png))
-    rows = [("globalsum", "p=%d" % p_, o, "simple_us", a, "mpi_us", a / o) for p_, o, a in pts]
+    rows = [("globalsum", "p=%d" % p_, o, "simple_us", a, "mpi_us", a / o, "one host")
+            for p_, o, a in pts]
     return "\n".join(lines), rows
+
+
+def run_text(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    return r.returncode, r.stdout.strip(), r.stderr.strip()[-1500:]
+
+
+def scale_section(bench, outdir, vc, quick):
+    """What crosses the network and what memory a node holds, counted
+    (simple-bench traffic), and the cost model's check and projections
+    (simple-bench model)."""
+    out = ["## Scale\n",
+           "What can be measured exactly at any scale here is what crosses between nodes and "
+           "what memory each node holds; time at scale is projected by the cost model "
+           "(`bench/model/model.tsv`, `docs/model.md`), checked where it can run here.\n"]
+    # 4 x 8 and 8 x 8 take about 1 and 3 minutes here; the quick tour
+    # counts 2 x 4 (the same closed forms, a smaller job).
+    layouts = ([["-N", "2", "-t", "4"]] if quick else [["-N", "4", "-t", "8"], ["-N", "8", "-t", "8"]]) \
+        if vc else [["-N", "2", "-t", "2"]]
+    for lay in layouts:
+        cmd = [bench, "traffic"] + lay + (["--vcluster"] if vc else []) + ["--quick", "--csv",
+               os.path.join(outdir, "traffic-%sx%s.csv" % (lay[1], lay[3]))]
+        t0 = time.time()
+        rc, so, se = run_text(cmd)
+        out.append("### Traffic and memory, %s x %s\n" % (lay[1], lay[3]))
+        out.append("`simple-bench %s` (%.0f s; oversubscribed, counts only, no times). Ran on: "
+                   "%s. Per call, summed over the job: `h_msgs`/`f_msgs` messages to other "
+                   "nodes that the program itself sent (PMPI: point-to-point and one-sided), "
+                   "`h_col`/`f_col` MPI collective calls (whose messages PMPI cannot see), "
+                   "`pkts`/`kbytes` what the nodes' network interfaces sent (the kernel's "
+                   "view, the empty segment subtracted; TCP segments after offload, not wire "
+                   "frames).\n" % (" ".join(cmd[1:]).replace(outdir + "/", ""), time.time() - t0,
+                                    "virtual cluster" if vc else "one host (no kernel view)"))
+        out.append("```\n%s\n```\n" % (so if rc == 0 else "failed (exit %d): %s" % (rc, se)))
+        if vc:
+            subprocess.run([os.path.join(os.path.dirname(bench), "vcluster"), "down"],
+                           capture_output=True)
+    # The model's inputs: the tour's own ping-pong and 2 x 2 collectives (on
+    # the virtual cluster when it ran there) and, in the full tour, quick
+    # runs of its own on this host (1 x 2 and 2 x 1).
+    mdir = os.path.join(outdir, "model")
+    os.makedirs(mdir, exist_ok=True)
+    for src, dst in (("pingpong.csv", "pingpong.csv"), ("pingpong.csv", "pingpong-vc.csv"),
+                     ("coll.csv", "coll-2x2-vc.csv")):
+        if vc and os.path.exists(os.path.join(outdir, src)):
+            with open(os.path.join(outdir, src)) as f, open(os.path.join(mdir, dst), "w") as g:
+                g.write(f.read())
+    cmd = [bench, "model", "--dir", mdir, "--csv", os.path.join(outdir, "model.csv")]
+    if not quick or not vc:
+        cmd.insert(2, "--measure")
+    t0 = time.time()
+    rc, so, se = run_text(cmd)
+    out.append("### The cost model\n")
+    out.append("`simple-bench %s` (%.0f s): parameters fitted from ping-pong and collective "
+               "runs (%s), each measured time against the model's prediction (`miss`: more "
+               "than 30%% off), then the projected ratio flat MPI / hybrid for large "
+               "clusters.\n" % (" ".join(cmd[1:]).replace(outdir + "/", ""), time.time() - t0,
+                                 "the tour's own 2 x 2 runs on the virtual cluster%s" % (
+                                     "" if quick else ", and quick 1 x 2 and 2 x 1 runs on one host")
+                                 if vc else "quick 1 x 2 and 2 x 1 runs on one host"))
+    out.append("```\n%s\n```\n" % (so if rc == 0 else "failed (exit %d): %s" % (rc, se)))
+    out.append("Where the model misses: on this 2-core host the fitted per-message costs are "
+               "sub-microsecond and every run shares its cores with the others, so the "
+               "software overheads that the alpha-beta formulas leave out (Open MPI's "
+               "collective framework, its copies through shared memory, simple's node "
+               "barriers and wake-ups) are of the same size as what the formulas keep; "
+               "`docs/model.md` lists the misses and their causes.\n")
+    return "\n".join(out)
+
+
+def scaling_section(outdir):
+    """The many-core run of scripts/scaling.sh, when present."""
+    d = os.path.join(outdir, "scaling")
+    meta = os.path.join(d, "meta.txt")
+    if not os.path.exists(meta):
+        return None
+    with open(meta) as f:
+        m = f.read().strip()
+    out = ["## Scaling run (scripts/scaling.sh)\n", "```\n%s\n```\n" % m]
+    for name in ("coll", "sort", "fft", "matmul", "as", "traffic"):
+        p = os.path.join(d, name + ".txt")
+        if os.path.exists(p):
+            with open(p) as f:
+                out.append("### %s\n\n```\n%s\n```\n" % (name, f.read().strip()[-6000:]))
+    return "\n".join(out)
 
 
 def main():
@@ -233,7 +424,14 @@ def main():
     outdir = os.path.join(build, "report")
     os.makedirs(outdir, exist_ok=True)
     vc = can_vcluster()
-    where = ("the virtual cluster, 2 nodes x 2 threads" if vc
+    if vc:
+        # The virtual cluster is one per machine: hold its lock for the
+        # whole tour (every suite's --vcluster run), released at exit.
+        lock = open("/tmp/simple-vcluster.lock", "a")
+        print("report: waiting for the virtual cluster's lock", flush=True)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+    where = ("the virtual cluster, 2 nodes x 2 threads, for the suites with nodes; one host "
+             "for node, queens, globalsum and the ping-pong's intra-node rows" if vc
              else "this machine, local processes (no virtual cluster: needs root and namespaces)")
     print("report: %s run on %s; writing %s" % ("quick" if quick else "full", where, outdir))
     sections, summary, t_start = [], [], time.time()
@@ -280,28 +478,63 @@ def main():
         s["ourscol"] = pick(cols, s["ours"])
         s["anchorcol"] = pick(cols, s["anchor"], avoid=(s["ourscol"],))
         png = plot(outdir, s, rows, cols)
+        extra = []
+        if s["name"] == "pingpong":
+            extra.append(pingpong_bandwidth(outdir, rows))
+        if s["name"] == "as":
+            extra.append(as_per_word(outdir, rows))
+        if s["nodes"] and vc:
+            ran = "virtual cluster, %s" % " ".join(s.get("vc_layout", ["-N", "2", "-t", "2"]))
+        elif s["nodes"]:
+            ran = "one host, local processes, %s" % " ".join(s.get("local", ["-N", "1", "-t", "2"]))
+        elif s["name"] == "pingpong" and vc:
+            ran = "intra: one host; inter: virtual cluster"
+        else:
+            ran = "one host"
         base = s.get("reuse", sid)
         text = ["## %s\n" % sid, s["title"] + ".\n",
                 "`simple-bench %s %s` (%.0f s). Raw table: [%s.csv](%s.csv). Output:\n"
                 % (s["name"], " ".join(cmd[2:]).replace(csv_path, base + ".csv"), took, base,
                    base),
                 "```\n" + r.stdout.strip() + "\n```\n"]
+        text.insert(2, "Ran on: %s.\n" % ran)
         if png:
             text.append("![%s](%s)\n" % (s["title"], png))
+        elif s["anchor"]:
+            text.append("(No plot: fewer than three points per series; the table says it all.)\n")
+        for e in extra:
+            if e:
+                text.append("![%s](%s)\n" % (e, e))
+        if s["name"] == "pingpong":
+            text.append("`intra-buf` hands a buffer over without copying it (zero-copy); it is "
+                        "not compared with MPI's copying send in the summary.\n")
         sections.append("\n".join(text))
         for row in rows if s["anchor"] else []:  # no anchor (bsp): no summary rows
+            if s["name"] == "pingpong" and row.get("row") in ("intra-buf", "floor", "probe1",
+                                                               "probe2"):
+                continue  # zero-copy, or no anchor: not like with like
             o, a = to_float(row.get(s["ourscol"])), to_float(row.get(s["anchorcol"]))
             label = " ".join(str(row.get(c, "")) for c in cols[1:3])
             ratio = to_float(row.get("ratio"))
             if ratio is None and o and a:
                 ratio = a / o
-            summary.append((sid, label, o, s["ourscol"], a, s["anchorcol"], ratio))
+            if s["name"] == "queens":
+                procs = int(to_float(row.get("nodes")) or 1) * int(to_float(row.get("threads")) or 1)
+                label = "n=%s speedup over the sequential solver on %d processors" % (
+                    row.get("n"), procs)
+            summary.append((sid, label, o, s["ourscol"], a, s["anchorcol"], ratio, ran))
     if not only or "globalsum" in only:
         print("report: globalsum: simple-bench node -t 1, 2, 4 (paper 001 Fig. 1)", flush=True)
         sec, rows = global_sum_sweep(bench, outdir, [1, 2, 4])
         if sec:
             sections.append(sec)
             summary += rows
+    if not only or "scale" in only:
+        print("report: scale: traffic and memory counted, the cost model", flush=True)
+        sections.append(scale_section(bench, outdir, vc, quick))
+    sc = scaling_section(outdir)
+    if sc:
+        sections.append(sc)
     total = time.time() - t_start
     lines = ["# simple: the papers' experiments\n",
              "Run on %s, %s mode, %.0f s in all, %s.\n" % (where, "quick" if quick else "full",
@@ -310,20 +543,23 @@ def main():
              "A ratio above 1 means simple is faster.\n"]
     if skipped:
         lines.append("Not in this build: %s.\n" % ", ".join(skipped))
-    lines.append("## Summary\n\n| suite | row | ours | anchor | ratio |\n| --- | --- | --- | --- | --- |")
+    lines.append("## Summary\n\n| suite | row | ours | anchor | ratio | ran on |\n"
+                 "| --- | --- | --- | --- | --- | --- |")
     fmt = lambda v, c: "-" if v is None else "%.4g %s" % (v, (c or "").rsplit("_", 1)[-1])
-    for name, label, o, oc, a, ac, ratio in summary:
-        lines.append("| %s | %s | %s | %s | %s |" % (name, label, fmt(o, oc), fmt(a, ac),
-                                                    "-" if ratio is None else "%.2f" % ratio))
+    for name, label, o, oc, a, ac, ratio, ran in summary:
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+            name, label, fmt(o, oc), fmt(a, ac), "-" if ratio is None else "%.2f" % ratio, ran))
     lines.append("")
     lines += sections
     with open(os.path.join(outdir, "index.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\nsummary (ours, anchor, ratio anchor/ours; above 1: simple is faster)")
     print("%-10s %-28s %14s %14s %8s" % ("suite", "row", "ours", "anchor", "ratio"))
-    for name, label, o, oc, a, ac, ratio in summary:
+    for name, label, o, oc, a, ac, ratio, ran in summary:
         print("%-10s %-28s %14s %14s %8s" % (name, label[:28], fmt(o, oc), fmt(a, ac),
                                            "-" if ratio is None else "%.2f" % ratio))
+    if vc:
+        subprocess.run([os.path.join(build, "bin", "vcluster"), "down"], capture_output=True)
     print("\nreport: %s (%.0f s)" % (os.path.join(outdir, "index.md"), total))
     return 0
 

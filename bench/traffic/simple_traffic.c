@@ -12,12 +12,15 @@
  *        including those inside MPI's own collectives, which never pass
  *        through PMPI; read from the MPI tool interface's performance
  *        variables of Open MPI's monitoring component
- *        (pml_monitoring_messages_count/_size; the library turns the
- *        component on with OMPI_MCA_pml_monitoring_enable=1 before MPI
- *        starts), plus the one-sided component's messages
- *        (osc_monitoring_messages_sent_count/_size). Where these variables
- *        do not exist (MPICH, an Open MPI without monitoring) the pml view
- *        is reported as absent (-1).
+ *        (pml_monitoring_messages_count/_size), plus the one-sided
+ *        component's messages (osc_monitoring_messages_sent_count/_size).
+ *        Only with SIMPLE_TRAFFIC_PML=1, which turns the component on
+ *        (OMPI_MCA_pml_monitoring_enable=1) before MPI starts. Where these
+ *        variables do not exist the pml view is reported as absent (-1):
+ *        MPICH, and Open MPI 4.1.4 as Debian builds it, whose monitoring
+ *        PML counts (its textual output at MPI_Finalize shows the
+ *        messages) but unregisters its variables when it takes the
+ *        selected PML's place.
  * A peer's node: rank / SIMPLE_TRAFFIC_PPN when that is set (processes
  * placed node-major, as simplerun does: then a single host can stand for
  * several nodes), else the host name of the peer's process.
@@ -212,7 +215,9 @@ static void nodes_init(void) {
 
 static void monitoring_on(void) {
   /* Open MPI reads its parameters from the environment when MPI starts. */
-  if (!getenv("OMPI_MCA_pml_monitoring_enable")) setenv("OMPI_MCA_pml_monitoring_enable", "1", 1);
+  const char *want = getenv("SIMPLE_TRAFFIC_PML");
+  if (want && !strcmp(want, "1") && !getenv("OMPI_MCA_pml_monitoring_enable"))
+    setenv("OMPI_MCA_pml_monitoring_enable", "1", 1);
 }
 
 int MPI_Init(int *argc, char ***argv) {
