@@ -32,14 +32,14 @@ SUITES = [
          ours="simple_us", anchor="mpi_us"),
     dict(name="coll", title="paper 000 Fig. 4, paper 002 Fig. 6: hybrid collectives (reduction, "
          "all-to-all, ...) against flat MPI (best of Open MPI default and HAN)", nodes=True,
-         group="op", x="bytes", ours="simple_us", anchor="anchor_us",
-         full_args=["--rounds", "3"]),
+         group="op", x="bytes", ours="simple_us", anchor="anchor_us", panels=True,
+         anchor_label="MPI (faster of default, HAN)", full_args=["--rounds", "3"]),
     dict(name="transpose", title="paper 002 Fig. 6: matrix transpose, hybrid against flat MPI "
          "(MPI_Alltoall)", nodes=True, group=None, x="n", ours="simple_us", anchor="mpi_us",
          full_args=["--max-n", "4096", "--rounds", "3"]),
     dict(name="pingpong", title="paper 003 Fig. 3: ping-pong latency against message size, "
          "simple against raw MPI", nodes=False, group="row", x="bytes", ours="simple_us",
-         anchor="mpi_us",
+         anchor="mpi_us", anchor_label="MPI",
          full_args=["--rounds", "3"]),
     dict(name="rma", title="paper 004: one-sided puts/gets and supersteps, MPI windows "
          "(onesided) against two-sided messages", nodes=True, group="op", x="bytes",
@@ -47,8 +47,8 @@ SUITES = [
          full_args=["--rounds", "3"]),
     dict(id="coll-1thread", name="coll", title="paper 002 Fig. 6 (one thread per node): "
          "reduction and all-to-all, hybrid with 1 thread per node against flat MPI", nodes=True,
-         group="op", x="bytes", ours="simple_us", anchor="anchor_us",
-         args=["--only", "reduce,allreduce,alltoall"], vc_layout=["-N", "2", "-t", "1"],
+         group="op", x="bytes", ours="simple_us", anchor="anchor_us", panels=True,
+         anchor_label="MPI (faster of default, HAN)", args=["--only", "reduce,allreduce,alltoall"], vc_layout=["-N", "2", "-t", "1"],
          local=["-N", "2", "-t", "1"], full_args=["--rounds", "3", "--max-bytes", "1M"]),
     dict(name="sort", title="paper 000 radix sort, paper 004 RDXSORT: hybrid against flat MPI "
          "(the same algorithm, one rank per thread)", nodes=True, group="algo", x="n",
@@ -64,7 +64,7 @@ SUITES = [
          full_args=["--max-n", str(1 << 22), "--rounds", "1"]),
     dict(name="fft", title="paper 000, paper 002 Sec. 3.3: 2D FFT, hybrid against FFTW-MPI "
          "(best of flat and threaded)", nodes=True, group="output", x="n", ours="simple_us",
-         anchor="anchor_us",
+         anchor="anchor_us", anchor_label="FFTW-MPI (faster of flat, threaded)",
          full_args=["--max-n", "2048", "--rounds", "3"]),
     dict(name="queens", title="paper 000: n-queens, parallel time against the classic "
          "sequential solver", nodes=False, group=None, x="n", ours="simple_p_s",
@@ -153,6 +153,8 @@ def plot(outdir, s, rows, cols):
     groups = {g: p for g, p in groups.items() if len(p) >= 3}
     if not groups:
         return None
+    if s.get("panels"):
+        return plot_panels(outdir, s, groups)
     dat = os.path.join(outdir, s.get("id", s["name"]) + ".dat")
     with open(dat, "w") as f:
         for g, pts in groups.items():
@@ -174,6 +176,8 @@ def plot(outdir, s, rows, cols):
         c = PALETTE[i % len(PALETTE)]
         plots.append("'%s' index %d using 1:2 with linespoints lc rgb '%s' dt 1 pt 7 title '%s %s'"
                      % (dat, i, c, g, on))
+        if g == "intra-buf":  # its MPI side is the intra row's, drawn once
+            continue
         plots.append("'%s' index %d using 1:3 with linespoints lc rgb '%s' dt 2 pt 6 title '%s %s'"
                      % (dat, i, c, g, an))
     gp.append("plot " + ", ".join(plots))
@@ -182,6 +186,40 @@ def plot(outdir, s, rows, cols):
         print("report: gnuplot failed for %s: %s" % (s["name"], r.stderr.strip()), file=sys.stderr)
         return None
     return png
+
+
+def plot_panels(outdir, s, groups):
+    """One panel per collective (its own colour), simple solid and the
+    anchor dashed, log-log, bytes per processor."""
+    sid = s.get("id", s["name"])
+    dat = os.path.join(outdir, sid + ".dat")
+    with open(dat, "w") as f:
+        for g, pts in groups.items():
+            for p in sorted(pts):
+                f.write("%g %g %g\n" % p)
+            f.write("\n\n")
+    n = len(groups)
+    cols = 1 if n == 1 else 2 if n <= 4 else 3 if n <= 9 else 4
+    rows = (n + cols - 1) // cols
+    gp = ["set terminal pngcairo size %d,%d font ',9'" % (380 * cols, 300 * rows + 40)
+          if has_pngcairo() else "set terminal png size %d,%d" % (380 * cols, 300 * rows + 40),
+          "set output '%s'" % os.path.join(outdir, sid + ".png"),
+          "set multiplot layout %d,%d title \"%s\" noenhanced" % (rows, cols, gp_title(s["title"])),
+          "set logscale xy", "set grid", "set key top left noenhanced font ',8'",
+          "set xlabel 'bytes per processor (B)'", "set ylabel 'time per call (us)'"]
+    an = s.get("anchor_label", series_name(s["anchorcol"]))
+    for i, g in enumerate(groups):
+        c = PALETTE[i % len(PALETTE)]
+        gp.append("set title '%s' noenhanced" % g)
+        gp.append("plot '%s' index %d using 1:2 with linespoints lc rgb '%s' lw 2 pt 7 title "
+                  "'simple', '' index %d using 1:3 with linespoints lc rgb '%s' dt 2 pt 6 title "
+                  "'%s'" % (dat, i, c, i, c, an))
+    gp.append("unset multiplot")
+    r = subprocess.run(["gnuplot"], input="\n".join(gp), text=True, capture_output=True)
+    if r.returncode != 0:
+        print("report: gnuplot failed for %s: %s" % (sid, r.stderr.strip()), file=sys.stderr)
+        return None
+    return sid + ".png"
 
 
 def gnuplot(outdir, png, lines):
@@ -219,17 +257,83 @@ def pingpong_bandwidth(outdir, rows):
         name = "intra-buf (zero-copy hand-off)" if g == "intra-buf" else g
         plots.append("'%s' index %d using 1:2 with linespoints lc rgb '%s' pt 7 title '%s simple'"
                      % (dat, i, c, name))
-        plots.append("'%s' index %d using 1:3 with linespoints lc rgb '%s' dt 2 pt 6 title '%s MPI'"
-                     % (dat, i, c, g))
+        if g != "intra-buf":  # its MPI side is the intra row's
+            plots.append("'%s' index %d using 1:3 with linespoints lc rgb '%s' dt 2 pt 6 "
+                         "title '%s MPI'" % (dat, i, c, g))
     if floor and floor[0]:
-        # The floor moves one 8-byte word per one-way trip at best.
-        plots.append("(x <= 64 ? x / %g : 1/0) with lines lc rgb 'black' dt 3 lw 2 title "
-                     "'floor: one cache line per one-way trip (%.3f us)'" % (floor[0], floor[0]))
+        # The floor: one 8-byte word handed between two cores through one
+        # cache line, no library: the most any 8-byte message can reach.
+        with open(dat, "a") as f:
+            f.write("8 %g\n" % (8 / floor[0]))
+        plots.append("'%s' index %d using 1:2 with points pt 5 ps 2 lc rgb 'black' title "
+                     "'floor: 8 B through one cache line, %.3f us one way'"
+                     % (dat, len(groups), floor[0]))
     return gnuplot(outdir, "pingpong-bw.png", [
-        "set title \"paper 003 Fig. 3: ping-pong bandwidth against message size (half round "
-        "trip); the floor is the hardware's one-line hand-off\" noenhanced font ',10'",
+        "set title \"%s\" noenhanced font ',10'" % gp_title(
+            "paper 003 Fig. 3: ping-pong bandwidth against message size (bytes over the half "
+            "round trip); the floor is the hardware's one-line hand-off between two cores"),
         "set logscale xy", "set xlabel 'message size (B)'", "set ylabel 'bandwidth (MB/s)'",
-        "set key outside right noenhanced", "set grid", "plot " + ", ".join(plots)])
+        "set key bottom right noenhanced", "set grid", "plot " + ", ".join(plots)])
+
+
+def as_probe(outdir, rows):
+    """The BSP probe per level (intra-node, inter-node, whole job): g and L
+    by least squares over h >= p, per side, as a table and a plot of t
+    against h per level."""
+    p = None
+    data = {}
+    for r in rows:
+        if r.get("test") not in ("intra", "inter", "whole"):
+            continue
+        if p is None:
+            p = int(to_float(r.get("nodes")) or 1) * int(to_float(r.get("threads")) or 1)
+        h, t = to_float(r.get("h_words")), to_float(r.get("us"))
+        if h is not None and t is not None:
+            data.setdefault(r["test"], {}).setdefault(r.get("side", ""), []).append((h, t))
+    if not data:
+        return None, None
+    fits = []
+    for lvl in ("intra", "inter", "whole"):
+        for side, pts in data.get(lvl, {}).items():
+            pts = [(h, t) for h, t in pts if h >= (p or 1)]
+            if len(pts) < 3:
+                continue
+            n = len(pts)
+            mx, my = sum(h for h, _ in pts) / n, sum(t for _, t in pts) / n
+            sxx = sum((h - mx) ** 2 for h, _ in pts)
+            g = sum((h - mx) * (t - my) for h, t in pts) / sxx if sxx else float("nan")
+            fits.append((lvl, side, g, my - g * mx))
+    lines = ["| level | side | g (us per word) | L (us) |", "| --- | --- | --- | --- |"]
+    lines += ["| %s | %s | %.4f | %.1f |" % f for f in fits]
+    sides = sorted({s for lv in data.values() for s in lv})
+    dat = os.path.join(outdir, "as-probe.dat")
+    gp = ["set multiplot layout 1,3 title \"the BSP probe per level: superstep time against h "
+          "single words per processor (g is the slope, L the intercept; log scale)\" noenhanced",
+          "set grid", "set logscale y", "set key top left noenhanced font ',8'",
+          "set xlabel 'h (words per processor)'", "set ylabel 'time per superstep (us)'"]
+    blocks = 0
+    with open(dat, "w") as f:
+        for lvl in ("intra", "inter", "whole"):
+            series = []
+            for i, side in enumerate(sides):
+                pts = sorted(data.get(lvl, {}).get(side, []))
+                if len(pts) < 3:
+                    continue
+                for h, t in pts:
+                    f.write("%g %g\n" % (h, t))
+                f.write("\n\n")
+                series.append("'%s' index %d using 1:2 with linespoints lc rgb '%s' pt 7 ps 0.5 "
+                              "title '%s'" % (dat, blocks, PALETTE[i % len(PALETTE)], side))
+                blocks += 1
+            gp.append("set title '%s'" % lvl)
+            gp.append("plot " + ", ".join(series) if series else
+                      "plot [0:1] 1/0 title 'n/a at this layout'")
+    gp.append("unset multiplot")
+    gp = ["set terminal pngcairo size 1500,520 font ',9'" if has_pngcairo()
+          else "set terminal png size 1500,520",
+          "set output '%s'" % os.path.join(outdir, "as-probe.png")] + gp
+    r = subprocess.run(["gnuplot"], input="\n".join(gp), text=True, capture_output=True)
+    return "\n".join(lines) + "\n", ("as-probe.png" if r.returncode == 0 else None)
 
 
 def as_per_word(outdir, rows):
@@ -283,8 +387,15 @@ def global_sum_sweep(bench, outdir, counts):
     pts = []
     for t in counts:
         path = os.path.join(outdir, "globalsum-%d.csv" % t)
-        r = subprocess.run([bench, "node", "-t", str(t), "--quick", "--csv", path],
-                           capture_output=True, text=True)
+        node_csv = os.path.join(outdir, "node.csv")
+        if t == 2 and os.path.exists(node_csv):
+            # The node section's run is this point (its default is 2
+            # threads): one measurement, so the two figures agree.
+            path = node_csv
+            r = subprocess.CompletedProcess([], 0)
+        else:
+            r = subprocess.run([bench, "node", "-t", str(t), "--quick", "--csv", path],
+                               capture_output=True, text=True)
         if r.returncode != 0 or not os.path.exists(path):
             print("report: node -t %d failed (exit %d)" % (t, r.returncode), file=sys.stderr)
             continue
@@ -314,12 +425,13 @@ def global_sum_sweep(bench, outdir, counts):
     lines = ["## globalsum\n", title + ".\n",
              "`simple-bench node -t P --quick` for P = %s; the 8-byte allreduce row. Ran on: "
              "one host.\n" % ", ".join(str(t) for t in counts),
-             "The `node` section above is a separate run of the same suite (full samples); "
-             "on this 2-core machine, shared with other jobs, one run's 2-thread figure can "
-             "differ from another's several-fold: the two threads are pinned one per core and "
-             "a one-line hand-off between the cores costs 0.05 us on one placement and 0.19 us "
-             "on another (the ping-pong's `floor` row measures it in each run). Compare the two "
-             "sides within one run, never one run's simple with another's.\n",
+             "The point at 2 processors is the `node` section's own run (its 8-byte allreduce), "
+             "so the two figures agree. They once came from two runs and disagreed (0.08 "
+             "against 0.37 us): on this 2-core machine, shared with other jobs, the two "
+             "pinned threads hand a cache line between the cores in 0.05 us on one placement "
+             "and 0.19 us on another (the ping-pong's `floor` row measures it in each run), "
+             "and a thread descheduled mid-sample adds a wake-up; compare the two sides within "
+             "one run, never one run's simple with another's.\n",
              "| processors | simple (us) | MPI_Allreduce (us) | ratio |", "| --- | --- | --- | --- |"]
     lines += ["| %d | %.3f | %.3f | %.2f |" % (p_, o, a, a / o) for p_, o, a in pts]
     lines.append("")
@@ -343,9 +455,9 @@ def scale_section(bench, outdir, vc, quick):
            "What can be measured exactly at any scale here is what crosses between nodes and "
            "what memory each node holds; time at scale is projected by the cost model "
            "(`bench/model/model.tsv`, `docs/model.md`), checked where it can run here.\n"]
-    # 4 x 8 and 8 x 8 take about 1 and 3 minutes here; the quick tour
-    # counts 2 x 4 (the same closed forms, a smaller job).
-    layouts = ([["-N", "2", "-t", "4"]] if quick else [["-N", "4", "-t", "8"], ["-N", "8", "-t", "8"]]) \
+    # 4 x 8 takes about a minute here (8 x 8 three: `simple-bench traffic
+    # -N 8 -t 8 --vcluster`, docs/bench.md); the quick tour counts 2 x 4.
+    layouts = ([["-N", "2", "-t", "4"]] if quick else [["-N", "4", "-t", "8"]]) \
         if vc else [["-N", "2", "-t", "2"]]
     for lay in layouts:
         cmd = [bench, "traffic"] + lay + (["--vcluster"] if vc else []) + ["--quick", "--csv",
@@ -415,6 +527,86 @@ def scaling_section(outdir):
     return "\n".join(out)
 
 
+def speedup_sweep(bench, outdir):
+    """Paper 000's figures: speedup and efficiency against processors for
+    the applications, each on 1, 2, 4 (matmul 1, 4, 9) processors of one
+    node of this host, small sizes; speedup over the same code on one
+    processor (sort: over its one-thread radix sort, matmul: over serial
+    dgemm, queens: T1/Tp of the library, fft: simple's time on one thread)."""
+    runs = [("sort", ["--quick", "--rounds", "1"], [1, 2, 4], "speedup", "n"),
+            ("queens", ["--quick", "--rounds", "1", "--n", "14"], [1, 2, 4], "speedup", "n"),
+            ("fft", ["--quick", "--rounds", "1", "--max-n", "512"], [1, 2, 4], None, "n"),
+            ("matmul", ["--quick", "--rounds", "1", "--max-n", "256"], [1, 4, 9],
+             "speedup_over_dgemm", "n")]
+    series, table = {}, []
+    for app, args, ps, col, key in runs:
+        if not suite_known(bench, app):
+            continue
+        base = None
+        for p_ in ps:
+            path = os.path.join(outdir, "speedup-%s-%d.csv" % (app, p_))
+            cmd = [bench, app, "-N", "1", "-t", str(p_), "--csv", path] + args
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0 or not os.path.exists(path):
+                print("report: %s -t %d failed (exit %d)" % (app, p_, r.returncode),
+                      file=sys.stderr)
+                continue
+            with open(path) as f:
+                rows = list(csv.DictReader(f))
+            rows = [x for x in rows if x.get("output", "natural") == "natural"]
+            if not rows:
+                continue
+            row = rows[-1]  # the largest size of the run
+            if col:
+                sp = to_float(row.get(col))
+            else:
+                t = to_float(row.get("simple_us"))
+                base = t if p_ == 1 else base
+                sp = base / t if base and t else None
+            if sp:
+                series.setdefault(app, []).append((p_, sp, sp / p_))
+                table.append((app, row.get(key), p_, sp, sp / p_))
+    series = {a: v for a, v in series.items() if len(v) >= 3}
+    if not series:
+        return None
+    dat = os.path.join(outdir, "speedup.dat")
+    with open(dat, "w") as f:
+        for a, pts in series.items():
+            for p_ in pts:
+                f.write("%d %g %g\n" % p_)
+            f.write("\n\n")
+    sp_plots = ["x with lines lc rgb 'gray' dt 3 title 'ideal'"]
+    ef_plots = ["1 with lines lc rgb 'gray' dt 3 title 'ideal'"]
+    for i, a in enumerate(series):
+        c = PALETTE[i]
+        sp_plots.append("'%s' index %d using 1:2 with linespoints lc rgb '%s' pt 7 title '%s'"
+                        % (dat, i, c, a))
+        ef_plots.append("'%s' index %d using 1:3 with linespoints lc rgb '%s' pt 7 title '%s'"
+                        % (dat, i, c, a))
+    png = gnuplot(outdir, "speedup.png", [
+        "set multiplot layout 1,2 title \"%s\" noenhanced" % gp_title(
+            "paper 000: speedup and parallel efficiency against processors (threads of one "
+            "node of this 2-core host: beyond 2 the threads share cores)"), "set grid", "set key top left noenhanced",
+        "set xlabel 'processors'", "set xrange [0.8:*]", "set ylabel 'speedup'",
+        "plot " + ", ".join(sp_plots), "set ylabel 'efficiency (speedup / processors)'",
+        "set yrange [0:1.3]", "plot " + ", ".join(ef_plots), "unset multiplot"])
+    lines = ["## Speedup and efficiency\n",
+             "Paper 000's figures: each application on 1, 2 and 4 threads of one node (matmul "
+             "on 1, 4 and 9: square grids), small sizes (`--quick`, one round), the largest "
+             "size of each run. Speedup: sort over its one-thread radix sort, n-queens T1/Tp of "
+             "the library, FFT over simple's own one-thread transform, matmul over serial "
+             "dgemm. Ran on: one host (2 cores: beyond 2 processors the threads share cores, "
+             "so the efficiency there measures the sharing, not the code; other jobs on the "
+             "machine take cores too, and one round gives no median).\n",
+             "| application | size | processors | speedup | efficiency |",
+             "| --- | --- | --- | --- | --- |"]
+    lines += ["| %s | %s | %d | %.2f | %.2f |" % t for t in table]
+    lines.append("")
+    if png:
+        lines.append("![speedup and efficiency](speedup.png)\n")
+    return "\n".join(lines)
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -481,8 +673,11 @@ def main():
         extra = []
         if s["name"] == "pingpong":
             extra.append(pingpong_bandwidth(outdir, rows))
+        probe_table = None
         if s["name"] == "as":
             extra.append(as_per_word(outdir, rows))
+            probe_table, probe_png = as_probe(outdir, rows)
+            extra.append(probe_png)
         if s["nodes"] and vc:
             ran = "virtual cluster, %s" % " ".join(s.get("vc_layout", ["-N", "2", "-t", "2"]))
         elif s["nodes"]:
@@ -505,6 +700,9 @@ def main():
         for e in extra:
             if e:
                 text.append("![%s](%s)\n" % (e, e))
+        if probe_table:
+            text.append("The probe's g and L per level and side (least squares over h >= p):\n\n"
+                        + probe_table)
         if s["name"] == "pingpong":
             text.append("`intra-buf` hands a buffer over without copying it (zero-copy); it is "
                         "not compared with MPI's copying send in the summary.\n")
@@ -518,17 +716,26 @@ def main():
             ratio = to_float(row.get("ratio"))
             if ratio is None and o and a:
                 ratio = a / o
+            row_ran = ran
+            if s["name"] == "pingpong":
+                row_ran = ("virtual cluster" if vc else "one host") if row.get("row") == "inter" \
+                    else "one host"
             if s["name"] == "queens":
                 procs = int(to_float(row.get("nodes")) or 1) * int(to_float(row.get("threads")) or 1)
                 label = "n=%s speedup over the sequential solver on %d processors" % (
                     row.get("n"), procs)
-            summary.append((sid, label, o, s["ourscol"], a, s["anchorcol"], ratio, ran))
+            summary.append((sid, label, o, s["ourscol"], a, s["anchorcol"], ratio, row_ran))
     if not only or "globalsum" in only:
         print("report: globalsum: simple-bench node -t 1, 2, 4 (paper 001 Fig. 1)", flush=True)
         sec, rows = global_sum_sweep(bench, outdir, [1, 2, 4])
         if sec:
             sections.append(sec)
             summary += rows
+    if (not only or "speedup" in only) and not quick:
+        print("report: speedup: the applications on 1, 2, 4 processors (paper 000)", flush=True)
+        sec = speedup_sweep(bench, outdir)
+        if sec:
+            sections.append(sec)
     if not only or "scale" in only:
         print("report: scale: traffic and memory counted, the cost model", flush=True)
         sections.append(scale_section(bench, outdir, vc, quick))
