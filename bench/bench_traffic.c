@@ -268,6 +268,10 @@ static void traffic_main(simple_t *s, void *arg) {
   int p = simple_nprocs(s), me = simple_pid(s), rc;
   if (w->flat && simple_threads(s) != 1)
     simple_abort(s, "simple-bench traffic: flat side needs -t 1");
+  /* The flat side's counts and displacements are MPI ints. */
+  if ((double)p * (double)w->bytes > 2147483647.0)
+    simple_abort(s, "simple-bench traffic: %d processors x %zu bytes exceed MPI's int counts", p,
+                 w->bytes);
   size_t big = (size_t)p * w->bytes;
   size_t tbytes = (size_t)w->tn * (size_t)w->tn * sizeof(double) / (size_t)p + 64;
   if (tbytes > big) big = tbytes;
