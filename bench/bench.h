@@ -177,6 +177,13 @@ int bench_fft_suite(int argc, char **argv);
 int bench_fft_simple(int argc, char **argv, const bench_opts_t *o);
 int bench_fft_fftw(int argc, char **argv, const bench_opts_t *o);
 
+/* simple-bench traffic (bench_traffic.c): messages and bytes between nodes
+ * and memory per node, hybrid against flat MPI, under libsimple-traffic. */
+int bench_traffic_suite(int argc, char **argv);
+int bench_traffic_worker(int argc, char **argv, const bench_opts_t *o);
+/* simple-bench model (bench_model.c): the cost model of bench/model. */
+int bench_model_suite(int argc, char **argv);
+
 /* The collectives of `simple-bench coll`, by name, in the order they run.
  * Those with in_default = 0 (the v-variants) run only when --only names
  * them (or --only all). Returns the number of entries. */

@@ -73,6 +73,10 @@ static void usage(FILE *f) {
           "          sends, hybrid and flat MPI; options -N -t --vcluster --quick --rounds\n"
           "          --max-h --probe-step --csv --plot --json\n"
           "  bsp     the same as 'as' (its former name)\n"
+          "  traffic messages and bytes between nodes and memory per node, hybrid against\n"
+          "          flat MPI, counted (PMPI, kernel); options -N -t --vcluster --quick --bytes --csv\n"
+          "  model   the cost model (bench/model): measured against predicted here, projected\n"
+          "          hybrid/flat ratios for large clusters; options --measure --quick --csv\n"
           "  queens  n-queens count (simple_nqueens) on 1 and on NODES x THREADS processors\n"
           "          beside the classic sequential bitmask solver: single-thread rate and\n"
           "          parallel efficiency at n = 16, 17; options -N -t --vcluster --quick\n"
@@ -174,6 +178,7 @@ static int worker(int argc, char **argv) {
   if (strcmp(name, "transpose-hybrid") == 0) return bench_transpose_hybrid(argc, argv, &o);
   if (strcmp(name, "transpose-mpi") == 0) return bench_transpose_mpi(argc, argv, &o);
   if (strcmp(name, "bsp") == 0 || strcmp(name, "as") == 0) return bench_as_worker(argc, argv, &o);
+  if (strcmp(name, "traffic") == 0) return bench_traffic_worker(argc, argv, &o);
 #ifdef SIMPLE_BENCH_MATMUL
   if (strcmp(name, "matmul-hybrid") == 0) return bench_matmul_hybrid(argc, argv, &o);
   if (strcmp(name, "matmul-pdgemm") == 0) return bench_matmul_pdgemm(argc, argv, &o);
@@ -738,6 +743,8 @@ int main(int argc, char **argv) {
   if (strcmp(suite, "rma") == 0) return bench_rma_suite(argc, argv);
   if (strcmp(suite, "transpose") == 0) return bench_transpose_suite(argc, argv);
   if (strcmp(suite, "bsp") == 0 || strcmp(suite, "as") == 0) return bench_as_suite(argc, argv);
+  if (strcmp(suite, "traffic") == 0) return bench_traffic_suite(argc, argv);
+  if (strcmp(suite, "model") == 0) return bench_model_suite(argc, argv);
 #ifdef SIMPLE_BENCH_MATMUL
   if (strcmp(suite, "matmul") == 0) return bench_matmul_suite(argc, argv);
 #endif

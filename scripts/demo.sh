@@ -15,5 +15,5 @@ echo
 echo "== the papers' experiments, simple against its anchors"
 python3 "$(dirname "$0")/report.py" "$build" "$@"
 if [[ -x "$build/bin/vcluster" ]] && (( EUID == 0 )); then
-  "$build/bin/vcluster" down >/dev/null 2>&1 || true
+  flock /tmp/simple-vcluster.lock "$build/bin/vcluster" down >/dev/null 2>&1 || true
 fi
