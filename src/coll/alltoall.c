@@ -5,23 +5,20 @@
  * and displacement arrays, in its slot's inline data); then the node's
  * threads split the work with no further synchronization:
  *
- *   drivers   threads 0..D-1, D = min(P - 1, max(1, L - 1)), L = threads of
- *             the smallest node (capped by the lanes src/net opened). The
- *             P - 1 steps of the schedule are dealt round-robin: driver l
- *             takes steps l+1, l+1+D, ... At step st a node sends to one
- *             node and receives from one node:
- *               P a power of two: both with node ^ st (pairwise XOR);
- *               otherwise: sends to node + st, receives from node - st
- *               (mod P), the shifted schedule.
- *             Both ends of a transfer handle it at the same step st, so
- *             both use lane l = (st - 1) % D, and each lane is driven by
- *             one thread per node (thread l), as src/net's convention asks.
+ *   drivers   threads 0..D-1, as src/xchg splits an all-pairs exchange
+ *             (simple__xchg_split: D = min(P - 1, max(1, L - 1)), L its
+ *             lanes, one when threads share cores). The P - 1 steps of
+ *             src/xchg's schedule (simple__xchg_step: pairwise XOR for a
+ *             power-of-two P, else shifted) are dealt round-robin: driver
+ *             l takes steps l+1, l+1+D, ... Both ends of a transfer handle
+ *             it at the same step st, so both use lane l = (st - 1) % D,
+ *             and each lane is driven by one thread per node (thread l).
  *             On one lane a node sends to each other node at most once per
  *             call and receives from each at most once, so the single tag
- *             below cannot mismatch within a call; across calls MPI's
- *             non-overtaking order per (communicator, source, tag) keeps
- *             successive calls apart (the closing barrier orders the
- *             threads' posts).
+ *             (src/xchg/tags.h) cannot mismatch within a call; across
+ *             calls MPI's non-overtaking order per (communicator, source,
+ *             tag) keeps successive calls apart (the closing barrier
+ *             orders the threads' posts).
  *   copiers   the other threads (r - D of them; all threads when P = 1)
  *             move the node-local blocks (thread i to thread j of this
  *             node) in shared memory, straight from the sender's buffer to
@@ -85,12 +82,9 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "coll/slot_views.h"
 #include "net/net.h"
 #include "simple/coll.h"
-
-/* The lanes' tag for alltoall(v) messages: distinct from the other
- * collectives' tags. */
-#define TAG_ALLTOALL 0x7a01
 
 /* Blocks of at least this many bytes travel as messages of their own (see
  * above); below it the copies cost less than the extra messages. */
@@ -101,17 +95,15 @@
 
 #define ALIGN ((size_t)SIMPLE__CACHE_LINE)
 
-/* The v form's arrays of one thread, carried in its slot's inline data. In
- * place, sc/sd are the thread's rcounts/rdispls. */
-typedef struct {
-  const size_t *sc, *sd, *rc, *rd;
-} varrays_t;
+/* The v form's arrays of one thread (slot_views.h: in its slot's aux
+ * words). In place, sc/sd are the thread's rcounts/rdispls. */
+typedef simple__sv_varrays_t varrays_t;
 
 typedef struct {
   simple__node_t *n;
   const simple__slot_t *slots; /* the call's arguments; NULL while thread 0 plans a regular call */
   const int *first_pid;        /* [P + 1] */
-  int r, me, P, node, D, pof2;
+  int r, me, P, node, D;
   int v;        /* the v form */
   int in_place; /* the node stages everything (thread 0 passed SIMPLE_IN_PLACE) */
   int direct;   /* one message per block between nodes (regular form, large blocks) */
@@ -132,13 +124,7 @@ typedef struct {
 /* ------------------------------------------------------------------------
  * The layout of thread u's buffers (u on this node, j and i global ranks). */
 
-/* The v arrays travel in the slot's line of buffers (its aux words), so
- * that the slot's data is free for the packed blocks of a one-node call
- * (pack_v) and a call writes no line that nobody reads. */
-_Static_assert(sizeof(varrays_t) == sizeof(((simple__slot_t *)0)->aux), "the v arrays are aux");
-static const varrays_t *va(const a2a_t *c, int u) {
-  return (const varrays_t *)(const void *)c->slots[u].aux;
-}
+static const varrays_t *va(const a2a_t *c, int u) { return simple__sv_varrays(&c->slots[u]); }
 static size_t sc(const a2a_t *c, int u, int j) { return c->v ? va(c, u)->sc[j] : c->count; }
 static size_t sd(const a2a_t *c, int u, int j) {
   return c->v ? va(c, u)->sd[j] : (size_t)j * c->count;
@@ -200,41 +186,25 @@ static int direct_in(const a2a_t *c, int k, size_t *base) {
 }
 
 /* ------------------------------------------------------------------------
- * Sizes, overflow-checked: 0 or SIMPLE_ERR_COUNT. */
-
-static int add_ck(size_t *acc, size_t x) {
-  if (x > SIZE_MAX - *acc) return SIMPLE_ERR_COUNT;
-  *acc += x;
-  return 0;
-}
-static int mul_ck(size_t a, size_t b, size_t *out) {
-  if (a && b > SIZE_MAX / a) return SIMPLE_ERR_COUNT;
-  *out = a * b;
-  return 0;
-}
-static int up_ck(size_t *x) {
-  if (*x > SIZE_MAX - (ALIGN - 1)) return SIMPLE_ERR_COUNT;
-  *x = (*x + ALIGN - 1) & ~(ALIGN - 1);
-  return 0;
-}
+ * Sizes, overflow-checked (src/base): 0 or SIMPLE_ERR_COUNT. */
 
 /* Bytes thread u sends to the threads of node k. */
 static int row_bytes(const a2a_t *c, int u, int k, size_t *out) {
   size_t t = 0;
   if (!c->v) {
     *out = 0;
-    return mul_ck((size_t)(c->first_pid[k + 1] - c->first_pid[k]) * c->es, c->count, out);
+    return simple__size_mul((size_t)(c->first_pid[k + 1] - c->first_pid[k]) * c->es, c->count, out);
   }
   for (int j = c->first_pid[k]; j < c->first_pid[k + 1]; j++)
-    if (add_ck(&t, sc(c, u, j))) return SIMPLE_ERR_COUNT;
-  return mul_ck(t, c->es, out);
+    if (simple__size_add(&t, sc(c, u, j))) return SIMPLE_ERR_COUNT;
+  return simple__size_mul(t, c->es, out);
 }
 
 /* Bytes this node sends to node k (out) and receives from it (in). */
 static int node_bytes(const a2a_t *c, int k, size_t *out, size_t *in) {
   size_t o = 0, t = 0, row;
   for (int u = 0; u < c->r; u++) {
-    if (row_bytes(c, u, k, &row) || add_ck(&o, row)) return SIMPLE_ERR_COUNT;
+    if (row_bytes(c, u, k, &row) || simple__size_add(&o, row)) return SIMPLE_ERR_COUNT;
   }
   if (!c->v) {
     *out = *in = o; /* r_k r count es both ways */
@@ -242,18 +212,9 @@ static int node_bytes(const a2a_t *c, int k, size_t *out, size_t *in) {
   }
   for (int u = 0; u < c->r; u++)
     for (int i = c->first_pid[k]; i < c->first_pid[k + 1]; i++)
-      if (add_ck(&t, rc(c, u, i))) return SIMPLE_ERR_COUNT;
+      if (simple__size_add(&t, rc(c, u, i))) return SIMPLE_ERR_COUNT;
   *out = o;
-  return mul_ck(t, c->es, in);
-}
-
-static void step_peers(const a2a_t *c, int st, int *to, int *from) {
-  if (c->pof2) {
-    *to = *from = c->node ^ st;
-  } else {
-    *to = (c->node + st) % c->P;
-    *from = (c->node - st + c->P) % c->P;
-  }
+  return simple__size_mul(t, c->es, in);
 }
 
 /* Thread 0: the scratch's size, and its table when tab is not NULL. The
@@ -261,7 +222,8 @@ static void step_peers(const a2a_t *c, int st, int *to, int *from) {
  * in the block it describes. */
 static int plan(const a2a_t *c, size_t *tab, size_t *total) {
   size_t at, hdr, o, in, base;
-  if (mul_ck(T_ENTRIES(c), sizeof(size_t), &hdr) || up_ck(&hdr)) return SIMPLE_ERR_COUNT;
+  if (simple__size_mul(T_ENTRIES(c), sizeof(size_t), &hdr) || simple__size_align(&hdr, ALIGN))
+    return SIMPLE_ERR_COUNT;
   at = hdr;
   for (int k = 0; k < c->P; k++) {
     if (node_bytes(c, k, &o, &in)) return SIMPLE_ERR_COUNT;
@@ -270,13 +232,14 @@ static int plan(const a2a_t *c, size_t *tab, size_t *total) {
       tab[T_IN(c, k)] = in;
       tab[T_STAGE(c, k)] = at;
     }
-    if (c->in_place && (up_ck(&o) || add_ck(&at, o))) return SIMPLE_ERR_COUNT;
+    if (c->in_place && (simple__size_align(&o, ALIGN) || simple__size_add(&at, o)))
+      return SIMPLE_ERR_COUNT;
   }
   for (int l = 0; l < c->D; l++) {
     size_t mo = 0, mi = 0;
     for (int st = l + 1; st < c->P; st += c->D) {
       int to, from;
-      step_peers(c, st, &to, &from);
+      simple__xchg_step(c->n, st, &to, &from);
       if (tab) {
         o = tab[T_OUT(c, to)];
         in = tab[T_IN(c, from)];
@@ -287,11 +250,11 @@ static int plan(const a2a_t *c, size_t *tab, size_t *total) {
       if (!c->direct && !c->in_place && !direct_out(c, to, &base) && o > mo) mo = o;
       if (!c->direct && !direct_in(c, from, &base) && in > mi) mi = in;
     }
-    if (up_ck(&mo) || up_ck(&mi)) return SIMPLE_ERR_COUNT;
+    if (simple__size_align(&mo, ALIGN) || simple__size_align(&mi, ALIGN)) return SIMPLE_ERR_COUNT;
     if (tab) tab[T_DOUT(c, l)] = at;
-    if (add_ck(&at, mo)) return SIMPLE_ERR_COUNT;
+    if (simple__size_add(&at, mo)) return SIMPLE_ERR_COUNT;
     if (tab) tab[T_DIN(c, l)] = at;
-    if (add_ck(&at, mi)) return SIMPLE_ERR_COUNT;
+    if (simple__size_add(&at, mi)) return SIMPLE_ERR_COUNT;
   }
   *total = at;
   return 0;
@@ -418,13 +381,14 @@ static int step_direct(const a2a_t *c, int l, int to, int from, int *also_local)
     /* Receive k: from the (k / r)-th thread of `from` to thread k % r. */
     for (int k = w; k < nr && k < w + WAVE && !rc; k++) {
       int i = c->first_pid[from] + k / c->r, u = k % c->r;
-      rc = simple__net_irecv(c->n, l, dst_of(c, u) + (size_t)i * b, b, from, TAG_ALLTOALL, &req[m]);
+      rc = simple__net_irecv(c->n, l, dst_of(c, u) + (size_t)i * b, b, from, SIMPLE__TAG_ALLTOALL,
+                             &req[m]);
       if (!rc) m++;
     }
     /* Send k: from thread k / rto to the (k % rto)-th thread of `to`. */
     for (int k = w; k < ns && k < w + WAVE && !rc; k++) {
       int u = k / rto, j = c->first_pid[to] + k % rto;
-      rc = simple__net_isend(c->n, l, block_src(c, u, to, j), b, to, TAG_ALLTOALL, &req[m]);
+      rc = simple__net_isend(c->n, l, block_src(c, u, to, j), b, to, SIMPLE__TAG_ALLTOALL, &req[m]);
       if (!rc) m++;
     }
     if (*also_local) {
@@ -445,7 +409,7 @@ static int drive(const a2a_t *c, int l, int also_local) {
   int rc = 0;
   for (int st = l + 1; st < c->P && !rc; st += c->D) {
     int to, from, m = 0, staged_in = 0;
-    step_peers(c, st, &to, &from);
+    simple__xchg_step(c->n, st, &to, &from);
     if (c->direct) {
       rc = step_direct(c, l, to, from, &also_local);
       continue;
@@ -460,7 +424,7 @@ static int drive(const a2a_t *c, int l, int also_local) {
         in = c->scratch + c->tab[T_DIN(c, l)];
         staged_in = 1;
       }
-      rc = simple__net_irecv(c->n, l, in, ib, from, TAG_ALLTOALL, &req[m]);
+      rc = simple__net_irecv(c->n, l, in, ib, from, SIMPLE__TAG_ALLTOALL, &req[m]);
       if (!rc) m++;
     }
     if (ob && !rc) {
@@ -474,7 +438,7 @@ static int drive(const a2a_t *c, int l, int also_local) {
         pack(c, to, o);
         out = o;
       }
-      rc = simple__net_isend(c->n, l, out, ob, to, TAG_ALLTOALL, &req[m]);
+      rc = simple__net_isend(c->n, l, out, ob, to, SIMPLE__TAG_ALLTOALL, &req[m]);
       if (!rc) m++;
     }
     if (also_local) {
@@ -489,14 +453,6 @@ static int drive(const a2a_t *c, int l, int also_local) {
   return rc;
 }
 
-/* The closing barrier, carrying a code: the thread's own rc, or
- * SIMPLE_ERR_PEER if another thread of the node failed. */
-static int finish(simple_t *s, int rc) {
-  unsigned f = simple__barrier_wait(&s->node->barrier, rc ? 1u : 0u);
-  if (f & SIMPLE__BARRIER_FATAL) return SIMPLE_ERR_FATAL;
-  return rc ? rc : f ? SIMPLE_ERR_PEER : 0;
-}
-
 static void init(a2a_t *c, simple_t *s, int v, size_t count, simple_type_t type) {
   simple__node_t *n = s->node;
   memset(c, 0, sizeof *c);
@@ -506,9 +462,7 @@ static void init(a2a_t *c, simple_t *s, int v, size_t count, simple_type_t type)
   c->me = s->thread;
   c->P = n->nodes;
   c->node = n->node;
-  c->pof2 = (c->P & (c->P - 1)) == 0;
-  int L = simple__coll_lanes(n), d = L - 1 > 1 ? L - 1 : 1;
-  c->D = c->P - 1 < d ? c->P - 1 : d;
+  c->D = simple__xchg_split(n, 0).drivers;
   c->v = v;
   c->count = count;
   c->es = simple_type_size(type);
@@ -534,7 +488,7 @@ static int exchange(simple_t *s, a2a_t *c) {
     long long blocks = (long long)r * r;
     local_blocks(c, (int)(blocks * ci / copiers), (int)(blocks * (ci + 1) / copiers));
   }
-  rc = finish(s, rc);
+  rc = simple__sync_rc(s, rc);
   if (!rc && bad) rc = mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
   return rc;
 }
@@ -548,27 +502,27 @@ static int exchange(simple_t *s, a2a_t *c) {
  * the same path. The in-place choice rides in the slot's data before the
  * blocks, so that a reader touches only the lines it copies from. Cost:
  * b + 2 p n/B. */
-#define INLINE_HDR 8
-#define INLINE_CAP (SIMPLE__INLINE_BYTES - INLINE_HDR)
+#define INLINE_CAP SIMPLE__SV_A2A_CAP
 static int alltoall_inline(simple_t *s, const void *out, void *recv, size_t count,
                            simple_type_t type, int err) {
   int r = s->node->threads, me = s->thread;
   size_t bytes = count * simple_type_size(type);
   int in_place = out == recv;
-  unsigned char *data = simple__node_my_slot(s)->data;
-  data[0] = (unsigned char)in_place;
-  if (!err && bytes) memcpy(data + INLINE_HDR, out, (size_t)r * bytes);
+  simple__slot_t *mine = simple__node_my_slot(s);
+  simple__sv_a2a_put(mine, in_place);
+  if (!err && bytes) memcpy(simple__sv_a2a_blocks(mine), out, (size_t)r * bytes);
   int rc;
   const simple__slot_t *slots =
       simple__node_publish(s, in_place ? SIMPLE_IN_PLACE : out, recv, NULL, count, err, &rc);
   if (!slots) return rc;
   /* In place is all or nothing, as on the general path. */
-  int first = slots[0].data[0];
+  int first = simple__sv_a2a_in_place(&slots[0]);
   for (int u = 0; u < r; u++)
-    if (slots[u].data[0] != first) return in_place != first ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
+    if (simple__sv_a2a_in_place(&slots[u]) != first)
+      return in_place != first ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
   for (int u = 0; u < r && bytes; u++)
     memcpy((unsigned char *)recv + (size_t)u * bytes,
-           slots[u].data + INLINE_HDR + (size_t)me * bytes, bytes);
+           simple__sv_a2a_cblocks(&slots[u]) + (size_t)me * bytes, bytes);
   return 0;
 }
 
@@ -579,7 +533,7 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
   int in_place = send == SIMPLE_IN_PLACE;
   size_t total = 0;
   int err = simple__check_buffer(NULL, 0, type);
-  if (!err) err = mul_ck((size_t)n->nprocs, count, &total);
+  if (!err) err = simple__size_mul((size_t)n->nprocs, count, &total);
   if (!err && !in_place) err = simple__check_buffer(send, total, type);
   if (!err) err = simple__check_buffer(recv, total, type);
   if (n->nodes == 1 && count <= INLINE_CAP &&
@@ -608,8 +562,8 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
  * within its slot: each thread packs them before the publish barrier and
  * takes its blocks from every slot after it; nobody reads another thread's
  * buffer or arrays, so no closing barrier (one barrier instead of two;
- * three in place). Block j sits at a fixed place, V_HDR + j * stride with
- * stride = V_CAP / p, so that a receiver knows where its block is before
+ * three in place). Block j sits at a fixed place, a fixed offset + j * stride with
+ * stride = SIMPLE__SV_A2AV_CAP / p, so that a receiver knows where its block is before
  * it has the sender's header, and fetches the header's line and the
  * block's lines at once (with offsets read from the header, the block's
  * lines came only after the header's: 64-byte blocks took 0.13 us where
@@ -617,17 +571,14 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
  * bits; the last entry is PACK_NONE when the thread did not pack: a block
  * larger than the stride) and the thread's in-place choice. Whether every
  * thread packed is read from the slots, the same verdict everywhere. */
-#define PACK_MAX_THREADS 8 /* the header's sizes have room for 8 threads */
-#define PACK_NONE        0xffffu
-#define V_HDR            24 /* 2 (PACK_MAX_THREADS + 1) bytes of sizes, then: */
-#define V_IN_PLACE       20 /* the in-place choice */
-#define V_CAP            (SIMPLE__INLINE_BYTES - V_HDR)
+#define PACK_MAX_THREADS SIMPLE__SV_A2AV_THREADS
+#define PACK_NONE        SIMPLE__SV_A2AV_NONE
 
 /* Packs the blocks of src (NULL: a thread with an error) into the slot's
  * data when each fits its place, else marks it as not packed. */
-static void pack_v(unsigned char *data, const void *src, int in_place, const size_t *sc,
+static void pack_v(simple__slot_t *slot, const void *src, int in_place, const size_t *sc,
                    const size_t *sd, int p, simple_type_t type) {
-  size_t es = simple_type_size(type), stride = V_CAP / (size_t)p;
+  size_t es = simple_type_size(type), stride = SIMPLE__SV_A2AV_CAP / (size_t)p;
   uint16_t size[PACK_MAX_THREADS + 1] = {0};
   int packed = src != NULL;
   for (int j = 0; j < p && packed; j++) {
@@ -635,11 +586,10 @@ static void pack_v(unsigned char *data, const void *src, int in_place, const siz
     size[j] = (uint16_t)(sc[j] * es);
   }
   size[p] = packed ? 0 : PACK_NONE;
-  memcpy(data, size, sizeof(uint16_t) * (size_t)(p + 1));
-  data[V_IN_PLACE] = (unsigned char)in_place;
+  simple__sv_a2av_put(slot, size, p, in_place);
   for (int j = 0; j < p && packed; j++)
     if (sc[j])
-      memcpy(data + V_HDR + (size_t)j * stride, (const unsigned char *)src + sd[j] * es,
+      memcpy(simple__sv_a2av_block(slot, j, p), (const unsigned char *)src + sd[j] * es,
              sc[j] * es);
 }
 
@@ -650,35 +600,19 @@ static void pack_v(unsigned char *data, const void *src, int in_place, const siz
  * choice differs from thread 0's, SIMPLE_ERR_PEER on the others). */
 static int unpack_v(const simple__slot_t *slots, int me, void *recv, const size_t *rc,
                     const size_t *rd, int p, simple_type_t type) {
-  size_t es = simple_type_size(type), at = V_HDR + (size_t)me * (V_CAP / (size_t)p);
+  size_t es = simple_type_size(type);
+  for (int i = 0; i < p; i++)
+    if (simple__sv_a2av_size(&slots[i], p) == PACK_NONE) return 0;
+  int first = simple__sv_a2av_in_place(&slots[0]), bad = 0;
   for (int i = 0; i < p; i++) {
-    uint16_t last;
-    memcpy(&last, slots[i].data + 2 * (size_t)p, sizeof last);
-    if (last == PACK_NONE) return 0;
-  }
-  int first = slots[0].data[V_IN_PLACE], bad = 0;
-  for (int i = 0; i < p; i++) {
-    uint16_t size;
-    memcpy(&size, slots[i].data + 2 * (size_t)me, sizeof size);
-    size_t bytes = size, want = rc[i] * es;
+    size_t bytes = simple__sv_a2av_size(&slots[i], me), want = rc[i] * es;
     if (bytes > want) bytes = want;
-    if (bytes) memcpy((unsigned char *)recv + rd[i] * es, slots[i].data + at, bytes);
-    if (slots[i].data[V_IN_PLACE] != first) bad = 1;
+    if (bytes)
+      memcpy((unsigned char *)recv + rd[i] * es, simple__sv_a2av_cblock(&slots[i], me, p), bytes);
+    if (simple__sv_a2av_in_place(&slots[i]) != first) bad = 1;
   }
-  if (bad) return slots[me].data[V_IN_PLACE] != first ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
+  if (bad) return simple__sv_a2av_in_place(&slots[me]) != first ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
   return -1;
-}
-
-/* Elements a v-layout spans: max(displs[i] + counts[i]), overflow-checked. */
-static int extent(const size_t *counts, const size_t *displs, int p, size_t *out) {
-  size_t m = 0;
-  for (int i = 0; i < p; i++) {
-    if (counts[i] == 0) continue;
-    if (displs[i] > SIZE_MAX - counts[i]) return SIMPLE_ERR_COUNT;
-    if (displs[i] + counts[i] > m) m = displs[i] + counts[i];
-  }
-  *out = m;
-  return 0;
 }
 
 int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts, const size_t *sdispls,
@@ -694,15 +628,19 @@ int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts, const
   size_t ext;
   int err = simple__check_buffer(NULL, 0, type);
   if (!err && (!scounts || !sdispls || !rcounts || !rdispls)) err = SIMPLE_ERR_NULL;
-  if (!err && !in_place && !(err = extent(scounts, sdispls, p, &ext)))
+  if (!err && !in_place && !(err = simple__size_extent(scounts, sdispls, 0, p, &ext)))
     err = simple__check_buffer(send, ext, type);
-  if (!err && !(err = extent(rcounts, rdispls, p, &ext)))
+  if (!err && !(err = simple__size_extent(rcounts, rdispls, 0, p, &ext)))
     err = simple__check_buffer(recv, ext, type);
   varrays_t mine = {scounts, sdispls, rcounts, rdispls};
-  unsigned char *data = simple__node_my_slot(s)->data;
-  memcpy((void *)simple__node_my_slot(s)->aux, &mine, sizeof mine);
+  simple__sv_varrays_put(simple__node_my_slot(s), &mine);
   int packs = n->nodes == 1 && p <= PACK_MAX_THREADS;
-  if (packs) pack_v(data, err ? NULL : in_place ? recv : send, in_place, scounts, sdispls, p, type);
+  if (packs)
+    pack_v(simple__node_my_slot(s),
+           err        ? NULL
+           : in_place ? recv
+                      : send,
+           in_place, scounts, sdispls, p, type);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, NULL, 0, err, &rc);
   if (!slots) return rc;

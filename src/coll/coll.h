@@ -4,15 +4,12 @@
 
 #include <stddef.h>
 
+#include "base/size.h"
+#include "base/sync.h"
 #include "node/node_sync.h"
 #include "node/ops.h"
 #include "run/job.h"
-
-/* Lanes that run in parallel, with a driving thread on every node: the
- * threads of the smallest node (at most n->lanes, at least 1), or 1 when
- * some host of the job is oversubscribed (a job-wide verdict: every node
- * must drive the same lanes, or messages wait on lanes nobody serves). */
-int simple__coll_lanes(const simple__node_t *n);
+#include "xchg/xchg.h"
 
 /* Allreduce of count elements among the nodes, one thread per node on
  * `lane`, combining in node order (so the result is identical on every node

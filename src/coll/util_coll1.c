@@ -1,46 +1,8 @@
 #include "coll/util_coll1.h"
 
-#include <stdint.h>
 #include <string.h>
 
 #include "net/net.h"
-
-int simple__c1_sync(simple_t *s, int rc) {
-  unsigned f = simple__barrier_wait(&s->node->barrier, rc ? 1u : 0u);
-  if (f & SIMPLE__BARRIER_FATAL) return SIMPLE_ERR_FATAL;
-  return rc ? rc : f ? SIMPLE_ERR_PEER : 0;
-}
-
-int simple__c1_mul(size_t a, size_t b, size_t *out) {
-  if (a && b > SIZE_MAX / a) return SIMPLE_ERR_COUNT;
-  *out = a * b;
-  return 0;
-}
-
-int simple__c1_extent(const size_t *counts, const size_t *displs, int first, int last,
-                      size_t *out) {
-  *out = 0;
-  if (first >= last) return 0;
-  if (!counts || !displs) return SIMPLE_ERR_NULL;
-  size_t m = 0;
-  for (int i = first; i < last; i++) {
-    if (counts[i] == 0) continue;
-    if (displs[i] > SIZE_MAX - counts[i]) return SIMPLE_ERR_COUNT;
-    if (displs[i] + counts[i] > m) m = displs[i] + counts[i];
-  }
-  *out = m;
-  return 0;
-}
-
-int simple__c1_sum(const size_t *counts, int first, int last, size_t *out) {
-  size_t t = 0;
-  for (int i = first; i < last; i++) {
-    if (counts[i] > SIZE_MAX - t) return SIMPLE_ERR_COUNT;
-    t += counts[i];
-  }
-  *out = t;
-  return 0;
-}
 
 int simple__c1_net_exscan(simple__node_t *n, int lane, void *part, void *res, void *tmp,
                           void *spare, size_t count, simple_type_t type, simple_op_t op) {
@@ -50,7 +12,7 @@ int simple__c1_net_exscan(simple__node_t *n, int lane, void *part, void *res, vo
   for (int mask = 1; mask < P; mask <<= 1) {
     int partner = me ^ mask;
     if (partner >= P) continue; /* our block is the last; nobody above needs it */
-    rc = simple__net_sendrecv(n, lane, pa, bytes, partner, tm, bytes, partner, SIMPLE__C1_TAG_SCAN);
+    rc = simple__net_sendrecv(n, lane, pa, bytes, partner, tm, bytes, partner, SIMPLE__TAG_SCAN);
     if (rc) return rc;
     if (partner < me) {
       /* The partner's block lies just below ours: it goes on the left. */

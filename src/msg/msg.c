@@ -3,15 +3,14 @@
 #include "msg/msg.h"
 
 #include <limits.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "base/buf.h"
+#include "base/sync.h"
 #include "net/net_msg.h"
 #include "node/ops.h"
 
@@ -22,13 +21,6 @@
 /* Messages pulled from MPI per poll at most, so one poller cannot be held
  * forever by a stream of arrivals. */
 #define POLL_BATCH 32
-/* Sleep bounds (ns) of a thread waiting for a message that may come from
- * another node: nobody can wake it when the message arrives (MPI has no
- * callback), so it polls MPI between sleeps that grow to this bound. */
-#define SLEEP_MIN_NS 20000L
-#define SLEEP_MAX_NS 500000L
-
-static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ------------------------------------------------------------------------
  * Mailbox lock: critical sections are a few pointer updates, so spin, and
@@ -56,38 +48,33 @@ static void box_unlock(atomic_int *l) { atomic_store_explicit(l, 0, memory_order
  * Node state. */
 static void msg_close(simple__node_t *n);
 
-simple__msg_node_t *simple__msg_state(simple_t *s) {
-  simple__node_t *n = s->node;
-  simple__msg_node_t *m = __atomic_load_n((simple__msg_node_t **)&n->msg, __ATOMIC_ACQUIRE);
-  if (m) return m;
-  /* First use on this node, by any thread: messages are not collective, so
-   * there is no barrier to set up under; a mutex makes creation unique. */
-  pthread_mutex_lock(&setup_lock);
-  m = n->msg;
-  if (!m) {
-    m = aligned_alloc(SIMPLE__CACHE_LINE, sizeof *m);
-    simple__mth_t *th = aligned_alloc(SIMPLE__CACHE_LINE, sizeof *th * (size_t)n->threads);
-    if (!m || !th || simple__node_at_close(n, msg_close) != 0) {
-      free(m);
-      free(th);
-      pthread_mutex_unlock(&setup_lock);
-      return NULL;
-    }
-    memset(m, 0, sizeof *m);
-    memset(th, 0, sizeof *th * (size_t)n->threads);
-    m->n = n;
-    m->th = th;
-    int maxt = 1;
-    for (int k = 0; k < n->nodes; k++)
-      if (n->threads_of[k] > maxt) maxt = n->threads_of[k];
-    while ((1 << m->tbits) < maxt) m->tbits++;
-    /* The same bound on every node and in every layout with the same
-     * largest node, whether the message crosses nodes or not. */
-    m->tag_ub = simple__net_msg_tag_ub(n) >> (2 * m->tbits);
-    __atomic_store_n((simple__msg_node_t **)&n->msg, m, __ATOMIC_RELEASE);
+static void *msg_create(simple__node_t *n) {
+  simple__msg_node_t *m = aligned_alloc(SIMPLE__CACHE_LINE, sizeof *m);
+  simple__mth_t *th = aligned_alloc(SIMPLE__CACHE_LINE, sizeof *th * (size_t)n->threads);
+  if (!m || !th) {
+    free(m);
+    free(th);
+    return NULL;
   }
-  pthread_mutex_unlock(&setup_lock);
+  memset(m, 0, sizeof *m);
+  memset(th, 0, sizeof *th * (size_t)n->threads);
+  m->n = n;
+  m->th = th;
+  int maxt = 1;
+  for (int k = 0; k < n->nodes; k++)
+    if (n->threads_of[k] > maxt) maxt = n->threads_of[k];
+  while ((1 << m->tbits) < maxt) m->tbits++;
+  /* The same bound on every node and in every layout with the same
+   * largest node, whether the message crosses nodes or not. */
+  m->tag_ub = simple__net_msg_tag_ub(n) >> (2 * m->tbits);
   return m;
+}
+
+/* First use on this node, by any thread: messages are not collective, so
+ * there is no barrier to set the state up under (src/base makes the
+ * creation unique). */
+simple__msg_node_t *simple__msg_state(simple_t *s) {
+  return simple__layer_state(s->node, &s->node->msg, msg_create, msg_close);
 }
 
 static void env_drop(simple__mth_t *t, simple__env_t *e) {
@@ -137,13 +124,8 @@ static void msg_close(simple__node_t *n) {
 /* ------------------------------------------------------------------------
  * Handle tables. */
 int simple__htab_add(simple__htab_t *t, void *p, uint64_t *id) {
-  if (t->free_head == 0 && t->n == t->cap) {
-    int cap = t->cap ? 2 * t->cap : 64;
-    simple__handle_t *h = realloc(t->h, sizeof *h * (size_t)cap);
-    if (!h) return SIMPLE_ERR_NOMEM;
-    t->h = h;
-    t->cap = cap;
-  }
+  if (t->free_head == 0 && simple__array_grow(&t->h, &t->cap, t->n, sizeof *t->h, 64))
+    return SIMPLE_ERR_NOMEM;
   int slot;
   /* free_head is slot + 1 of the first free slot, 0 when none. */
   if (t->free_head) {
@@ -183,13 +165,7 @@ static simple__req_t *req_get(simple__mth_t *t) {
     t->free_reqs = r->next;
     return r;
   }
-  if (t->nall == t->capall) {
-    int cap = t->capall ? 2 * t->capall : 16;
-    simple__req_t **a = realloc(t->all_reqs, sizeof *a * (size_t)cap);
-    if (!a) return NULL;
-    t->all_reqs = a;
-    t->capall = cap;
-  }
+  if (simple__array_grow(&t->all_reqs, &t->capall, t->nall, sizeof *t->all_reqs, 16)) return NULL;
   r = aligned_alloc(SIMPLE__CACHE_LINE, sizeof *r);
   if (!r) return NULL;
   memset(r, 0, sizeof *r);
@@ -471,10 +447,6 @@ static void poll_mpi(simple__msg_node_t *m, simple__mth_t *me) {
   atomic_store_explicit(&m->poll_lock, 0, memory_order_release);
 }
 
-static int job_failed(const simple__msg_node_t *m) {
-  return atomic_load_explicit(&m->n->fatal, memory_order_relaxed) != 0;
-}
-
 /* Frees the buffers whose sends to other nodes have completed. */
 static void progress_sends(simple__mth_t *me) {
   int k = 0;
@@ -490,34 +462,18 @@ static void progress_sends(simple__mth_t *me) {
   }
 }
 
-/* Waits while *word == old, polling MPI: spin while the policy allows, then
- * sleep on the futex with a growing timeout (a deposit by a thread of this
- * node wakes us at once; one from MPI is seen at the next poll). */
-static int poll_wait(simple__msg_node_t *m, simple__mth_t *me, atomic_uint *word, unsigned old,
-                     atomic_uint *sleepers) {
-  unsigned spin = simple__wait_policy.spin;
-  long ns = 0;
-  for (unsigned i = 0;; i++) {
-    if (atomic_load_explicit(word, memory_order_acquire) != old) return 0;
-    poll_mpi(m, me);
-    if (me->npend) progress_sends(me);
-    if (atomic_load_explicit(word, memory_order_acquire) != old) return 0;
-    if (job_failed(m)) return SIMPLE_ERR_FATAL;
-    if (i < spin) {
-      simple__cpu_relax();
-      continue;
-    }
-    if (i < spin + 4) {
-      sched_yield();
-      continue;
-    }
-    ns = ns ? (ns * 2 < SLEEP_MAX_NS ? ns * 2 : SLEEP_MAX_NS) : SLEEP_MIN_NS;
-    struct timespec ts = {0, ns};
-    atomic_fetch_add_explicit(sleepers, 1, memory_order_seq_cst);
-    if (atomic_load_explicit(word, memory_order_seq_cst) == old)
-      syscall(SYS_futex, (unsigned *)word, FUTEX_WAIT_PRIVATE, old, &ts, NULL, 0);
-    atomic_fetch_sub_explicit(sleepers, 1, memory_order_relaxed);
-  }
+/* What a waiter for a message that may come from another node does
+ * between looks at its request (simple__wait_poll): pulls arrived messages
+ * from MPI and frees the buffers of completed sends. */
+typedef struct {
+  simple__msg_node_t *m;
+  simple__mth_t *me;
+} poll_arg_t;
+
+static void poll_hook(void *arg) {
+  poll_arg_t *a = arg;
+  poll_mpi(a->m, a->me);
+  if (a->me->npend) progress_sends(a->me);
 }
 
 /* Takes the result of a direct MPI receive: the tag and size MPI saw. */
@@ -544,8 +500,10 @@ static int req_finish(const simple__msg_node_t *m, simple__req_t *r) {
 
 static int req_wait(simple__msg_node_t *m, simple__mth_t *me, simple__req_t *r) {
   if (atomic_load_explicit(r->word, memory_order_acquire) == SIMPLE__REQ_PENDING) {
-    int rc = r->remote || me->npend ? poll_wait(m, me, r->word, SIMPLE__REQ_PENDING, r->wsleep)
-                                    : simple__wait_while(r->word, SIMPLE__REQ_PENDING, r->wsleep);
+    poll_arg_t a = {m, me};
+    int rc = r->remote || me->npend
+                 ? simple__wait_poll(r->word, SIMPLE__REQ_PENDING, r->wsleep, poll_hook, &a)
+                 : simple__wait_while(r->word, SIMPLE__REQ_PENDING, r->wsleep);
     if (rc) return rc;
   }
   return req_finish(m, r);
@@ -966,7 +924,8 @@ int simple_probe(simple_t *s, int source, int tag, simple_status_t *status) {
     unsigned seq = atomic_load_explicit(&b->seq, memory_order_acquire);
     if (remote) poll_mpi(m, me);
     if (probe_box(b, source, tag, status)) return 0;
-    int rc = remote ? poll_wait(m, me, &b->seq, seq, &b->sleepers)
+    poll_arg_t a = {m, me};
+    int rc = remote ? simple__wait_poll(&b->seq, seq, &b->sleepers, poll_hook, &a)
                     : simple__wait_while(&b->seq, seq, &b->sleepers);
     if (rc) return rc;
   }
@@ -984,16 +943,7 @@ int simple__msg_buf_send(simple_t *s, simple__mbuf_t *b, int dest, int tag) {
      * MPI is done with it. */
     if (me->npend) progress_sends(me);
     int rc = b->size > INT_MAX ? SIMPLE_ERR_COUNT : 0;
-    if (!rc && me->npend == me->cappend) {
-      int cap = me->cappend ? 2 * me->cappend : 16;
-      void *a = realloc(me->pend, sizeof *me->pend * (size_t)cap);
-      if (!a)
-        rc = SIMPLE_ERR_NOMEM;
-      else {
-        me->pend = a;
-        me->cappend = cap;
-      }
-    }
+    if (!rc) rc = simple__array_grow(&me->pend, &me->cappend, me->npend, sizeof *me->pend, 16);
     if (!rc)
       rc = simple__net_msg_isend(n, b->data, b->size, dnode,
                                  mpi_tag(m, tag, s->thread, dest - n->first_pid[dnode]),
