@@ -430,6 +430,21 @@ static void ctx_free(sctx_t *c) {
   free(c->reqs);
 }
 
+/* What every thread contributes to the one allreduce (bitwise OR) that
+ * agrees on a sort before any key moves. A value that must be the same
+ * everywhere travels with its complement: after the OR, x == ~x_not holds
+ * only if every thread passed the same x. Seven words, one collective. */
+typedef struct {
+  uint64_t key_or;   /* OR of the thread's keys */
+  uint64_t key_nand; /* NOT of the AND of its keys (OR-combined: NOT of the global AND) */
+  uint64_t flags;    /* AGREE_* */
+  uint64_t algo, algo_not;
+  uint64_t wmax, wmax_not; /* the digit width bound */
+} agreement_t;
+enum { AGREE_NOMEM = 1, AGREE_UNBALANCED = 2, AGREE_SHORT = 4 };
+#define AGREE_WORDS (sizeof(agreement_t) / sizeof(uint64_t))
+_Static_assert(sizeof(agreement_t) == 7 * sizeof(uint64_t), "the agreement is 7 words");
+
 /* into = 0: the result goes to a new buffer returned in *out; into = 1:
  * into the caller's user_out of out_cap keys (NULL only with out_cap 0). */
 static int sort_generic(simple_t *s, const void *keys, size_t n_local, size_t ksz, void **out,
@@ -546,7 +561,7 @@ static int sort_generic(simple_t *s, const void *keys, size_t n_local, size_t ks
   }
   /* Bits that vary among all keys (OR ^ AND), whether the input is already
    * in the balanced layout, allocation failures and agreement on the
-   * options, in one allreduce. */
+   * options, in one allreduce (agreement_t). */
   uint64_t orv = 0, andv = ~(uint64_t)0;
   if (ksz == 4) {
     const uint32_t *a = keys;
@@ -564,32 +579,30 @@ static int sort_generic(simple_t *s, const void *keys, size_t n_local, size_t ks
       andv &= a[i];
     }
   }
-  uint64_t bits[7] = {orv,
+  agreement_t mine = {orv,
                       ~andv,
-                      (uint64_t)nomem,
+                      (nomem ? AGREE_NOMEM : 0) | (n_local != c->cnt ? AGREE_UNBALANCED : 0) |
+                          (short_out ? AGREE_SHORT : 0),
                       (uint64_t)algo,
                       ~(uint64_t)algo,
                       (uint64_t)c->wmax,
                       ~(uint64_t)c->wmax},
-           tb[7];
-  uint64_t unbalanced = n_local != c->cnt;
-  bits[2] |= unbalanced << 1 | (uint64_t)short_out << 2;
-  if ((rc = simple_allreduce(s, bits, tb, 7, SIMPLE_UINT64, SIMPLE_BOR))) goto fail;
-  if (tb[2] & 1) {
+              all;
+  if ((rc = simple_allreduce(s, &mine, &all, AGREE_WORDS, SIMPLE_UINT64, SIMPLE_BOR))) goto fail;
+  if (all.flags & AGREE_NOMEM) {
     rc = nomem ? SIMPLE_ERR_NOMEM : SIMPLE_ERR_PEER;
     goto fail;
   }
-  if (tb[2] & 4) {
+  if (all.flags & AGREE_SHORT) {
     rc = short_out ? SIMPLE_ERR_COUNT : SIMPLE_ERR_PEER;
     goto fail;
   }
-  if (tb[3] != ~tb[4] || tb[5] != ~tb[6]) {
+  if (all.algo != ~all.algo_not || all.wmax != ~all.wmax_not) {
     rc = SIMPLE_ERR_ARG;
     goto fail;
   }
-  int balanced = !(tb[2] & 2);
-  /* tb[0]: OR of all keys; tb[1]: NOT of the AND of all keys. */
-  uint64_t varying = c->n ? tb[0] ^ ~tb[1] : 0;
+  int balanced = !(all.flags & AGREE_UNBALANCED);
+  uint64_t varying = c->n ? all.key_or ^ ~all.key_nand : 0;
   int lo_bit = 0, span = 1;
   if (varying) {
     lo_bit = __builtin_ctzll(varying);

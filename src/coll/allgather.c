@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
-#include "coll/util_coll1.h"
+#include "coll/slot_views.h"
 #include "net/net.h"
 #include "simple/coll.h"
 
@@ -47,10 +47,10 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
   size_t es = simple_type_size(type), extent = 0, all = 0;
   if (!err) {
     if (v) {
-      err = simple__c1_extent(counts, displs, 0, p, &extent);
-      if (!err) err = simple__c1_sum(counts, 0, p, &all);
+      err = simple__size_extent(counts, displs, 0, p, &extent);
+      if (!err) err = simple__size_sum(counts, 0, p, &all);
     } else {
-      err = simple__c1_mul(count, (size_t)p, &extent);
+      err = simple__size_mul(count, (size_t)p, &extent);
       all = extent;
     }
   }
@@ -75,7 +75,7 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
     size_t most = count;
     for (int u = 0; u < p && v; u++)
       if (counts[u] > most) most = counts[u];
-    small = most <= (SIMPLE__INLINE_BYTES - 8) / es;
+    small = most <= SIMPLE__SV_COUNTED_CAP / es;
   }
   if (P == 1 && (small || err)) {
     /* Small blocks travel in the slots: copied in before the publish
@@ -85,20 +85,19 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
      * path whatever the others take: both start with the same barrier).
      * The count leads the block in the slot's data, so that a reader
      * touches only the lines it copies from. Cost: b + p n/B. */
-    unsigned char *data = simple__node_my_slot(s)->data;
-    memcpy(data, &count, sizeof count);
-    if (!err && count) memcpy(data + 8, send, count * es);
+    simple__slot_t *mine = simple__node_my_slot(s);
+    simple__sv_counted_put(mine, count);
+    if (!err && count) memcpy(simple__sv_counted_block(mine), send, count * es);
     int rc;
     const simple__slot_t *slots = simple__node_publish(s, send, recv, NULL, count, err, &rc);
     if (!slots) return rc;
-    for (int u = 0; u < r && v; u++) {
-      size_t nu;
-      memcpy(&nu, slots[u].data, sizeof nu);
-      if (nu != counts[u]) return count != counts[pid] ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
-    }
+    for (int u = 0; u < r && v; u++)
+      if (simple__sv_counted_count(&slots[u]) != counts[u])
+        return count != counts[pid] ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
     for (int u = 0; u < r; u++)
       if ((u != me || !in_place) && cnt(&l, u))
-        memcpy((unsigned char *)recv + dsp(&l, u) * es, slots[u].data + 8, cnt(&l, u) * es);
+        memcpy((unsigned char *)recv + dsp(&l, u) * es, simple__sv_counted_block(&slots[u]),
+               cnt(&l, u) * es);
     return 0;
   }
   if (P == 1) {
@@ -158,7 +157,7 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
   }
   rc = 0;
   if (me == 0) rc = simple__net_allgatherv(n, sbuf, nbytes, nbytes + P, packed);
-  if ((rc = simple__c1_sync(s, rc)) != 0) return rc;
+  if ((rc = simple__sync_rc(s, rc)) != 0) return rc;
   if (bad) return mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
   size_t at = 0;
   for (int i = 0; i < p; i++) {

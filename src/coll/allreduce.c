@@ -50,7 +50,7 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
   int rc = simple__node_finish(s);
   if (rc) return rc;
   /* Lane boundaries on cache lines: lanes are written by different threads. */
-  int lanes = simple__coll_lanes(n);
+  int lanes = simple__xchg_lanes(n);
   if (me < lanes) {
     size_t line = SIMPLE__CACHE_LINE / es ? SIMPLE__CACHE_LINE / es : 1;
     size_t per = ((count + (size_t)lanes - 1) / (size_t)lanes + line - 1) / line * line;
@@ -59,9 +59,7 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
     if (l1 > l0)
       rc = simple__coll_net_allreduce_rab(n, me, acc + l0 * es, tmp + l0 * es, l1 - l0, type, op);
   }
-  unsigned f = simple__barrier_wait(&n->barrier, rc ? 1u : 0u);
-  if (f & SIMPLE__BARRIER_FATAL) return SIMPLE_ERR_FATAL;
-  if (f) return rc ? rc : SIMPLE_ERR_PEER;
+  if ((rc = simple__sync_rc(s, rc))) return rc;
   if (want_result) memcpy(recv, acc, bytes);
   return 0;
 }

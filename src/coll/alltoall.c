@@ -5,23 +5,20 @@
  * and displacement arrays, in its slot's inline data); then the node's
  * threads split the work with no further synchronization:
  *
- *   drivers   threads 0..D-1, D = min(P - 1, max(1, L - 1)), L = threads of
- *             the smallest node (capped by the lanes src/net opened). The
- *             P - 1 steps of the schedule are dealt round-robin: driver l
- *             takes steps l+1, l+1+D, ... At step st a node sends to one
- *             node and receives from one node:
- *               P a power of two: both with node ^ st (pairwise XOR);
- *               otherwise: sends to node + st, receives from node - st
- *               (mod P), the shifted schedule.
- *             Both ends of a transfer handle it at the same step st, so
- *             both use lane l = (st - 1) % D, and each lane is driven by
- *             one thread per node (thread l), as src/net's convention asks.
+ *   drivers   threads 0..D-1, as src/xchg splits an all-pairs exchange
+ *             (simple__xchg_split: D = min(P - 1, max(1, L - 1)), L its
+ *             lanes, one when threads share cores). The P - 1 steps of
+ *             src/xchg's schedule (simple__xchg_step: pairwise XOR for a
+ *             power-of-two P, else shifted) are dealt round-robin: driver
+ *             l takes steps l+1, l+1+D, ... Both ends of a transfer handle
+ *             it at the same step st, so both use lane l = (st - 1) % D,
+ *             and each lane is driven by one thread per node (thread l).
  *             On one lane a node sends to each other node at most once per
  *             call and receives from each at most once, so the single tag
- *             below cannot mismatch within a call; across calls MPI's
- *             non-overtaking order per (communicator, source, tag) keeps
- *             successive calls apart (the closing barrier orders the
- *             threads' posts).
+ *             (src/xchg/tags.h) cannot mismatch within a call; across
+ *             calls MPI's non-overtaking order per (communicator, source,
+ *             tag) keeps successive calls apart (the closing barrier
+ *             orders the threads' posts).
  *   copiers   the other threads (r - D of them; all threads when P = 1)
  *             move the node-local blocks (thread i to thread j of this
  *             node) in shared memory, straight from the sender's buffer to
@@ -85,33 +82,25 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "coll/slot_views.h"
 #include "net/net.h"
 #include "simple/coll.h"
-
-/* The lanes' tag for alltoall(v) messages: distinct from the other
- * collectives' tags. */
-#define TAG_ALLTOALL 0x7a01
 
 /* Blocks of at least this many bytes travel as messages of their own (see
  * above); below it the copies cost less than the extra messages. */
 #define DIRECT_BYTES ((size_t)262144)
-/* Direct transfers a driver posts before it waits, each way: bounds its
- * request array (on the stack). */
-#define WAVE 32
 
 #define ALIGN ((size_t)SIMPLE__CACHE_LINE)
 
-/* The v form's arrays of one thread, carried in its slot's inline data. In
- * place, sc/sd are the thread's rcounts/rdispls. */
-typedef struct {
-  const size_t *sc, *sd, *rc, *rd;
-} varrays_t;
+/* The v form's arrays of one thread (slot_views.h: in its slot's aux
+ * words). In place, sc/sd are the thread's rcounts/rdispls. */
+typedef simple__sv_varrays_t varrays_t;
 
 typedef struct {
   simple__node_t *n;
   const simple__slot_t *slots; /* the call's arguments; NULL while thread 0 plans a regular call */
   const int *first_pid;        /* [P + 1] */
-  int r, me, P, node, D, pof2;
+  int r, me, P, node, D;
   int v;        /* the v form */
   int in_place; /* the node stages everything (thread 0 passed SIMPLE_IN_PLACE) */
   int direct;   /* one message per block between nodes (regular form, large blocks) */
@@ -132,13 +121,7 @@ typedef struct {
 /* ------------------------------------------------------------------------
  * The layout of thread u's buffers (u on this node, j and i global ranks). */
 
-/* The v arrays travel in the slot's line of buffers (its aux words), so
- * that the slot's data is free for the packed blocks of a one-node call
- * (pack_v) and a call writes no line that nobody reads. */
-_Static_assert(sizeof(varrays_t) == sizeof(((simple__slot_t *)0)->aux), "the v arrays are aux");
-static const varrays_t *va(const a2a_t *c, int u) {
-  return (const varrays_t *)(const void *)c->slots[u].aux;
-}
+static const varrays_t *va(const a2a_t *c, int u) { return simple__sv_varrays(&c->slots[u]); }
 static size_t sc(const a2a_t *c, int u, int j) { return c->v ? va(c, u)->sc[j] : c->count; }
 static size_t sd(const a2a_t *c, int u, int j) {
   return c->v ? va(c, u)->sd[j] : (size_t)j * c->count;
@@ -200,41 +183,25 @@ static int direct_in(const a2a_t *c, int k, size_t *base) {
 }
 
 /* ------------------------------------------------------------------------
- * Sizes, overflow-checked: 0 or SIMPLE_ERR_COUNT. */
-
-static int add_ck(size_t *acc, size_t x) {
-  if (x > SIZE_MAX - *acc) return SIMPLE_ERR_COUNT;
-  *acc += x;
-  return 0;
-}
-static int mul_ck(size_t a, size_t b, size_t *out) {
-  if (a && b > SIZE_MAX / a) return SIMPLE_ERR_COUNT;
-  *out = a * b;
-  return 0;
-}
-static int up_ck(size_t *x) {
-  if (*x > SIZE_MAX - (ALIGN - 1)) return SIMPLE_ERR_COUNT;
-  *x = (*x + ALIGN - 1) & ~(ALIGN - 1);
-  return 0;
-}
+ * Sizes, overflow-checked (src/base): 0 or SIMPLE_ERR_COUNT. */
 
 /* Bytes thread u sends to the threads of node k. */
 static int row_bytes(const a2a_t *c, int u, int k, size_t *out) {
   size_t t = 0;
   if (!c->v) {
     *out = 0;
-    return mul_ck((size_t)(c->first_pid[k + 1] - c->first_pid[k]) * c->es, c->count, out);
+    return simple__size_mul((size_t)(c->first_pid[k + 1] - c->first_pid[k]) * c->es, c->count, out);
   }
   for (int j = c->first_pid[k]; j < c->first_pid[k + 1]; j++)
-    if (add_ck(&t, sc(c, u, j))) return SIMPLE_ERR_COUNT;
-  return mul_ck(t, c->es, out);
+    if (simple__size_add(&t, sc(c, u, j))) return SIMPLE_ERR_COUNT;
+  return simple__size_mul(t, c->es, out);
 }
 
 /* Bytes this node sends to node k (out) and receives from it (in). */
 static int node_bytes(const a2a_t *c, int k, size_t *out, size_t *in) {
   size_t o = 0, t = 0, row;
   for (int u = 0; u < c->r; u++) {
-    if (row_bytes(c, u, k, &row) || add_ck(&o, row)) return SIMPLE_ERR_COUNT;
+    if (row_bytes(c, u, k, &row) || simple__size_add(&o, row)) return SIMPLE_ERR_COUNT;
   }
   if (!c->v) {
     *out = *in = o; /* r_k r count es both ways */
@@ -242,18 +209,9 @@ static int node_bytes(const a2a_t *c, int k, size_t *out, size_t *in) {
   }
   for (int u = 0; u < c->r; u++)
     for (int i = c->first_pid[k]; i < c->first_pid[k + 1]; i++)
-      if (add_ck(&t, rc(c, u, i))) return SIMPLE_ERR_COUNT;
+      if (simple__size_add(&t, rc(c, u, i))) return SIMPLE_ERR_COUNT;
   *out = o;
-  return mul_ck(t, c->es, in);
-}
-
-static void step_peers(const a2a_t *c, int st, int *to, int *from) {
-  if (c->pof2) {
-    *to = *from = c->node ^ st;
-  } else {
-    *to = (c->node + st) % c->P;
-    *from = (c->node - st + c->P) % c->P;
-  }
+  return simple__size_mul(t, c->es, in);
 }
 
 /* Thread 0: the scratch's size, and its table when tab is not NULL. The
@@ -261,7 +219,8 @@ static void step_peers(const a2a_t *c, int st, int *to, int *from) {
  * in the block it describes. */
 static int plan(const a2a_t *c, size_t *tab, size_t *total) {
   size_t at, hdr, o, in, base;
-  if (mul_ck(T_ENTRIES(c), sizeof(size_t), &hdr) || up_ck(&hdr)) return SIMPLE_ERR_COUNT;
+  if (simple__size_mul(T_ENTRIES(c), sizeof(size_t), &hdr) || simple__size_align(&hdr, ALIGN))
+    return SIMPLE_ERR_COUNT;
   at = hdr;
   for (int k = 0; k < c->P; k++) {
     if (node_bytes(c, k, &o, &in)) return SIMPLE_ERR_COUNT;
@@ -270,13 +229,14 @@ static int plan(const a2a_t *c, size_t *tab, size_t *total) {
       tab[T_IN(c, k)] = in;
       tab[T_STAGE(c, k)] = at;
     }
-    if (c->in_place && (up_ck(&o) || add_ck(&at, o))) return SIMPLE_ERR_COUNT;
+    if (c->in_place && (simple__size_align(&o, ALIGN) || simple__size_add(&at, o)))
+      return SIMPLE_ERR_COUNT;
   }
   for (int l = 0; l < c->D; l++) {
     size_t mo = 0, mi = 0;
     for (int st = l + 1; st < c->P; st += c->D) {
       int to, from;
-      step_peers(c, st, &to, &from);
+      simple__xchg_step(c->n, st, &to, &from);
       if (tab) {
         o = tab[T_OUT(c, to)];
         in = tab[T_IN(c, from)];
@@ -287,11 +247,11 @@ static int plan(const a2a_t *c, size_t *tab, size_t *total) {
       if (!c->direct && !c->in_place && !direct_out(c, to, &base) && o > mo) mo = o;
       if (!c->direct && !direct_in(c, from, &base) && in > mi) mi = in;
     }
-    if (up_ck(&mo) || up_ck(&mi)) return SIMPLE_ERR_COUNT;
+    if (simple__size_align(&mo, ALIGN) || simple__size_align(&mi, ALIGN)) return SIMPLE_ERR_COUNT;
     if (tab) tab[T_DOUT(c, l)] = at;
-    if (add_ck(&at, mo)) return SIMPLE_ERR_COUNT;
+    if (simple__size_add(&at, mo)) return SIMPLE_ERR_COUNT;
     if (tab) tab[T_DIN(c, l)] = at;
-    if (add_ck(&at, mi)) return SIMPLE_ERR_COUNT;
+    if (simple__size_add(&at, mi)) return SIMPLE_ERR_COUNT;
   }
   *total = at;
   return 0;
@@ -402,99 +362,62 @@ static const unsigned char *block_src(const a2a_t *c, int u, int k, int j) {
   return (src ? src : dst_of(c, u)) + (size_t)j * b;
 }
 
-/* One step of a direct call: every block from node `from` and to node `to`
- * its own message, in waves of at most WAVE each way. Both ends list the
- * blocks of a node pair in the same i-major order and cut the list into
- * the same waves, so every wave's sends meet receives posted before their
- * sender waits: no wave waits for a later one. */
-static int step_direct(const a2a_t *c, int l, int to, int from, int *also_local) {
+/* ------------------------------------------------------------------------
+ * The exchange as src/xchg's engine asks for it (ctx: the a2a_t). */
+
+static size_t x_out_bytes(void *ctx, int k) {
+  const a2a_t *c = ctx;
+  return c->tab[T_OUT(c, k)];
+}
+static size_t x_in_bytes(void *ctx, int k) {
+  const a2a_t *c = ctx;
+  return c->tab[T_IN(c, k)];
+}
+
+/* The message to node k: the stage in place, a one-thread node's own
+ * buffer when contiguous, else packed into driver d's out region. */
+static const void *x_out(void *ctx, int k, int d) {
+  const a2a_t *c = ctx;
+  size_t base;
+  if (c->in_place) return c->scratch + c->tab[T_STAGE(c, k)];
+  if (direct_out(c, k, &base)) return src_of(c, 0) + base * c->es;
+  unsigned char *o = c->scratch + c->tab[T_DOUT(c, d)];
+  pack(c, k, o);
+  return o;
+}
+
+/* The message from node k: straight into a one-thread node's recv when
+ * contiguous, else into driver d's in region, unpacked after. */
+static void *x_in(void *ctx, int k, int d, int *unpack) {
+  const a2a_t *c = ctx;
+  size_t base;
+  *unpack = !direct_in(c, k, &base);
+  return *unpack ? c->scratch + c->tab[T_DIN(c, d)] : dst_of(c, 0) + base * c->es;
+}
+
+static void x_unpack(void *ctx, int k, const void *msg) { unpack(ctx, k, msg); }
+
+/* Direct calls: every block of a node pair its own message, i-major on
+ * both ends: block i from node k is (its (i / r)-th thread -> thread i % r),
+ * block i to k is (thread i / r_k -> k's (i % r_k)-th thread). */
+static int x_blocks(void *ctx, int k, int out) {
+  const a2a_t *c = ctx;
+  (void)out;
+  return c->r * (c->first_pid[k + 1] - c->first_pid[k]);
+}
+
+static void *x_block(void *ctx, int k, int out, int i, size_t *bytes) {
+  const a2a_t *c = ctx;
   size_t b = c->count * c->es;
-  int rto = c->first_pid[to + 1] - c->first_pid[to];
-  int rfrom = c->first_pid[from + 1] - c->first_pid[from];
-  int ns = c->r * rto, nr = rfrom * c->r, rc = 0;
-  for (int w = 0; (w < ns || w < nr) && !rc; w += WAVE) {
-    simple__net_req_t req[2 * WAVE];
-    int m = 0;
-    /* Receive k: from the (k / r)-th thread of `from` to thread k % r. */
-    for (int k = w; k < nr && k < w + WAVE && !rc; k++) {
-      int i = c->first_pid[from] + k / c->r, u = k % c->r;
-      rc = simple__net_irecv(c->n, l, dst_of(c, u) + (size_t)i * b, b, from, TAG_ALLTOALL, &req[m]);
-      if (!rc) m++;
-    }
-    /* Send k: from thread k / rto to the (k % rto)-th thread of `to`. */
-    for (int k = w; k < ns && k < w + WAVE && !rc; k++) {
-      int u = k / rto, j = c->first_pid[to] + k % rto;
-      rc = simple__net_isend(c->n, l, block_src(c, u, to, j), b, to, TAG_ALLTOALL, &req[m]);
-      if (!rc) m++;
-    }
-    if (*also_local) {
-      local_blocks(c, 0, c->r * c->r);
-      *also_local = 0;
-    }
-    int rc2 = simple__net_waitall(req, m);
-    if (!rc) rc = rc2;
-  }
-  return rc;
+  *bytes = b;
+  if (!out) return dst_of(c, i % c->r) + (size_t)(c->first_pid[k] + i / c->r) * b;
+  int rk = c->first_pid[k + 1] - c->first_pid[k];
+  return (void *)block_src(c, i / rk, k, c->first_pid[k] + i % rk);
 }
 
-/* Driver l: its steps of the schedule, one at a time (receive posted, then
- * packing and send, then wait and unpack; or the step's direct transfers).
- * also_local: the node has no copier, so the driver moves the local blocks
- * while its first transfers are under way. */
-static int drive(const a2a_t *c, int l, int also_local) {
-  int rc = 0;
-  for (int st = l + 1; st < c->P && !rc; st += c->D) {
-    int to, from, m = 0, staged_in = 0;
-    step_peers(c, st, &to, &from);
-    if (c->direct) {
-      rc = step_direct(c, l, to, from, &also_local);
-      continue;
-    }
-    size_t ob = c->tab[T_OUT(c, to)], ib = c->tab[T_IN(c, from)], base;
-    simple__net_req_t req[2];
-    unsigned char *in = NULL;
-    if (ib) {
-      if (direct_in(c, from, &base)) {
-        in = dst_of(c, 0) + base * c->es;
-      } else {
-        in = c->scratch + c->tab[T_DIN(c, l)];
-        staged_in = 1;
-      }
-      rc = simple__net_irecv(c->n, l, in, ib, from, TAG_ALLTOALL, &req[m]);
-      if (!rc) m++;
-    }
-    if (ob && !rc) {
-      const unsigned char *out;
-      if (c->in_place) {
-        out = c->scratch + c->tab[T_STAGE(c, to)];
-      } else if (direct_out(c, to, &base)) {
-        out = src_of(c, 0) + base * c->es;
-      } else {
-        unsigned char *o = c->scratch + c->tab[T_DOUT(c, l)];
-        pack(c, to, o);
-        out = o;
-      }
-      rc = simple__net_isend(c->n, l, out, ob, to, TAG_ALLTOALL, &req[m]);
-      if (!rc) m++;
-    }
-    if (also_local) {
-      local_blocks(c, 0, c->r * c->r);
-      also_local = 0;
-    }
-    int rc2 = simple__net_waitall(req, m);
-    if (!rc) rc = rc2;
-    if (!rc && staged_in) unpack(c, from, in);
-  }
-  if (also_local) local_blocks(c, 0, c->r * c->r);
-  return rc;
-}
-
-/* The closing barrier, carrying a code: the thread's own rc, or
- * SIMPLE_ERR_PEER if another thread of the node failed. */
-static int finish(simple_t *s, int rc) {
-  unsigned f = simple__barrier_wait(&s->node->barrier, rc ? 1u : 0u);
-  if (f & SIMPLE__BARRIER_FATAL) return SIMPLE_ERR_FATAL;
-  return rc ? rc : f ? SIMPLE_ERR_PEER : 0;
+static void x_local(void *ctx) {
+  const a2a_t *c = ctx;
+  local_blocks(c, 0, c->r * c->r);
 }
 
 static void init(a2a_t *c, simple_t *s, int v, size_t count, simple_type_t type) {
@@ -506,9 +429,7 @@ static void init(a2a_t *c, simple_t *s, int v, size_t count, simple_type_t type)
   c->me = s->thread;
   c->P = n->nodes;
   c->node = n->node;
-  c->pof2 = (c->P & (c->P - 1)) == 0;
-  int L = simple__coll_lanes(n), d = L - 1 > 1 ? L - 1 : 1;
-  c->D = c->P - 1 < d ? c->P - 1 : d;
+  c->D = simple__xchg_split(n, 0).drivers;
   c->v = v;
   c->count = count;
   c->es = simple_type_size(type);
@@ -528,13 +449,27 @@ static int exchange(simple_t *s, a2a_t *c) {
     if (rc) return rc;
   }
   if (me < c->D) {
-    rc = drive(c, me, r == 1);
+    simple__xchg_t x = {.n = c->n,
+                        .tag = SIMPLE__TAG_ALLTOALL,
+                        .drivers = c->D,
+                        .ctx = c,
+                        .out_bytes = x_out_bytes,
+                        .in_bytes = x_in_bytes,
+                        .out = x_out,
+                        .in = x_in,
+                        .unpack = x_unpack,
+                        .local = x_local};
+    if (c->direct) {
+      x.blocks = x_blocks;
+      x.block = x_block;
+    }
+    rc = simple__xchg_drive(&x, me, r == 1);
   } else {
     int copiers = r - c->D, ci = me - c->D;
     long long blocks = (long long)r * r;
     local_blocks(c, (int)(blocks * ci / copiers), (int)(blocks * (ci + 1) / copiers));
   }
-  rc = finish(s, rc);
+  rc = simple__sync_rc(s, rc);
   if (!rc && bad) rc = mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
   return rc;
 }
@@ -548,27 +483,27 @@ static int exchange(simple_t *s, a2a_t *c) {
  * the same path. The in-place choice rides in the slot's data before the
  * blocks, so that a reader touches only the lines it copies from. Cost:
  * b + 2 p n/B. */
-#define INLINE_HDR 8
-#define INLINE_CAP (SIMPLE__INLINE_BYTES - INLINE_HDR)
+#define INLINE_CAP SIMPLE__SV_A2A_CAP
 static int alltoall_inline(simple_t *s, const void *out, void *recv, size_t count,
                            simple_type_t type, int err) {
   int r = s->node->threads, me = s->thread;
   size_t bytes = count * simple_type_size(type);
   int in_place = out == recv;
-  unsigned char *data = simple__node_my_slot(s)->data;
-  data[0] = (unsigned char)in_place;
-  if (!err && bytes) memcpy(data + INLINE_HDR, out, (size_t)r * bytes);
+  simple__slot_t *mine = simple__node_my_slot(s);
+  simple__sv_a2a_put(mine, in_place);
+  if (!err && bytes) memcpy(simple__sv_a2a_blocks(mine), out, (size_t)r * bytes);
   int rc;
   const simple__slot_t *slots =
       simple__node_publish(s, in_place ? SIMPLE_IN_PLACE : out, recv, NULL, count, err, &rc);
   if (!slots) return rc;
   /* In place is all or nothing, as on the general path. */
-  int first = slots[0].data[0];
+  int first = simple__sv_a2a_in_place(&slots[0]);
   for (int u = 0; u < r; u++)
-    if (slots[u].data[0] != first) return in_place != first ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
+    if (simple__sv_a2a_in_place(&slots[u]) != first)
+      return in_place != first ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
   for (int u = 0; u < r && bytes; u++)
     memcpy((unsigned char *)recv + (size_t)u * bytes,
-           slots[u].data + INLINE_HDR + (size_t)me * bytes, bytes);
+           simple__sv_a2a_blocks(&slots[u]) + (size_t)me * bytes, bytes);
   return 0;
 }
 
@@ -579,7 +514,7 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
   int in_place = send == SIMPLE_IN_PLACE;
   size_t total = 0;
   int err = simple__check_buffer(NULL, 0, type);
-  if (!err) err = mul_ck((size_t)n->nprocs, count, &total);
+  if (!err) err = simple__size_mul((size_t)n->nprocs, count, &total);
   if (!err && !in_place) err = simple__check_buffer(send, total, type);
   if (!err) err = simple__check_buffer(recv, total, type);
   if (n->nodes == 1 && count <= INLINE_CAP &&
@@ -608,8 +543,8 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
  * within its slot: each thread packs them before the publish barrier and
  * takes its blocks from every slot after it; nobody reads another thread's
  * buffer or arrays, so no closing barrier (one barrier instead of two;
- * three in place). Block j sits at a fixed place, V_HDR + j * stride with
- * stride = V_CAP / p, so that a receiver knows where its block is before
+ * three in place). Block j sits at a fixed place, a fixed offset + j * stride with
+ * stride = SIMPLE__SV_A2AV_CAP / p, so that a receiver knows where its block is before
  * it has the sender's header, and fetches the header's line and the
  * block's lines at once (with offsets read from the header, the block's
  * lines came only after the header's: 64-byte blocks took 0.13 us where
@@ -617,17 +552,14 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
  * bits; the last entry is PACK_NONE when the thread did not pack: a block
  * larger than the stride) and the thread's in-place choice. Whether every
  * thread packed is read from the slots, the same verdict everywhere. */
-#define PACK_MAX_THREADS 8 /* the header's sizes have room for 8 threads */
-#define PACK_NONE        0xffffu
-#define V_HDR            24 /* 2 (PACK_MAX_THREADS + 1) bytes of sizes, then: */
-#define V_IN_PLACE       20 /* the in-place choice */
-#define V_CAP            (SIMPLE__INLINE_BYTES - V_HDR)
+#define PACK_MAX_THREADS SIMPLE__SV_A2AV_THREADS
+#define PACK_NONE        SIMPLE__SV_A2AV_NONE
 
 /* Packs the blocks of src (NULL: a thread with an error) into the slot's
  * data when each fits its place, else marks it as not packed. */
-static void pack_v(unsigned char *data, const void *src, int in_place, const size_t *sc,
+static void pack_v(simple__slot_t *slot, const void *src, int in_place, const size_t *sc,
                    const size_t *sd, int p, simple_type_t type) {
-  size_t es = simple_type_size(type), stride = V_CAP / (size_t)p;
+  size_t es = simple_type_size(type), stride = SIMPLE__SV_A2AV_CAP / (size_t)p;
   uint16_t size[PACK_MAX_THREADS + 1] = {0};
   int packed = src != NULL;
   for (int j = 0; j < p && packed; j++) {
@@ -635,11 +567,10 @@ static void pack_v(unsigned char *data, const void *src, int in_place, const siz
     size[j] = (uint16_t)(sc[j] * es);
   }
   size[p] = packed ? 0 : PACK_NONE;
-  memcpy(data, size, sizeof(uint16_t) * (size_t)(p + 1));
-  data[V_IN_PLACE] = (unsigned char)in_place;
+  simple__sv_a2av_put(slot, size, p, in_place);
   for (int j = 0; j < p && packed; j++)
     if (sc[j])
-      memcpy(data + V_HDR + (size_t)j * stride, (const unsigned char *)src + sd[j] * es,
+      memcpy(simple__sv_a2av_block(slot, j, p), (const unsigned char *)src + sd[j] * es,
              sc[j] * es);
 }
 
@@ -650,35 +581,19 @@ static void pack_v(unsigned char *data, const void *src, int in_place, const siz
  * choice differs from thread 0's, SIMPLE_ERR_PEER on the others). */
 static int unpack_v(const simple__slot_t *slots, int me, void *recv, const size_t *rc,
                     const size_t *rd, int p, simple_type_t type) {
-  size_t es = simple_type_size(type), at = V_HDR + (size_t)me * (V_CAP / (size_t)p);
+  size_t es = simple_type_size(type);
+  for (int i = 0; i < p; i++)
+    if (simple__sv_a2av_size(&slots[i], p) == PACK_NONE) return 0;
+  int first = simple__sv_a2av_in_place(&slots[0]), bad = 0;
   for (int i = 0; i < p; i++) {
-    uint16_t last;
-    memcpy(&last, slots[i].data + 2 * (size_t)p, sizeof last);
-    if (last == PACK_NONE) return 0;
-  }
-  int first = slots[0].data[V_IN_PLACE], bad = 0;
-  for (int i = 0; i < p; i++) {
-    uint16_t size;
-    memcpy(&size, slots[i].data + 2 * (size_t)me, sizeof size);
-    size_t bytes = size, want = rc[i] * es;
+    size_t bytes = simple__sv_a2av_size(&slots[i], me), want = rc[i] * es;
     if (bytes > want) bytes = want;
-    if (bytes) memcpy((unsigned char *)recv + rd[i] * es, slots[i].data + at, bytes);
-    if (slots[i].data[V_IN_PLACE] != first) bad = 1;
+    if (bytes)
+      memcpy((unsigned char *)recv + rd[i] * es, simple__sv_a2av_block(&slots[i], me, p), bytes);
+    if (simple__sv_a2av_in_place(&slots[i]) != first) bad = 1;
   }
-  if (bad) return slots[me].data[V_IN_PLACE] != first ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
+  if (bad) return simple__sv_a2av_in_place(&slots[me]) != first ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
   return -1;
-}
-
-/* Elements a v-layout spans: max(displs[i] + counts[i]), overflow-checked. */
-static int extent(const size_t *counts, const size_t *displs, int p, size_t *out) {
-  size_t m = 0;
-  for (int i = 0; i < p; i++) {
-    if (counts[i] == 0) continue;
-    if (displs[i] > SIZE_MAX - counts[i]) return SIMPLE_ERR_COUNT;
-    if (displs[i] + counts[i] > m) m = displs[i] + counts[i];
-  }
-  *out = m;
-  return 0;
 }
 
 int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts, const size_t *sdispls,
@@ -694,15 +609,19 @@ int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts, const
   size_t ext;
   int err = simple__check_buffer(NULL, 0, type);
   if (!err && (!scounts || !sdispls || !rcounts || !rdispls)) err = SIMPLE_ERR_NULL;
-  if (!err && !in_place && !(err = extent(scounts, sdispls, p, &ext)))
+  if (!err && !in_place && !(err = simple__size_extent(scounts, sdispls, 0, p, &ext)))
     err = simple__check_buffer(send, ext, type);
-  if (!err && !(err = extent(rcounts, rdispls, p, &ext)))
+  if (!err && !(err = simple__size_extent(rcounts, rdispls, 0, p, &ext)))
     err = simple__check_buffer(recv, ext, type);
   varrays_t mine = {scounts, sdispls, rcounts, rdispls};
-  unsigned char *data = simple__node_my_slot(s)->data;
-  memcpy((void *)simple__node_my_slot(s)->aux, &mine, sizeof mine);
+  simple__sv_varrays_put(simple__node_my_slot(s), &mine);
   int packs = n->nodes == 1 && p <= PACK_MAX_THREADS;
-  if (packs) pack_v(data, err ? NULL : in_place ? recv : send, in_place, scounts, sdispls, p, type);
+  if (packs)
+    pack_v(simple__node_my_slot(s),
+           err        ? NULL
+           : in_place ? recv
+                      : send,
+           in_place, scounts, sdispls, p, type);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, NULL, 0, err, &rc);
   if (!slots) return rc;

@@ -19,16 +19,12 @@ int simple_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, int r
   if (!slots) return rc;
   if (count == 0) return 0;
   size_t bytes = count * simple_type_size(type);
-  int root_node = -1;
-  for (int k = 0; k < n->nodes; k++)
-    if (root >= n->first_pid[k] && root < n->first_pid[k + 1]) root_node = k;
+  int root_node = simple__node_of(n, root);
   /* The node's source: the root thread itself on the root's node, the
    * master (whose buffer MPI fills) elsewhere. */
   int src = n->node == root_node ? root - n->first_pid[root_node] : 0;
   if (s->thread == 0) rc = simple__net_bcast(n, slots[src].recv, bytes, root_node);
-  unsigned f = simple__barrier_wait(&n->barrier, rc ? 1u : 0u);
-  if (f & SIMPLE__BARRIER_FATAL) return SIMPLE_ERR_FATAL;
-  if (f) return rc ? rc : SIMPLE_ERR_PEER;
+  if ((rc = simple__sync_rc(s, rc))) return rc;
   if (s->thread != src) memcpy(buf, slots[src].recv, bytes);
   /* The source's buffer is read until everyone has copied. */
   return simple__node_finish(s);

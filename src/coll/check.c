@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "coll/slot_views.h"
 #include "net/net.h"
 
 typedef struct {
@@ -61,7 +62,7 @@ int simple__coll_check(simple_t *s, const simple__call_t *call) {
   mine.type = call->type;
   mine.op = call->op;
   mine.root = call->root;
-  memcpy(simple__node_my_slot(s)->data, &mine, sizeof mine);
+  memcpy(simple__sv_block(simple__node_my_slot(s)), &mine, sizeof mine);
   /* Thread 0's work space: the node's signatures and weights, then every
    * node's reference, then the job's reference. */
   size_t need = (sizeof(signature_t) + sizeof(int)) * (size_t)(r + P) + sizeof(signature_t);
@@ -76,7 +77,7 @@ int simple__coll_check(simple_t *s, const simple__call_t *call) {
   rc = 0;
   if (s->thread == 0) {
     for (int u = 0; u < r; u++) {
-      memcpy(&sig[u], slots[u].data, sizeof sig[u]);
+      memcpy(&sig[u], simple__sv_block(&slots[u]), sizeof sig[u]);
       weight[u] = 1;
     }
     int m = majority(sig, weight, r);
@@ -111,9 +112,7 @@ int simple__coll_check(simple_t *s, const simple__call_t *call) {
     }
   }
   /* The verdict, and the master's MPI result, reach the node's threads. */
-  unsigned f = simple__barrier_wait(&n->barrier, rc ? 1u : 0u);
-  if (f & SIMPLE__BARRIER_FATAL) return SIMPLE_ERR_FATAL;
-  if (f & 1u) return rc ? rc : SIMPLE_ERR_PEER;
+  if ((rc = simple__sync_rc(s, rc))) return rc;
   int job_bad = 0;
   for (int k = 0; k < P; k++)
     job_bad |= !same(&nodes[k], ref) || node_weight[k] != n->threads_of[k];

@@ -43,7 +43,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
-#include "coll/util_coll1.h"
+#include "coll/slot_views.h"
 #include "net/net.h"
 #include "simple/coll.h"
 
@@ -110,43 +110,53 @@ static void pack(const simple__node_t *n, const layout_t *l, int k, size_t es, u
   }
 }
 
-/* The transfers of lane `lane` on the root's node: one message with every
- * other node dealt to the lane, SIMPLE__C1_BATCH at a time. */
-static int root_transfers(simple__node_t *n, int scatter, const layout_t *l, int root_node,
-                          int lane, int lanes, size_t es, unsigned char *big,
-                          unsigned char *stage) {
-  simple__net_req_t req[SIMPLE__C1_BATCH];
-  int node_of_req[SIMPLE__C1_BATCH], staged[SIMPLE__C1_BATCH];
-  int tag = scatter ? SIMPLE__C1_TAG_SCATTER : SIMPLE__C1_TAG_GATHER, rc = 0, k = 0;
-  size_t stage_off = 0;
-  unsigned char *stage_at[SIMPLE__C1_BATCH];
-  while (k < n->nodes && !rc) {
-    int m = 0;
-    for (; k < n->nodes && m < SIMPLE__C1_BATCH; k++) {
-      if (k == root_node) continue;
-      size_t base, total;
-      int contiguous = node_contiguous(n, l, k, &base, &total);
-      unsigned char *buf = big + base * es;
-      if (!contiguous) {
-        buf = stage + stage_off;
-        stage_off += total * es;
-      }
-      if (simple__c1_lane_of(n, k, root_node, lanes) != lane) continue;
-      if (scatter && !contiguous) pack(n, l, k, es, big, buf, 1);
-      rc = scatter ? simple__net_isend(n, lane, buf, total * es, k, tag, &req[m])
-                   : simple__net_irecv(n, lane, buf, total * es, k, tag, &req[m]);
-      if (rc) break;
-      node_of_req[m] = k;
-      staged[m] = !contiguous;
-      stage_at[m++] = buf;
-    }
-    int rc2 = simple__net_waitall(req, m);
-    if (!rc) rc = rc2;
-    if (!scatter && !rc)
-      for (int j = 0; j < m; j++)
-        if (staged[j]) pack(n, l, node_of_req[j], es, big, stage_at[j], 0);
-  }
-  return rc;
+/* The root node's side of the exchange as src/xchg's engine asks for it:
+ * node k's message lies in big where its blocks are contiguous, else in
+ * the stage, after those of the non-contiguous nodes below k (a cursor
+ * walks the nodes once, as the engine asks for them in increasing order). */
+typedef struct {
+  const simple__node_t *n;
+  const layout_t *l;
+  size_t es;
+  unsigned char *big, *stage;
+  int root_node;
+  int next;       /* the first node not yet added to off */
+  size_t off;     /* stage bytes of the non-contiguous nodes below next */
+  size_t k_bytes; /* the last placed node's message */
+} root_xc_t;
+
+static unsigned char *place(root_xc_t *c, int k, int *staged) {
+  size_t base, total;
+  for (; c->next < k; c->next++)
+    if (c->next != c->root_node && !node_contiguous(c->n, c->l, c->next, &base, &total))
+      c->off += total * c->es;
+  *staged = !node_contiguous(c->n, c->l, k, &base, &total);
+  c->k_bytes = total * c->es;
+  return *staged ? c->stage + c->off : c->big + base * c->es;
+}
+
+static size_t r_bytes(void *ctx, int k) {
+  (void)k;
+  return ((const root_xc_t *)ctx)->k_bytes;
+}
+
+static const void *r_out(void *ctx, int k, int d) {
+  root_xc_t *c = ctx;
+  int staged;
+  unsigned char *at = place(c, k, &staged);
+  (void)d;
+  if (staged) pack(c->n, c->l, k, c->es, c->big, at, 1);
+  return at;
+}
+
+static void *r_in(void *ctx, int k, int d, int *unpack) {
+  (void)d;
+  return place(ctx, k, unpack);
+}
+
+static void r_unpack(void *ctx, int k, const void *msg) {
+  const root_xc_t *c = ctx;
+  pack(c->n, c->l, k, c->es, c->big, (unsigned char *)msg, 0);
 }
 
 /* v: counts/displs given (significant at the root). */
@@ -161,7 +171,7 @@ static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void
                          int root, int err) {
   int r = s->node->threads, is_root = s->pid == root;
   size_t bytes = count * es;
-  unsigned char *data = simple__node_my_slot(s)->data;
+  unsigned char *data = simple__sv_block(simple__node_my_slot(s));
   if (!err && bytes) {
     if (!scatter)
       memcpy(data, own, bytes);
@@ -173,12 +183,12 @@ static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void
   if (!slots || !bytes) return slots ? 0 : rc;
   unsigned char *b = big;
   if (scatter) {
-    const unsigned char *from = slots[root].data + (size_t)s->pid * bytes;
+    const unsigned char *from = simple__sv_block(&slots[root]) + (size_t)s->pid * bytes;
     if ((unsigned char *)own != b + (size_t)s->pid * bytes) memcpy(own, from, bytes);
   } else if (is_root) {
     for (int u = 0; u < r; u++)
       if (u != root || (unsigned char *)own != b + (size_t)u * bytes)
-        memcpy(b + (size_t)u * bytes, slots[u].data, bytes);
+        memcpy(b + (size_t)u * bytes, simple__sv_block(&slots[u]), bytes);
   }
   return 0;
 }
@@ -198,48 +208,41 @@ static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void
  * its own from there. Otherwise blocks move between the buffers while a
  * closing barrier keeps the root in the call: 2b. Cost when they fit:
  * b + sum(n)/B at the root. */
-/* The data of a slot: the thread's count at 0; at the root, its displs
- * pointer at V_DISPLS, whether it packed at V_PACKED and its copy of the r
- * counts from V_COUNTS (room for ROOT_COUNTS_MAX); the blocks after. */
-#define ROOT_COUNTS_MAX 8
-#define V_DISPLS        16
-#define V_PACKED        24
-#define V_COUNTS        32
-static size_t v_hdr(int r) { return V_COUNTS + sizeof(size_t) * (size_t)r; }
+/* The slots' layout: slot_views.h's rootv view. */
+#define ROOT_COUNTS_MAX SIMPLE__SV_ROOTV_THREADS
 static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void *big,
                          const size_t *counts, const size_t *displs, size_t es, int root, int err) {
   int me = s->thread, r = s->node->threads, is_root = me == root; /* one node: pid = thread */
-  size_t hdr = v_hdr(r), cap = SIMPLE__INLINE_BYTES - hdr;
-  unsigned char *data = simple__node_my_slot(s)->data;
-  uint64_t packed = 0;
+  size_t cap = simple__sv_rootv_cap(r);
+  simple__slot_t *mine = simple__node_my_slot(s);
+  int packed = 0;
   /* Every thread's count leads its data; the root's layout follows. */
-  memcpy(data, &count, sizeof count);
-  if (!err && !scatter && count * es <= cap && count) memcpy(data + hdr, own, count * es);
+  simple__sv_rootv_put_count(mine, count);
+  if (!err && !scatter && count * es <= cap && count)
+    memcpy(simple__sv_rootv_block(mine, 0, r), own, count * es);
   if (!err && is_root) {
-    /* Block u at a fixed place, hdr + u * (cap / r): its reader knows where
-     * it is before it has the root's header, and fetches both at once. */
-    packed = (uint64_t)scatter;
+    /* Block u at a fixed place: its reader knows where it is before it has
+     * the root's header, and fetches both at once. */
+    packed = scatter;
     for (int u = 0; u < r && packed; u++) packed = counts[u] <= cap / (size_t)r / es;
     for (int u = 0; u < r && packed; u++)
       if (counts[u])
-        memcpy(data + hdr + (size_t)u * (cap / (size_t)r), (unsigned char *)big + displs[u] * es,
+        memcpy(simple__sv_rootv_block(mine, u, r), (unsigned char *)big + displs[u] * es,
                counts[u] * es);
-    memcpy(data + V_DISPLS, &displs, sizeof displs);
-    memcpy(data + V_PACKED, &packed, sizeof packed);
-    memcpy(data + V_COUNTS, counts, sizeof(size_t) * (size_t)r);
+    simple__sv_rootv_put_root(mine, counts, displs, r, packed);
   }
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, own, big, NULL, count, err, &rc);
   if (!slots) return rc;
-  const unsigned char *rd = slots[root].data;
+  const simple__slot_t *rs = &slots[root];
   size_t rcount[ROOT_COUNTS_MAX];
-  memcpy(&packed, rd + V_PACKED, sizeof packed);
-  memcpy(rcount, rd + V_COUNTS, sizeof(size_t) * (size_t)r);
+  packed = simple__sv_rootv_packed(rs);
+  simple__sv_rootv_counts(rs, rcount, r);
   /* Every thread reaches the same verdict on the counts by itself. */
   int fit = 1;
   size_t nu[ROOT_COUNTS_MAX];
   for (int u = 0; u < r; u++) {
-    memcpy(&nu[u], slots[u].data, sizeof nu[u]);
+    nu[u] = simple__sv_rootv_count(&slots[u]);
     if (nu[u] != rcount[u]) return count != rcount[me] ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
     if (nu[u] > cap / es) fit = 0;
   }
@@ -248,20 +251,20 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
      * buffer may be NULL. */
     unsigned char *at = is_root && count ? (unsigned char *)big + displs[me] * es : NULL;
     if (count && (unsigned char *)own != at)
-      memcpy(own, rd + hdr + (size_t)me * (cap / (size_t)r), count * es);
+      memcpy(own, simple__sv_rootv_block(rs, me, r), count * es);
     return 0;
   }
   if (!scatter && fit) {
     for (int u = 0; u < r && is_root; u++) {
       if (!nu[u]) continue;
       unsigned char *to = (unsigned char *)big + displs[u] * es;
-      if (u != root || (unsigned char *)own != to) memcpy(to, slots[u].data + hdr, nu[u] * es);
+      if (u != root || (unsigned char *)own != to)
+        memcpy(to, simple__sv_rootv_block(&slots[u], 0, r), nu[u] * es);
     }
     return 0;
   }
   /* The root stays in the call (closing barrier): its arrays are valid. */
-  const size_t *rdispls;
-  memcpy(&rdispls, rd + V_DISPLS, sizeof rdispls);
+  const size_t *rdispls = simple__sv_rootv_displs(rs);
   unsigned char *at = count ? (unsigned char *)slots[root].recv + rdispls[me] * es : NULL;
   if (count && at != (unsigned char *)own) {
     if (scatter)
@@ -269,7 +272,7 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
     else
       memcpy(at, own, count * es);
   }
-  return simple__c1_sync(s, 0);
+  return simple__sync_rc(s, 0);
 }
 
 static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void *big,
@@ -286,10 +289,10 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
   if (!err && is_root) {
     size_t extent;
     if (v) {
-      err = simple__c1_extent(counts, displs, 0, p, &extent);
+      err = simple__size_extent(counts, displs, 0, p, &extent);
       if (!err && !counts) err = SIMPLE_ERR_NULL; /* p > 0 always */
     } else {
-      err = simple__c1_mul(count, (size_t)p, &extent);
+      err = simple__size_mul(count, (size_t)p, &extent);
     }
     if (!err) err = simple__check_buffer(big, extent, type);
     if (!err && in_place) {
@@ -310,7 +313,7 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
   int on_root_node = !err && n->node == root_node;
   size_t node_bytes = 0;
   if (!err && !v && !on_root_node && r > 1 && me == 0 &&
-      !(err = simple__c1_mul(count * es, (size_t)r, &node_bytes)) && node_bytes &&
+      !(err = simple__size_mul(count * es, (size_t)r, &node_bytes)) && node_bytes &&
       !(scratch = simple__node_scratch(s, node_bytes)))
     err = SIMPLE_ERR_NOMEM;
   if (n->nodes == 1 && !v && count <= SIMPLE__INLINE_BYTES &&
@@ -320,20 +323,20 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
     return rooted_v_node(s, scatter, own, count, big, counts, displs, es, root, err);
   if (is_root) {
     /* The layout travels to the node in the root's slot. */
-    memcpy(simple__node_my_slot(s)->data, &counts, sizeof counts);
-    memcpy(simple__node_my_slot(s)->data + sizeof counts, &displs, sizeof displs);
+    simple__sv_rootlayout_put(simple__node_my_slot(s), counts, displs);
   }
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, own, big, scratch, count, err, &rc);
   if (!slots) return rc;
   if (!v && count == 0) return 0; /* count is the same everywhere */
-  int lanes = simple__coll_lanes(n);
+  int lanes = simple__xchg_lanes(n);
 
   if (n->node == root_node) {
     int rt = root - n->first_pid[root_node], first = n->first_pid[root_node];
     if (v) {
-      memcpy(&l.counts, slots[rt].data, sizeof l.counts);
-      memcpy(&l.displs, slots[rt].data + sizeof l.counts, sizeof l.displs);
+      simple__sv_rootlayout_t rl = simple__sv_rootlayout(&slots[rt]);
+      l.counts = rl.counts;
+      l.displs = rl.displs;
     }
     /* Every thread reaches the same verdict on the counts by itself. */
     int bad = 0, mine_bad = 0;
@@ -353,15 +356,25 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
       }
     }
     rc = 0;
-    if (me < lanes && n->nodes > 1)
-      rc = root_transfers(n, scatter, &l, root_node, me, lanes, es, b, slots[rt].ptr);
-    rc = simple__c1_sync(s, rc);
+    if (me < lanes && n->nodes > 1) {
+      root_xc_t rx = {n, &l, es, b, slots[rt].ptr, root_node, 0, 0, 0};
+      simple__xchg_t x = {.n = n,
+                          .tag = scatter ? SIMPLE__TAG_SCATTER : SIMPLE__TAG_GATHER,
+                          .ctx = &rx,
+                          .out_bytes = r_bytes,
+                          .in_bytes = r_bytes,
+                          .out = r_out,
+                          .in = r_in,
+                          .unpack = r_unpack};
+      rc = simple__xchg_rooted(&x, root_node, lanes, me, scatter);
+    }
+    rc = simple__sync_rc(s, rc);
     return bad ? (mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER) : rc;
   }
 
   /* Another node: its blocks as one message. */
-  int driver = simple__c1_lane_of(n, n->node, root_node, lanes);
-  int tag = scatter ? SIMPLE__C1_TAG_SCATTER : SIMPLE__C1_TAG_GATHER;
+  int driver = simple__xchg_rooted_lane(n, n->node, root_node, lanes);
+  int tag = scatter ? SIMPLE__TAG_SCATTER : SIMPLE__TAG_GATHER;
   if (r == 1)
     return scatter ? simple__net_recv(n, 0, own, count * es, root_node, tag)
                    : simple__net_send(n, 0, own, count * es, root_node, tag);
@@ -386,7 +399,7 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
   rc = 0;
   if (scatter) {
     if (me == driver) rc = simple__net_recv(n, driver, buf, total, root_node, tag);
-    if ((rc = simple__c1_sync(s, rc)) != 0) return rc;
+    if ((rc = simple__sync_rc(s, rc)) != 0) return rc;
     if (count) memcpy(own, buf + my_off, count * es);
     return 0;
   }

@@ -1,23 +1,8 @@
-/* Ordered reductions among nodes, one thread per node per lane. */
+/* Ordered reductions and scans among nodes, one thread per node per lane. */
 #include <string.h>
 
 #include "coll/coll.h"
 #include "net/net.h"
-
-enum { TAG_FOLD = 1, TAG_RS, TAG_AG, TAG_UNFOLD, TAG_RD };
-
-int simple__coll_lanes(const simple__node_t *n) {
-  /* With more threads than cores, concurrent lanes only take turns on the
-   * cores: measured on 2 cores with 2 x 2 threads, a 64 KiB allreduce took
-   * 120 us on one lane and 4-5 ms (a scheduler tick) on two, the threads
-   * polling MPI in turn pushing each other's progress out to the next tick. */
-  if (n->shared_anywhere) return 1;
-  int m = n->threads_of[0];
-  for (int k = 1; k < n->nodes; k++)
-    if (n->threads_of[k] < m) m = n->threads_of[k];
-  if (m > n->lanes) m = n->lanes;
-  return m < 1 ? 1 : m;
-}
 
 void simple__coll_apply_left(simple_op_t op, simple_type_t type, const void *in, void *buf,
                              void *tmp, size_t count) {
@@ -36,10 +21,10 @@ static int fold_in(simple__node_t *n, int lane, void *buf, void *tmp, size_t cou
   size_t bytes = count * simple_type_size(type);
   if (me >= 2 * rem) return me - rem;
   if (me % 2 == 0) {
-    *rc = simple__net_send(n, lane, buf, bytes, me + 1, TAG_FOLD);
+    *rc = simple__net_send(n, lane, buf, bytes, me + 1, SIMPLE__TAG_FOLD);
     return -1;
   }
-  *rc = simple__net_recv(n, lane, tmp, bytes, me - 1, TAG_FOLD);
+  *rc = simple__net_recv(n, lane, tmp, bytes, me - 1, SIMPLE__TAG_FOLD);
   /* buf = tmp (op) buf: the even node is the lower rank. */
   simple__op_apply(op, type, tmp, buf, count);
   memcpy(buf, tmp, bytes);
@@ -49,8 +34,8 @@ static int fold_in(simple__node_t *n, int lane, void *buf, void *tmp, size_t cou
 static int fold_out(simple__node_t *n, int lane, void *buf, size_t bytes, int pof2) {
   int me = n->node, rem = n->nodes - pof2;
   if (me >= 2 * rem) return 0;
-  if (me % 2) return simple__net_send(n, lane, buf, bytes, me - 1, TAG_UNFOLD);
-  return simple__net_recv(n, lane, buf, bytes, me + 1, TAG_UNFOLD);
+  if (me % 2) return simple__net_send(n, lane, buf, bytes, me - 1, SIMPLE__TAG_UNFOLD);
+  return simple__net_recv(n, lane, buf, bytes, me + 1, SIMPLE__TAG_UNFOLD);
 }
 
 /* The node rank of survivor `newrank`. */
@@ -73,7 +58,7 @@ int simple__coll_net_allreduce_rd(simple__node_t *n, int lane, void *buf, void *
   if (newrank >= 0) {
     for (int mask = 1; mask < pof2; mask <<= 1) {
       int newpartner = newrank ^ mask, partner = real_rank(newpartner, rem);
-      rc = simple__net_sendrecv(n, lane, buf, bytes, partner, tmp, bytes, partner, TAG_RD);
+      rc = simple__net_sendrecv(n, lane, buf, bytes, partner, tmp, bytes, partner, SIMPLE__TAG_RD);
       if (rc) return rc;
       if (newpartner < newrank) {
         simple__op_apply(op, type, tmp, buf, count); /* tmp = theirs (op) mine */
@@ -115,7 +100,7 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
       size_t k0 = piece(count, pof2, keep_lo), k1 = piece(count, pof2, keep_hi);
       size_t s0 = piece(count, pof2, send_lo), s1 = piece(count, pof2, send_hi);
       rc = simple__net_sendrecv(n, lane, b + s0 * es, (s1 - s0) * es, partner, t + k0 * es,
-                                (k1 - k0) * es, partner, TAG_RS);
+                                (k1 - k0) * es, partner, SIMPLE__TAG_RS);
       if (rc) return rc;
       if (newpartner < newrank) {
         simple__op_apply(op, type, t + k0 * es, b + k0 * es, k1 - k0);
@@ -135,7 +120,7 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
       size_t m0 = piece(count, pof2, lo), m1 = piece(count, pof2, hi);
       size_t p0 = piece(count, pof2, plo), p1 = piece(count, pof2, phi);
       rc = simple__net_sendrecv(n, lane, b + m0 * es, (m1 - m0) * es, partner, b + p0 * es,
-                                (p1 - p0) * es, partner, TAG_AG);
+                                (p1 - p0) * es, partner, SIMPLE__TAG_AG);
       if (rc) return rc;
       if (plo < lo)
         lo = plo;
@@ -144,4 +129,37 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
     }
   }
   return fold_out(n, lane, buf, count * es, pof2);
+}
+
+int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, void *tmp,
+                            void *spare, size_t count, simple_type_t type, simple_op_t op) {
+  int me = n->node, P = n->nodes, have = 0, rc = 0;
+  size_t bytes = count * simple_type_size(type);
+  unsigned char *pa = part, *re = res, *tm = tmp, *sp = spare, *x;
+  for (int mask = 1; mask < P; mask <<= 1) {
+    int partner = me ^ mask;
+    if (partner >= P) continue; /* our block is the last; nobody above needs it */
+    rc = simple__net_sendrecv(n, lane, pa, bytes, partner, tm, bytes, partner, SIMPLE__TAG_SCAN);
+    if (rc) return rc;
+    if (partner < me) {
+      /* The partner's block lies just below ours: it goes on the left. */
+      if (have) {
+        memcpy(sp, tm, bytes);
+        simple__op_apply(op, type, sp, re, count);
+        x = re, re = sp, sp = x;
+      } else {
+        memcpy(re, tm, bytes);
+        have = 1;
+      }
+      /* The partial is needed only if a later step sends it. */
+      if ((mask << 1) < P) {
+        simple__op_apply(op, type, tm, pa, count);
+        x = pa, pa = tm, tm = x;
+      }
+    } else {
+      simple__op_apply(op, type, pa, tm, count);
+    }
+  }
+  if (have && re != (unsigned char *)res) memcpy(res, re, bytes);
+  return 0;
 }

@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
-#include "coll/util_coll1.h"
+#include "coll/slot_views.h"
 #include "simple/coll.h"
 #include "simple/node.h"
 
@@ -69,8 +69,8 @@ static int exchange(simple__node_t *n, int lane, int lanes, unsigned char *w, si
   size_t l1 = l0 + per < count ? l0 + per : count;
   if (l1 <= l0) return 0;
   size_t at = l0 * es;
-  return simple__c1_net_exscan(n, lane, w + at, w + stride + at, w + 2 * stride + at,
-                               w + 3 * stride + at, l1 - l0, type, op);
+  return simple__coll_net_exscan(n, lane, w + at, w + stride + at, w + 2 * stride + at,
+                                 w + 3 * stride + at, l1 - l0, type, op);
 }
 
 static int scan_small(simple_t *s, const simple__slot_t *slots, int exclusive, size_t count,
@@ -81,13 +81,13 @@ static int scan_small(simple_t *s, const simple__slot_t *slots, int exclusive, s
   unsigned char *w = slots[0].ptr;
   int rc = 0;
   if (me == 0) {
-    memcpy(w, slots[0].data, bytes);
-    for (int u = 1; u < r; u++) simple__op_apply(op, type, w, slots[u].data, count);
-    rc =
-        simple__c1_net_exscan(n, 0, w, w + stride, w + 2 * stride, w + 3 * stride, count, type, op);
+    memcpy(w, simple__sv_block(&slots[0]), bytes);
+    for (int u = 1; u < r; u++) simple__op_apply(op, type, w, simple__sv_block(&slots[u]), count);
+    rc = simple__coll_net_exscan(n, 0, w, w + stride, w + 2 * stride, w + 3 * stride, count, type,
+                                 op);
   }
   /* Node 0 has no prefix: its threads need nothing from the exchange. */
-  if (n->node > 0 && (rc = simple__c1_sync(s, rc)) != 0) return rc;
+  if (n->node > 0 && (rc = simple__sync_rc(s, rc)) != 0) return rc;
   int last = exclusive ? me - 1 : me;      /* local threads combined into the result */
   if (n->node == 0 && last < 0) return rc; /* exscan's pid 0: left untouched */
   /* X (op) (local prefix), grouped as on the large path, so that a result
@@ -98,8 +98,9 @@ static int scan_small(simple_t *s, const simple__slot_t *slots, int exclusive, s
     memcpy(recv, w + stride, bytes);
     return rc;
   }
-  memcpy(loc, slots[0].data, bytes);
-  for (int u = 1; u <= last; u++) simple__op_apply(op, type, loc, slots[u].data, count);
+  memcpy(loc, simple__sv_block(&slots[0]), bytes);
+  for (int u = 1; u <= last; u++)
+    simple__op_apply(op, type, loc, simple__sv_block(&slots[u]), count);
   if (n->node > 0) {
     memcpy(acc, w + stride, bytes);
     simple__op_apply(op, type, acc, loc, count);
@@ -122,12 +123,12 @@ static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, s
   if (lo < hi) simple__node_scan_slice(slots, r, exclusive, type, op, lo, hi, w);
   int rc = simple__node_finish(s);
   if (rc) return rc;
-  int lanes = bytes < LANE_MIN_BYTES ? 1 : simple__coll_lanes(n);
+  int lanes = bytes < LANE_MIN_BYTES ? 1 : simple__xchg_lanes(n);
   if (me < lanes) rc = exchange(n, me, lanes, w, stride, count, type, op);
   /* Node 0 has no prefix: its results are final, only the lanes' own
    * return codes remain. */
   if (n->node == 0) return rc;
-  if ((rc = simple__c1_sync(s, rc)) != 0) return rc;
+  if ((rc = simple__sync_rc(s, rc)) != 0) return rc;
   if (exclusive && me == 0)
     memcpy(recv, w + stride, bytes);
   else
@@ -155,7 +156,7 @@ static int scan_common(simple_t *s, const void *send, void *recv, size_t count, 
   void *w = NULL;
   if (s->thread == 0 && !err && count && !(w = simple__node_scratch(s, 4 * stride)))
     err = SIMPLE_ERR_NOMEM;
-  if (small && bytes) memcpy(simple__node_my_slot(s)->data, send, bytes);
+  if (small && bytes) memcpy(simple__sv_block(simple__node_my_slot(s)), send, bytes);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, w, count, err, &rc);
   if (!slots) return rc;

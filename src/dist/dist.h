@@ -7,6 +7,9 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include "base/buf.h"
+#include "base/size.h"
+#include "base/sync.h"
 #include "node/node_sync.h"
 #include "run/job.h"
 #include "simple/dist.h"
@@ -57,40 +60,24 @@ long simple__layout_cols(const simple__layout_t *l, int t);
  * with a node barrier, so thread 0 may grow any of it before the first
  * barrier of the next call. */
 typedef struct {
-  void *buf;
-  size_t cap;
-} simple__dist_buf_t;
-
-typedef struct {
   int r, p, P;
   /* per thread: work lists of the redistribution builder, h-relation
    * packing, counts of the h-relation (6 p size_t) */
-  simple__dist_buf_t *work, *pack, *cnt;
+  simple__buf_t *work, *pack, *cnt;
   /* per thread: MPI requests of a driver (2 P) */
-  simple__dist_buf_t *reqs;
+  simple__buf_t *reqs;
   /* node: piece sizes, out[r][p] and in[r][p] (bytes); every thread's
    * message sizes and offsets (4 P words) follow its requests in reqs */
-  simple__dist_buf_t tab;
+  simple__buf_t tab;
   /* node: the messages, out then in */
-  simple__dist_buf_t msg;
+  simple__buf_t msg;
   /* node: the next node-local piece to copy (a work queue, reset by thread
    * 0 before the call's first barrier) */
   atomic_int next;
 } simple__dist_t;
 
-/* Thread 0 only, before the call's first barrier: the node's state
- * (created on first use), or NULL when out of memory. */
+/* The node's state (created on first use, by any thread), or NULL when out
+ * of memory. */
 simple__dist_t *simple__dist_state(simple_t *s);
-/* Grows a buffer to at least `bytes` (contents not kept); 0 or
- * SIMPLE_ERR_NOMEM. */
-int simple__dist_grow(simple__dist_buf_t *b, size_t bytes);
-
-/* The node barrier carrying a code: SIMPLE_ERR_FATAL, the thread's own rc,
- * SIMPLE_ERR_PEER when another thread's was non-zero, or 0. */
-int simple__dist_sync(simple_t *s, int rc);
-
-/* Overflow-checked size arithmetic: 0 or SIMPLE_ERR_COUNT. */
-int simple__dist_mul(size_t a, size_t b, size_t *out);
-int simple__dist_add(size_t *acc, size_t x);
 
 #endif

@@ -41,7 +41,7 @@ int simple_hrelation(simple_t *s, const void *send, size_t count, size_t es, con
   int err = 0;
   if (es == 0)
     err = SIMPLE_ERR_ARG;
-  else if (simple__dist_mul(count, rec, &bytes) || bytes > (size_t)PTRDIFF_MAX)
+  else if (simple__size_mul(count, rec, &bytes) || bytes > (size_t)PTRDIFF_MAX)
     err = SIMPLE_ERR_COUNT;
   else if (count && (!send || !dest))
     err = SIMPLE_ERR_NULL;
@@ -55,12 +55,12 @@ int simple_hrelation(simple_t *s, const void *send, size_t count, size_t es, con
     simple__dist_t *st = simple__dist_state(s);
     if (!st) err0 = SIMPLE_ERR_NOMEM;
     for (int t = 0; t < n->threads && !err0; t++)
-      if (simple__dist_grow(&st->cnt[t], 10 * (size_t)p * sizeof(size_t))) err0 = SIMPLE_ERR_NOMEM;
+      if (simple__buf_grow(&st->cnt[t], 10 * (size_t)p * sizeof(size_t))) err0 = SIMPLE_ERR_NOMEM;
   }
   if (!simple__node_publish(s, NULL, NULL, NULL, 0, err0, &rc)) return rc;
   simple__dist_t *st = n->dist;
-  size_t *ann = st->cnt[me].buf, *got = ann + 2 * (size_t)p, *sc = got + 2 * (size_t)p,
-         *sd = sc + p, *rcn = sd + p, *rd = rcn + p, *pos = rd + p;
+  size_t *ann = st->cnt[me].p, *got = ann + 2 * (size_t)p, *sc = got + 2 * (size_t)p, *sd = sc + p,
+         *rcn = sd + p, *rd = rcn + p, *pos = rd + p;
 
   /* Counts per destination, announced with this thread's capacity. */
   for (int q = 0; q < p; q++) ann[2 * q] = 0;
@@ -74,18 +74,18 @@ int simple_hrelation(simple_t *s, const void *send, size_t count, size_t es, con
    * their destinations' capacities), then the packing buffer. */
   size_t total = 0, in_bytes = 0;
   for (int q = 0; q < p && !err; q++)
-    if (simple__dist_add(&total, got[2 * q])) err = SIMPLE_ERR_COUNT;
+    if (simple__size_add(&total, got[2 * q])) err = SIMPLE_ERR_COUNT;
   if (received) *received = total;
   if (!err && !index && total > capacity) err = SIMPLE_ERR_COUNT;
   if (!err && total && !recv) err = SIMPLE_ERR_NULL;
   if (index)
     for (size_t e = 0; e < count && !err; e++)
       if (index[e] >= got[2 * (size_t)dest[e] + 1]) err = SIMPLE_ERR_RANK;
-  if (!err && (simple__dist_mul(total, rec, &in_bytes) || in_bytes > (size_t)PTRDIFF_MAX))
+  if (!err && (simple__size_mul(total, rec, &in_bytes) || in_bytes > (size_t)PTRDIFF_MAX))
     err = SIMPLE_ERR_COUNT;
   size_t need = bytes;
-  if (!err && index && simple__dist_add(&need, in_bytes)) err = SIMPLE_ERR_COUNT;
-  if (!err && simple__dist_grow(&st->pack[me], need)) err = SIMPLE_ERR_NOMEM;
+  if (!err && index && simple__size_add(&need, in_bytes)) err = SIMPLE_ERR_COUNT;
+  if (!err && simple__buf_grow(&st->pack[me], need)) err = SIMPLE_ERR_NOMEM;
 
   /* One verdict for the whole job before anything moves. */
   int32_t bad = err != 0, any = 0;
@@ -94,7 +94,7 @@ int simple_hrelation(simple_t *s, const void *send, size_t count, size_t es, con
 
   /* Pack by destination (records of [index] element), in element order
    * within a destination, so that the permutation is stable. */
-  unsigned char *pk = st->pack[me].buf, *in = index ? pk + bytes : recv;
+  unsigned char *pk = st->pack[me].p, *in = index ? pk + bytes : recv;
   const unsigned char *src = send;
   size_t at = 0;
   for (int q = 0; q < p; q++) {

@@ -48,8 +48,7 @@
 #include "net/net.h"
 #include "net/net_dist.h"
 #include "simple/dist.h"
-
-#define TAG_REDIST 0x7d01
+#include "xchg/xchg.h"
 
 /* Tile of the transposing copy: 32 lines by 8 elements along a run. The
  * strided side (8 source rows, 256 bytes of each) stays in L1 while the 32
@@ -314,11 +313,11 @@ static int check(simple_t *s, const void *src, const simple_dist_t *dsrc, void *
   pl->maxdim = dsrc->rows > dsrc->cols ? dsrc->rows : dsrc->cols;
   int me = pl->bynode ? s->node->node : s->pid;
   size_t ns, nd, bytes;
-  if (simple__dist_mul((size_t)simple__layout_rows(&pl->src, me),
+  if (simple__size_mul((size_t)simple__layout_rows(&pl->src, me),
                        (size_t)simple__layout_cols(&pl->src, me), &ns) ||
-      simple__dist_mul((size_t)simple__layout_rows(&pl->dst, me),
+      simple__size_mul((size_t)simple__layout_rows(&pl->dst, me),
                        (size_t)simple__layout_cols(&pl->dst, me), &nd) ||
-      simple__dist_mul(ns > nd ? ns : nd, es, &bytes) || bytes > (size_t)PTRDIFF_MAX)
+      simple__size_mul(ns > nd ? ns : nd, es, &bytes) || bytes > (size_t)PTRDIFF_MAX)
     return SIMPLE_ERR_COUNT;
   if ((ns && !src) || (nd && !dst)) return SIMPLE_ERR_NULL;
   if (ns && nd && src == dst) return SIMPLE_ERR_ARG;
@@ -331,9 +330,9 @@ static int part_bytes(const simple__node_t *n, const simple__layout_t *l, int t,
                       size_t *out) {
   int pid = t < 0 ? n->node : n->first_pid[n->node] + t;
   size_t e;
-  return simple__dist_mul((size_t)simple__layout_rows(l, pid), (size_t)simple__layout_cols(l, pid),
+  return simple__size_mul((size_t)simple__layout_rows(l, pid), (size_t)simple__layout_cols(l, pid),
                           &e) ||
-                 simple__dist_mul(e, es, out)
+                 simple__size_mul(e, es, out)
              ? SIMPLE_ERR_COUNT
              : 0;
 }
@@ -346,25 +345,25 @@ static int prepare(simple_t *s, const plan_t *pl, simple__dist_t **out) {
   if (!st) return SIMPLE_ERR_NOMEM;
   atomic_store_explicit(&st->next, 0, memory_order_relaxed); /* published by the barrier */
   size_t wb;
-  if (simple__dist_mul((size_t)pl->maxdim + 1, 5 * sizeof(long), &wb)) return SIMPLE_ERR_COUNT;
+  if (simple__size_mul((size_t)pl->maxdim + 1, 5 * sizeof(long), &wb)) return SIMPLE_ERR_COUNT;
   for (int t = 0; t < n->threads; t++)
-    if (simple__dist_grow(&st->work[t], wb)) return SIMPLE_ERR_NOMEM;
+    if (simple__buf_grow(&st->work[t], wb)) return SIMPLE_ERR_NOMEM;
   if (n->nodes == 1) return 0;
   size_t tab = 2 * (size_t)n->threads * (size_t)n->nprocs * sizeof(size_t);
-  if (simple__dist_grow(&st->tab, tab)) return SIMPLE_ERR_NOMEM;
+  if (simple__buf_grow(&st->tab, tab)) return SIMPLE_ERR_NOMEM;
   size_t per =
       2 * (size_t)n->nodes * sizeof(simple__net_req_t) + 4 * (size_t)n->nodes * sizeof(size_t);
   for (int t = 0; t < n->threads; t++)
-    if (simple__dist_grow(&st->reqs[t], per)) return SIMPLE_ERR_NOMEM;
+    if (simple__buf_grow(&st->reqs[t], per)) return SIMPLE_ERR_NOMEM;
   /* The messages: at most what the node's threads hold, each way, plus
    * the rounding of every message's start to a cache line. */
   size_t msg = 2 * (size_t)n->nodes * SIMPLE__CACHE_LINE, b;
   for (int t = pl->bynode ? -1 : 0; t < (pl->bynode ? 0 : n->threads); t++) {
-    if (part_bytes(n, &pl->src, t, pl->es, &b) || simple__dist_add(&msg, b) ||
-        part_bytes(n, &pl->dst, t, pl->es, &b) || simple__dist_add(&msg, b))
+    if (part_bytes(n, &pl->src, t, pl->es, &b) || simple__size_add(&msg, b) ||
+        part_bytes(n, &pl->dst, t, pl->es, &b) || simple__size_add(&msg, b))
       return SIMPLE_ERR_COUNT;
   }
-  return simple__dist_grow(&st->msg, msg) ? SIMPLE_ERR_NOMEM : 0;
+  return simple__buf_grow(&st->msg, msg) ? SIMPLE_ERR_NOMEM : 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -411,23 +410,6 @@ static void local_pieces(const xc_t *c, poll_t *pl) {
   }
 }
 
-/* Chunk ch of C of an m-byte message: cache-line aligned cuts. */
-static void chunk(size_t m, int C, int ch, size_t *lo, size_t *len) {
-  size_t per = (m / (size_t)C + SIMPLE__CACHE_LINE - 1) & ~(size_t)(SIMPLE__CACHE_LINE - 1);
-  size_t a = per * (size_t)ch, b = per * (size_t)(ch + 1);
-  if (a > m) a = m;
-  if (b > m || ch == C - 1) b = m;
-  *lo = a;
-  *len = b - a;
-}
-
-static int lanes_of(const simple__node_t *n) {
-  int m = n->threads_of[0];
-  for (int k = 1; k < n->nodes; k++)
-    if (n->threads_of[k] < m) m = n->threads_of[k];
-  return m < n->lanes ? m : n->lanes;
-}
-
 /* Sizes of the calling thread's outgoing and incoming remote pieces, into
  * its row of each table. */
 static void size_pieces(const xc_t *c) {
@@ -449,6 +431,21 @@ static void size_pieces(const xc_t *c) {
     }
     c->in[(size_t)me * p + u] = b;
   }
+}
+
+/* The node's messages as src/xchg's engine asks for them (ctx: the xc_t). */
+static size_t x_out_bytes(void *ctx, int k) { return ((const xc_t *)ctx)->osz[k]; }
+static size_t x_in_bytes(void *ctx, int k) { return ((const xc_t *)ctx)->isz[k]; }
+static const void *x_out(void *ctx, int k, int d) {
+  const xc_t *c = ctx;
+  (void)d;
+  return c->mout + c->ooff[k];
+}
+static void *x_in(void *ctx, int k, int d, int *unpack) {
+  const xc_t *c = ctx;
+  (void)d;
+  *unpack = 0;
+  return c->min + c->ioff[k];
 }
 
 /* Everything after the sizes are known on the node. */
@@ -498,19 +495,20 @@ static int exchange(simple_t *s, xc_t *c) {
     c->ioff[k] = at;
     at += (i + SIMPLE__CACHE_LINE - 1) & ~(size_t)(SIMPLE__CACHE_LINE - 1);
   }
-  /* Drivers post their receives first: item i = (st - 1) C + ch is chunk
-   * ch of the message of step st, on lane i mod D, on both ends. */
-  simple__net_req_t *req = c->st->reqs[me].buf;
-  int nreq = 0, items = (c->P - 1) * c->C;
-  if (me < c->D)
-    for (int i = me; i < items && !rc; i += c->D) {
-      int st = i / c->C + 1, from = (c->node - st + c->P) % c->P;
-      size_t lo, len;
-      chunk(c->isz[from], c->C, i % c->C, &lo, &len);
-      if (len == 0) continue;
-      rc = simple__net_irecv(n, me, c->min + c->ioff[from] + lo, len, from, TAG_REDIST, &req[nreq]);
-      if (!rc) nreq++;
-    }
+  /* Drivers post their receives first (src/xchg: item i = (st - 1) C + ch
+   * is chunk ch of the message of step st, on lane i mod D, on both ends). */
+  simple__net_req_t *req = c->st->reqs[me].p;
+  int nreq = 0;
+  simple__xchg_t xg = {.n = n,
+                       .tag = SIMPLE__TAG_REDIST,
+                       .drivers = c->D,
+                       .chunks = c->C,
+                       .ctx = c,
+                       .out_bytes = x_out_bytes,
+                       .in_bytes = x_in_bytes,
+                       .out = x_out,
+                       .in = x_in};
+  if (me < c->D) rc = simple__xchg_post(&xg, me, 0, req, &nreq);
   /* Every thread packs its own pieces into the out-messages: in message k,
    * after the pieces of the node's lower threads. Parts over nodes: the
    * threads share the node's one piece for node k by lines. */
@@ -535,19 +533,12 @@ static int exchange(simple_t *s, xc_t *c) {
       off += b;
     }
   }
-  int rc2 = simple__dist_sync(s, rc);
+  int rc2 = simple__sync_rc(s, rc);
   /* The only failures so far are MPI's, after which the job cannot be
    * trusted to communicate: report without waiting for posted receives. */
   if (rc2) return rc2;
   if (me < c->D) {
-    for (int i = me; i < items && !rc; i += c->D) {
-      int st = i / c->C + 1, to = (c->node + st) % c->P;
-      size_t lo, len;
-      chunk(c->osz[to], c->C, i % c->C, &lo, &len);
-      if (len == 0) continue;
-      rc = simple__net_isend(n, me, c->mout + c->ooff[to] + lo, len, to, TAG_REDIST, &req[nreq]);
-      if (!rc) nreq++;
-    }
+    rc = simple__xchg_post(&xg, me, 1, req, &nreq);
     poll_t pr = {req, nreq, 0, 0};
     if (!rc) local_pieces(c, &pr);
     int w = simple__net_waitall(req, nreq);
@@ -555,7 +546,7 @@ static int exchange(simple_t *s, xc_t *c) {
   } else {
     local_pieces(c, NULL);
   }
-  if ((rc = simple__dist_sync(s, rc))) return rc;
+  if ((rc = simple__sync_rc(s, rc))) return rc;
   /* Every thread unpacks the pieces addressed to it: in the message from
    * node k, source thread u's pieces follow those of k's lower threads,
    * and within them this thread's follows those of its lower threads. */
@@ -583,7 +574,7 @@ static int exchange(simple_t *s, xc_t *c) {
       }
     }
   }
-  return simple__dist_sync(s, 0);
+  return simple__sync_rc(s, 0);
 }
 
 static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,
@@ -625,18 +616,18 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
   c.P = n->nodes;
   c.node = n->node;
   c.first = n->first_pid[n->node];
-  if (!bad) c.work = st->work[c.me].buf;
+  if (!bad) c.work = st->work[c.me].p;
   if (c.P == 1) {
     local_pieces(&c, NULL);
-    return simple__dist_sync(s, 0);
+    return simple__sync_rc(s, 0);
   }
-  /* Drivers: as in simple_alltoall, D = min(P - 1, max(1, L - 1)); but
-   * when the nodes are fewer than the threads that could drive, each
-   * message is cut into C chunks on C lanes, so that L - 1 threads drive
-   * (several streams between two nodes, as many threads copying). */
-  int L = lanes_of(n), d = L - 1 > 1 ? L - 1 : 1;
-  c.C = d / (c.P - 1) > 1 ? d / (c.P - 1) : 1;
-  c.D = (c.P - 1) * c.C < d ? (c.P - 1) * c.C : d;
+  /* Drivers and chunks as src/xchg splits an all-pairs exchange: as in
+   * simple_alltoall, but when the nodes are fewer than the threads that
+   * could drive, each message is cut into C chunks on C lanes (several
+   * streams between two nodes, as many threads copying). */
+  simple__xchg_split_t split = simple__xchg_split(n, 1);
+  c.C = split.chunks;
+  c.D = split.drivers;
   /* One verdict for the job: the node masters agree on it (recursive
    * doubling on lane 0, one word) while the other threads size their
    * pieces; the node barrier that follows hands it to every thread. */
@@ -652,19 +643,19 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
   }
   if (!bad) {
     size_t rp = (size_t)c.r * (size_t)n->nprocs;
-    c.work = st->work[c.me].buf;
-    c.out = st->tab.buf;
+    c.work = st->work[c.me].p;
+    c.out = st->tab.p;
     c.in = c.out + rp;
     /* Every thread computes the message sizes and offsets itself, into its
      * own room after its requests. */
-    c.osz = (size_t *)(void *)((simple__net_req_t *)st->reqs[c.me].buf + 2 * (size_t)c.P);
+    c.osz = (size_t *)(void *)((simple__net_req_t *)st->reqs[c.me].p + 2 * (size_t)c.P);
     c.ooff = c.osz + c.P;
     c.isz = c.ooff + c.P;
     c.ioff = c.isz + c.P;
-    c.mout = st->msg.buf;
+    c.mout = st->msg.p;
     if (!pl.bynode) size_pieces(&c);
   }
-  if ((rc = simple__dist_sync(s, mine))) return rc;
+  if ((rc = simple__sync_rc(s, mine))) return rc;
   return exchange(s, &c);
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "node/ops.h"
 
 /* Slices below this size are not worth a thread: the barrier that follows
@@ -98,18 +99,8 @@ int simple__node_finish(simple_t *s) {
 }
 
 void *simple__node_scratch(simple_t *s, size_t bytes) {
-  simple__node_t *n = s->node;
-  int k = s->call & 1;
-  if (n->scratch_size[k] < bytes || !n->scratch[k]) {
-    /* Grow geometrically so a sweep of growing sizes reallocates rarely. */
-    size_t want = n->scratch_size[k] * 2 > bytes ? n->scratch_size[k] * 2 : bytes;
-    void *p = NULL;
-    if (posix_memalign(&p, SIMPLE__CACHE_LINE, want ? want : SIMPLE__CACHE_LINE) != 0) return NULL;
-    free(n->scratch[k]);
-    n->scratch[k] = p;
-    n->scratch_size[k] = want;
-  }
-  return n->scratch[k];
+  simple__buf_t *b = &s->node->scratch[s->call & 1];
+  return simple__buf_grow(b, bytes) ? NULL : b->p;
 }
 
 void simple__node_combine_into(const simple__slot_t *slots, int r, simple_type_t type,

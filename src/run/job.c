@@ -171,7 +171,7 @@ static void free_node(simple__node_t *n) {
   free(n->first_pid);
   for (int k = 0; k < 2; k++) {
     free(n->slots[k]);
-    free(n->scratch[k]);
+    free(n->scratch[k].p);
   }
 }
 

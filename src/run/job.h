@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include "base/buf.h"
 #include "run/wait.h"
 #include "simple/core.h"
 
@@ -74,8 +75,7 @@ typedef struct simple__node {
 
   simple__barrier_t barrier;
   simple__slot_t *slots[2]; /* [2][threads] */
-  void *scratch[2];         /* node-shared work space, by call parity */
-  size_t scratch_size[2];
+  simple__buf_t scratch[2]; /* node-shared work space, by call parity */
 
   atomic_int fatal;    /* the job failed: waits return SIMPLE_ERR_FATAL */
   atomic_int departed; /* threads that returned from the SPMD function */

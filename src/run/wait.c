@@ -85,6 +85,47 @@ static int wait_impl(atomic_uint *word, unsigned old, atomic_uint *sleepers, int
   return rc;
 }
 
+/* Sleep bounds of simple__wait_poll: nobody can wake the waiter when the
+ * polled source has news, so it looks again after a timeout that grows. */
+#define POLL_SLEEP_MIN_NS 20000L
+#define POLL_SLEEP_MAX_NS 500000L
+
+int simple__wait_poll(atomic_uint *word, unsigned old, atomic_uint *sleepers,
+                      void (*poll)(void *arg), void *arg) {
+  unsigned spin = simple__wait_policy.spin;
+  long ns = 0;
+  int watched = 0, rc = 0;
+  for (unsigned i = 0;; i++) {
+    if (atomic_load_explicit(word, memory_order_acquire) != old) break;
+    poll(arg);
+    if (atomic_load_explicit(word, memory_order_acquire) != old) break;
+    if (job_failed()) {
+      rc = SIMPLE_ERR_FATAL;
+      break;
+    }
+    if (i < spin) {
+      simple__cpu_relax();
+      continue;
+    }
+    if (i < spin + 4) {
+      sched_yield();
+      continue;
+    }
+    ns = ns ? (ns * 2 < POLL_SLEEP_MAX_NS ? ns * 2 : POLL_SLEEP_MAX_NS) : POLL_SLEEP_MIN_NS;
+    struct timespec ts = {0, ns};
+    /* Watched from the first sleep to the end of the wait (poll makes
+     * only nonblocking MPI calls, which do not touch the mark). */
+    if (!watched) simple__watch_enter("a wait for a message (from this node or another)");
+    watched = 1;
+    atomic_fetch_add_explicit(sleepers, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(word, memory_order_seq_cst) == old)
+      syscall(SYS_futex, (unsigned *)word, FUTEX_WAIT_PRIVATE, old, &ts, NULL, 0);
+    atomic_fetch_sub_explicit(sleepers, 1, memory_order_relaxed);
+  }
+  if (watched) simple__watch_leave();
+  return rc;
+}
+
 void simple__wake_all(atomic_uint *word, atomic_uint *sleepers) {
   if (atomic_load_explicit(sleepers, memory_order_seq_cst) != 0)
     syscall(SYS_futex, (unsigned *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);

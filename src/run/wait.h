@@ -50,6 +50,16 @@ int simple__wait_while(atomic_uint *word, unsigned old, atomic_uint *sleepers);
  * thread would never change it). */
 int simple__wait_collective(atomic_uint *word, unsigned old, atomic_uint *sleepers);
 
+/* As simple__wait_while, for a word that may also be changed by work only
+ * the waiter can do (a message from another node that MPI delivers only
+ * inside an MPI call): poll(arg) runs before every look at the word. Spins
+ * (policy.spin polls), yields 4 times, then sleeps on the futex with a
+ * timeout that doubles from 20 us to 500 us (a thread of the node that
+ * changes the word wakes it at once; what poll would find is seen at the
+ * next timeout). The sleeps are watched (SIMPLE_WATCHDOG). */
+int simple__wait_poll(atomic_uint *word, unsigned old, atomic_uint *sleepers,
+                      void (*poll)(void *arg), void *arg);
+
 /* Wakes every thread sleeping on word (after the caller changed it). */
 void simple__wake_all(atomic_uint *word, atomic_uint *sleepers);
 

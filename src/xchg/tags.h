@@ -1,0 +1,35 @@
+/* Internal: the registry of every MPI tag the library uses on its lane
+ * communicators (src/net's lanes), the one list to look at before taking a
+ * new one. Two kinds of message may share a tag only if no receive for one
+ * can ever be posted while a message of the other is in flight between the
+ * same pair of nodes on the same lane; distinct tags make that hold without
+ * reasoning about call order. src/msg's tags live on a communicator of
+ * their own (the user's tag, source and destination thread packed into
+ * one int, src/msg/msg.c), so they cannot meet these. */
+#ifndef SIMPLE_XCHG_TAGS_H
+#define SIMPLE_XCHG_TAGS_H
+
+enum {
+  /* Ordered reductions among nodes (src/coll/internode.c). */
+  SIMPLE__TAG_FOLD = 1,
+  SIMPLE__TAG_RS = 2,
+  SIMPLE__TAG_AG = 3,
+  SIMPLE__TAG_UNFOLD = 4,
+  SIMPLE__TAG_RD = 5,
+  /* The rooted and gathering collectives (src/coll: scan, gather(v),
+   * scatter(v)). */
+  SIMPLE__TAG_SCAN = 0x5c01,
+  SIMPLE__TAG_GATHER = 0x5c02,
+  SIMPLE__TAG_SCATTER = 0x5c03,
+  /* The one-sided layer's supersteps (src/rma): reserved here; its packets
+   * and replies travel on the same lanes. */
+  SIMPLE__TAG_RMA_PKT = 0x7a01,
+  SIMPLE__TAG_RMA_REPLY = 0x7a02,
+  /* alltoall(v) (src/coll/alltoall.c); it used 0x7a01 too, which only MPI's
+   * per-pair ordering kept apart from the RMA packets. */
+  SIMPLE__TAG_ALLTOALL = 0x7a10,
+  /* Redistribution, transpose and shift (src/dist/redist.c). */
+  SIMPLE__TAG_REDIST = 0x7d01,
+};
+
+#endif

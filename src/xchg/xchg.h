@@ -1,0 +1,175 @@
+/* Internal: the node-pair exchange plan, the one place that decides which
+ * threads drive which node pairs, on which lanes, in which order. The
+ * collectives (src/coll), the redistributions (src/dist) and the one-sided
+ * layer (src/rma, after its port) take these answers from here instead of
+ * each deriving its own, so both ends of every transfer always agree.
+ *
+ * Lanes: src/net opens one MPI communicator per lane; a lane is driven by
+ * at most one thread per node at a time (thread l drives lane l), so
+ * concurrent transfers never match each other's messages.
+ *
+ * Every function here is a few integer operations (header-only, inlined
+ * into the drivers' loops); none allocates or communicates. */
+#ifndef SIMPLE_XCHG_XCHG_H
+#define SIMPLE_XCHG_XCHG_H
+
+#include "net/net.h"
+#include "run/job.h"
+#include "xchg/tags.h"
+
+/* Lanes that run in parallel with a driving thread on every node: the
+ * threads of the smallest node (at most n->lanes, at least 1); or 1 when
+ * some host of the job is oversubscribed, a job-wide verdict (every node
+ * must drive the same lanes, or messages wait on lanes nobody serves).
+ * Why one lane when threads share cores: concurrent lanes only take turns
+ * on the cores. Measured on 2 cores with 2 x 2 threads, a 64 KiB allreduce
+ * took 120 us on one lane and 4-5 ms (a scheduler tick) on two, the
+ * threads polling MPI in turn pushing each other's progress out to the
+ * next tick. */
+static inline int simple__xchg_lanes(const simple__node_t *n) {
+  if (n->shared_anywhere) return 1;
+  int m = n->threads_of[0];
+  for (int k = 1; k < n->nodes; k++)
+    if (n->threads_of[k] < m) m = n->threads_of[k];
+  if (m > n->lanes) m = n->lanes;
+  return m < 1 ? 1 : m;
+}
+
+/* The all-pairs schedule (every node sends to and receives from every
+ * other node once): P - 1 steps st = 1..P-1. At step st node a sends to
+ * node *to and receives from node *from:
+ *   P a power of two: both a ^ st (pairwise exchange);
+ *   otherwise: a + st and a - st (mod P), the shifted schedule.
+ * Node a's send at step st meets node *to's receive at the same step, so
+ * both ends handle a message at one step, on one lane. */
+static inline void simple__xchg_step(const simple__node_t *n, int st, int *to, int *from) {
+  int P = n->nodes, a = n->node;
+  if ((P & (P - 1)) == 0) {
+    *to = *from = a ^ st;
+  } else {
+    *to = (a + st) % P;
+    *from = (a - st + P) % P;
+  }
+}
+
+/* The shifted schedule alone (a + st, a - st mod P), for exchanges that
+ * post every receive before any send and so need no pairing. */
+static inline void simple__xchg_shift(const simple__node_t *n, int st, int *to, int *from) {
+  int P = n->nodes, a = n->node;
+  *to = (a + st) % P;
+  *from = (a - st + P) % P;
+}
+
+/* An all-pairs exchange whose every message goes in `chunks` pieces: the
+ * items i = (st - 1) chunks + ch, (P - 1) chunks of them, are dealt
+ * round-robin to `drivers` threads (thread l takes items l, l + drivers,
+ * ...) and item i travels on lane i mod drivers at both ends. */
+typedef struct {
+  int drivers; /* threads 0..drivers-1 drive; the others copy node-local data */
+  int chunks;  /* pieces per node-pair message */
+} simple__xchg_split_t;
+
+/* The split for an all-pairs exchange: drivers D = min(items, max(1, L -
+ * 1)), L = simple__xchg_lanes, leaving one thread of the smallest node to
+ * copy node-local blocks; with chunking allowed (want_chunks), each message
+ * is cut into C = max(1, (L - 1) / (P - 1)) pieces so that L - 1 threads
+ * drive even when the nodes are fewer than the threads (several streams
+ * between two nodes). One node: no drivers. */
+static inline simple__xchg_split_t simple__xchg_split(const simple__node_t *n, int want_chunks) {
+  simple__xchg_split_t x = {0, 1};
+  int P = n->nodes;
+  if (P < 2) return x;
+  int L = simple__xchg_lanes(n), d = L - 1 > 1 ? L - 1 : 1;
+  if (want_chunks && d / (P - 1) > 1) x.chunks = d / (P - 1);
+  int items = (P - 1) * x.chunks;
+  x.drivers = items < d ? items : d;
+  return x;
+}
+
+/* Lane (and driving thread, at both ends) of item i of a split. */
+static inline int simple__xchg_item_lane(const simple__xchg_split_t *x, int i) {
+  return i % x->drivers;
+}
+
+/* A rooted exchange (gather, scatter): the lane, and the thread that
+ * drives it at both ends, of the transfer between root_node and node k !=
+ * root_node. The P - 1 other nodes are dealt round-robin over `lanes`
+ * lanes, starting after the root. */
+static inline int simple__xchg_rooted_lane(const simple__node_t *n, int k, int root_node,
+                                           int lanes) {
+  return ((k - root_node - 1 + n->nodes) % n->nodes) % lanes;
+}
+
+/* ------------------------------------------------------------------------
+ * The engine: an all-pairs exchange described by its client, driven here.
+ * The client says what crosses between this node and node k (callbacks on
+ * its own context); the engine decides the order (simple__xchg_step), the
+ * lane (the driver's own), the tag, and posts, waits and hands messages
+ * back for unpacking. Two shapes:
+ *   one message per node pair (blocks == NULL): at each of the driver's
+ *     steps, the receive from `from` is posted, the message to `to` is
+ *     obtained (the client packs it if it must) and sent, then both are
+ *     waited for and the received one unpacked if the client asked;
+ *   one message per block (blocks != NULL): every block with the step's
+ *     peers travels alone, in waves of SIMPLE__XCHG_WAVE each way; both
+ *     ends list a pair's blocks in the same order and cut the list into
+ *     the same waves, so every wave's sends meet receives posted before
+ *     their sender waits.
+ * A node without a copying thread gives the driver its node-local work
+ * (`local`), done once while the first transfers are in flight. Cost per
+ * step: one message each way (or one per block), alpha + beta m, plus the
+ * client's packing. */
+#define SIMPLE__XCHG_WAVE 32
+
+typedef struct {
+  simple__node_t *n;
+  int tag;     /* from tags.h */
+  int drivers; /* threads 0..drivers-1 drive (simple__xchg_split) */
+  int chunks;  /* simple__xchg_post: pieces per message (simple__xchg_split) */
+  void *ctx;   /* the client's, passed to every callback */
+  /* One message per pair: its size each way (0: nothing moves), where the
+   * message to k lies (packed by the client into driver d's room if it
+   * must), where the one from k goes (*unpack = 1: in the driver's room,
+   * then handed to unpack). */
+  size_t (*out_bytes)(void *ctx, int k);
+  size_t (*in_bytes)(void *ctx, int k);
+  const void *(*out)(void *ctx, int k, int d);
+  void *(*in)(void *ctx, int k, int d, int *unpack);
+  void (*unpack)(void *ctx, int k, const void *msg);
+  /* One message per block: the number of blocks to (out = 1) or from node
+   * k, and block i's place and size; NULL for one message per pair. */
+  int (*blocks)(void *ctx, int k, int out);
+  void *(*block)(void *ctx, int k, int out, int i, size_t *bytes);
+  /* Node-local work for a node without a copier (NULL: none). */
+  void (*local)(void *ctx);
+} simple__xchg_t;
+
+/* Driver d's share of the exchange (d < x->drivers), with the node-local
+ * work too when also_local. Returns 0 or the first transfer's error (the
+ * driver still waits for what it posted). */
+int simple__xchg_drive(const simple__xchg_t *x, int d, int also_local);
+
+/* The other way to run an all-pairs exchange, for clients that post every
+ * receive before they pack (so no message ever waits for its receive) and
+ * do node-local work while the transfers fly: driver d posts its items of
+ * the shifted schedule, chunk by chunk (item i = (st - 1) chunks + ch on
+ * lane d, i = d, d + drivers, ...), receives (out = 0: into in(k) + the
+ * chunk's offset, never unpacked by the engine) or sends (out = 1: from
+ * out(k)). Requests go to req (room for the driver's items), *nreq counts
+ * them. The client completes them (simple__net_waitall, or testall while
+ * it works). Chunks are cut on cache lines. */
+int simple__xchg_post(const simple__xchg_t *x, int d, int out, simple__net_req_t *req, int *nreq);
+
+/* A rooted exchange on the root's node (gather: out = 0, every other node
+ * sends one message; scatter: out = 1, one message to every other node):
+ * the driver of `lane` (of `lanes`, simple__xchg_rooted_lane) moves the
+ * messages of the nodes dealt to its lane, SIMPLE__XCHG_BATCH requests at a
+ * time, through out/out_bytes or in/in_bytes/unpack (called for each k in
+ * increasing order, the buffer first). The other nodes' drivers send or
+ * receive their node's one message with simple__net_send/recv on the lane
+ * simple__xchg_rooted_lane gives them. Cost: (P - 1) / lanes messages per
+ * driver, each alpha + beta m. */
+#define SIMPLE__XCHG_BATCH 16
+int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int lane, int out);
+
+#endif
