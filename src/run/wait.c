@@ -99,7 +99,7 @@ int simple__wait_poll(atomic_uint *word, unsigned old, atomic_uint *sleepers,
     if (atomic_load_explicit(word, memory_order_acquire) != old) break;
     poll(arg);
     if (atomic_load_explicit(word, memory_order_acquire) != old) break;
-    if (job_failed()) {
+    if (simple__job_failed()) {
       rc = SIMPLE_ERR_FATAL;
       break;
     }
