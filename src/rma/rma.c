@@ -425,8 +425,8 @@ int simple_rma_pop_reg(simple_t *s, const void *addr) {
  * that the caller registered at `area`; returns the slot or -(error). */
 static int check_area(simple_t *s, rma_t *R, th_t *T, const char *call, int pid, const void *area,
                       size_t off, size_t n, const void *buf) {
+  if (s->pid >= R->active) return -idle_call(s, R, T, call);
   if (pid < 0 || pid >= R->active) {
-    if (s->pid >= R->active) return -idle_call(s, R, T, call);
     return -fail(T, SIMPLE_ERR_RANK, "%s: processor %d named processor %d, outside 0..%d", call,
                  s->pid, pid, R->active - 1);
   }
@@ -756,6 +756,7 @@ static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
     }
     must(s, simple__net_rma_alltoall(R->net, snd, rcv, F), "the count exchange (MPI_Alltoall)");
     size_t needC = maxsend, needC2 = maxwant, owe = 0;
+    int followed = 0; /* an idle node has adopted the calls of one taking part */
     for (int j = 0; j < P; j++) {
       const uint64_t *f = rcv + (size_t)j * F;
       if (j != me) {
@@ -781,14 +782,25 @@ static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
       if (f[F_IDLE]) {
         /* A node that takes no part agrees with anything. */
       } else if (R->idle) {
-        /* This node takes no part: it follows the others' collective
-         * calls (every node that takes part agrees with every other). */
-        if (f[F_NPUSH] != UINT64_MAX && f[F_NPOP] != UINT64_MAX) {
+        /* This node takes no part: it follows the collective calls of
+         * the nodes that do, and fails the sync as they do when they
+         * disagree (it must never apply a change they refuse). */
+        if (f[F_NPUSH] == UINT64_MAX || f[F_NPOP] == UINT64_MAX) {
+          set_err(R, "push_reg/pop_reg/set_tagsize: the processors of node %d disagree", j);
+        } else if (!followed) {
+          followed = 1;
           npush = (size_t)f[F_NPUSH];
           npop = (size_t)f[F_NPOP];
+          pophash = f[F_POPHASH];
+          tagv = f[F_TAG];
+          procv = f[F_PROCS];
+        } else if (f[F_NPUSH] != npush || f[F_NPOP] != npop || f[F_POPHASH] != pophash ||
+                   f[F_TAG] != tagv || f[F_PROCS] != procv) {
+          set_err(R,
+                  "push_reg/pop_reg/set_tagsize/set_procs: the nodes taking part disagree"
+                  " (node %d and another)",
+                  j);
         }
-        tagv = f[F_TAG];
-        procv = f[F_PROCS];
       } else if (f[F_PROCS] != procv) {
         set_err(R, "set_procs: nodes %d and %d ask for different processor counts (%llu, %llu)", j,
                 me, (unsigned long long)f[F_PROCS], (unsigned long long)procv);
