@@ -153,6 +153,9 @@ int bench_water_suite(int argc, char **argv);
 int bench_water_worker(int argc, char **argv, const bench_opts_t *o);
 int bench_barnes_suite(int argc, char **argv);
 int bench_barnes_worker(int argc, char **argv, const bench_opts_t *o);
+/* simple-bench groebner (bench_groebner.c): simple_groebner's speedup. */
+int bench_groebner_suite(int argc, char **argv);
+int bench_groebner_worker(int argc, char **argv, const bench_opts_t *o);
 /* simple-bench cholesky (bench_cholesky.c): simple_cholesky beside
  * ScaLAPACK pdpotrf (dense) and MUMPS (sparse). */
 int bench_cholesky_suite(int argc, char **argv);

@@ -90,6 +90,9 @@ static void usage(FILE *f) {
           "  cholesky  block Cholesky (simple_cholesky): dense n = 1000 against ScaLAPACK\n"
           "          pdpotrf, sparse BCSSTK15 against MUMPS, flat ranks; options -N -t\n"
           "          --vcluster --quick --rounds --n --matrix --csv\n"
+          "  groebner  Buchberger (simple_groebner): speedup from 1 thread to NODES x\n"
+          "          THREADS; options -N -t --vcluster --quick --rounds --cyclic --katsura\n"
+          "          --csv\n"
           "  sort    radix sort of 2^20..2^26 keys (simple_sort) against the same algorithm\n"
           "          in flat MPI and one thread (radix, qsort); options -N -t --vcluster\n"
           "          --quick --rounds --bits --algo --max-n --qsort-max --csv\n"
@@ -192,6 +195,9 @@ static int worker(int argc, char **argv) {
 #endif
 #ifdef SIMPLE_BENCH_BARNES
   if (strcmp(name, "barnes") == 0) return bench_barnes_worker(argc, argv, &o);
+#endif
+#ifdef SIMPLE_BENCH_GROEBNER
+  if (strcmp(name, "groebner") == 0) return bench_groebner_worker(argc, argv, &o);
 #endif
 #ifdef SIMPLE_BENCH_CHOLESKY
   if (strcmp(name, "cholesky-simple") == 0) return bench_cholesky_simple(argc, argv, &o);
@@ -757,6 +763,9 @@ int main(int argc, char **argv) {
 #ifdef SIMPLE_BENCH_BARNES
   if (strcmp(suite, "barnes") == 0) return bench_barnes_suite(argc, argv);
 #endif
+#ifdef SIMPLE_BENCH_GROEBNER
+  if (strcmp(suite, "groebner") == 0) return bench_groebner_suite(argc, argv);
+#endif
 #ifdef SIMPLE_BENCH_CHOLESKY
   if (strcmp(suite, "cholesky") == 0) return bench_cholesky_suite(argc, argv);
 #endif
@@ -767,8 +776,8 @@ int main(int argc, char **argv) {
   if (strcmp(suite, "fft") == 0) return bench_fft_suite(argc, argv);
 #endif
   /* The applications' suites exist only in builds with their app. */
-  static const char *const app_suites[] = {"matmul", "queens", "sort",    "fft",
-                                           "water",  "barnes", "cholesky"};
+  static const char *const app_suites[] = {"matmul", "queens", "sort",     "fft",
+                                           "water",  "barnes", "cholesky", "groebner"};
   for (size_t i = 0; i < sizeof app_suites / sizeof app_suites[0]; i++)
     if (strcmp(suite, app_suites[i]) == 0) {
       fprintf(stderr,
