@@ -52,7 +52,8 @@ SUITES = [
          local=["-N", "2", "-t", "1"], full_args=["--rounds", "3", "--max-bytes", "1M"]),
     dict(name="sort", title="paper 000 radix sort, paper 004 RDXSORT: hybrid against flat MPI "
          "(the same algorithm, one rank per thread)", nodes=True, group="algo", x="n",
-         ours="simple_us", anchor="mpi_us",
+         ours="simple_us", anchor="mpi_us", ours_label="hybrid",
+         anchor_label="flat MPI (same algorithm)",
          full_args=["--max-n", str(1 << 24), "--rounds", "3"]),
     dict(id="sort-rdx", name="sort", title="paper 004 Sec. 5: RDXSORT (puts per digit on the "
          "one-sided layer) against the flat-MPI radix sort", nodes=True, group="algo", x="n",
@@ -575,8 +576,8 @@ def speedup_sweep(bench, outdir):
             for p_ in pts:
                 f.write("%d %g %g\n" % p_)
             f.write("\n\n")
-    sp_plots = ["x with lines lc rgb 'gray' dt 3 title 'ideal'"]
-    ef_plots = ["1 with lines lc rgb 'gray' dt 3 title 'ideal'"]
+    sp_plots = ["x with lines lc rgb 'black' dt 2 lw 1 title 'ideal'"]
+    ef_plots = ["1 with lines lc rgb 'black' dt 2 lw 1 title 'ideal'"]
     for i, a in enumerate(series):
         c = PALETTE[i]
         sp_plots.append("'%s' index %d using 1:2 with linespoints lc rgb '%s' pt 7 title '%s'"
