@@ -48,19 +48,23 @@ SUITES = [
     dict(id="coll-1thread", name="coll", title="paper 002 Fig. 6 (one thread per node): "
          "reduction and all-to-all, hybrid with 1 thread per node against flat MPI", nodes=True,
          group="op", x="bytes", ours="simple_us", anchor="anchor_us", panels=True,
-         anchor_label="MPI (faster of default, HAN)", args=["--only", "reduce,allreduce,alltoall"], vc_layout=["-N", "2", "-t", "1"],
+         anchor_label="MPI (faster of default, HAN)", args=["--only", "reduce,allreduce,alltoall"],
+         vc_layout=["-N", "2", "-t", "1"],
          local=["-N", "2", "-t", "1"], full_args=["--rounds", "3", "--max-bytes", "1M"]),
     dict(name="sort", title="paper 000 radix sort, paper 004 RDXSORT: hybrid against flat MPI "
          "(the same algorithm, one rank per thread)", nodes=True, group="algo", x="n",
-         ours="simple_us", anchor="mpi_us",
+         ours="simple_us", anchor="mpi_us", ours_label="hybrid",
+         anchor_label="flat MPI (same algorithm)",
          full_args=["--max-n", str(1 << 24), "--rounds", "3"]),
     dict(id="sort-rdx", name="sort", title="paper 004 Sec. 5: RDXSORT (puts per digit on the "
          "one-sided layer) against the flat-MPI radix sort", nodes=True, group="algo", x="n",
-         ours="simple_us", anchor="mpi_us", args=["--algo", "rdx"],
+         ours="simple_us", anchor="mpi_us", ours_label="hybrid",
+         anchor_label="flat MPI radix sort", args=["--algo", "rdx"],
          full_args=["--max-n", str(1 << 22), "--rounds", "1"]),
     dict(id="sort-rdxopt", name="sort", title="paper 004 Sec. 5: RDXSORTOPT (staggered start "
          "digits) against the flat-MPI radix sort", nodes=True, group="algo", x="n",
-         ours="simple_us", anchor="mpi_us", args=["--algo", "rdxopt"],
+         ours="simple_us", anchor="mpi_us", ours_label="hybrid",
+         anchor_label="flat MPI radix sort", args=["--algo", "rdxopt"],
          full_args=["--max-n", str(1 << 22), "--rounds", "1"]),
     dict(name="fft", title="paper 000, paper 002 Sec. 3.3: 2D FFT, hybrid against FFTW-MPI "
          "(best of flat and threaded)", nodes=True, group="output", x="n", ours="simple_us",
@@ -575,8 +579,8 @@ def speedup_sweep(bench, outdir):
             for p_ in pts:
                 f.write("%d %g %g\n" % p_)
             f.write("\n\n")
-    sp_plots = ["x with lines lc rgb 'gray' dt 3 title 'ideal'"]
-    ef_plots = ["1 with lines lc rgb 'gray' dt 3 title 'ideal'"]
+    sp_plots = ["x with lines lc rgb 'black' dt 2 lw 1 title 'ideal'"]
+    ef_plots = ["1 with lines lc rgb 'black' dt 2 lw 1 title 'ideal'"]
     for i, a in enumerate(series):
         c = PALETTE[i]
         sp_plots.append("'%s' index %d using 1:2 with linespoints lc rgb '%s' pt 7 title '%s'"
