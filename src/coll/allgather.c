@@ -22,7 +22,6 @@
 
 #include "coll/coll.h"
 #include "coll/slot_views.h"
-#include "coll/util_coll1.h"
 #include "net/net.h"
 #include "simple/coll.h"
 
@@ -97,7 +96,7 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
         return count != counts[pid] ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
     for (int u = 0; u < r; u++)
       if ((u != me || !in_place) && cnt(&l, u))
-        memcpy((unsigned char *)recv + dsp(&l, u) * es, simple__sv_counted_cblock(&slots[u]),
+        memcpy((unsigned char *)recv + dsp(&l, u) * es, simple__sv_counted_block(&slots[u]),
                cnt(&l, u) * es);
     return 0;
   }

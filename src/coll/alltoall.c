@@ -89,9 +89,6 @@
 /* Blocks of at least this many bytes travel as messages of their own (see
  * above); below it the copies cost less than the extra messages. */
 #define DIRECT_BYTES ((size_t)262144)
-/* Direct transfers a driver posts before it waits, each way: bounds its
- * request array (on the stack). */
-#define WAVE 32
 
 #define ALIGN ((size_t)SIMPLE__CACHE_LINE)
 
@@ -365,92 +362,62 @@ static const unsigned char *block_src(const a2a_t *c, int u, int k, int j) {
   return (src ? src : dst_of(c, u)) + (size_t)j * b;
 }
 
-/* One step of a direct call: every block from node `from` and to node `to`
- * its own message, in waves of at most WAVE each way. Both ends list the
- * blocks of a node pair in the same i-major order and cut the list into
- * the same waves, so every wave's sends meet receives posted before their
- * sender waits: no wave waits for a later one. */
-static int step_direct(const a2a_t *c, int l, int to, int from, int *also_local) {
-  size_t b = c->count * c->es;
-  int rto = c->first_pid[to + 1] - c->first_pid[to];
-  int rfrom = c->first_pid[from + 1] - c->first_pid[from];
-  int ns = c->r * rto, nr = rfrom * c->r, rc = 0;
-  for (int w = 0; (w < ns || w < nr) && !rc; w += WAVE) {
-    simple__net_req_t req[2 * WAVE];
-    int m = 0;
-    /* Receive k: from the (k / r)-th thread of `from` to thread k % r. */
-    for (int k = w; k < nr && k < w + WAVE && !rc; k++) {
-      int i = c->first_pid[from] + k / c->r, u = k % c->r;
-      rc = simple__net_irecv(c->n, l, dst_of(c, u) + (size_t)i * b, b, from, SIMPLE__TAG_ALLTOALL,
-                             &req[m]);
-      if (!rc) m++;
-    }
-    /* Send k: from thread k / rto to the (k % rto)-th thread of `to`. */
-    for (int k = w; k < ns && k < w + WAVE && !rc; k++) {
-      int u = k / rto, j = c->first_pid[to] + k % rto;
-      rc = simple__net_isend(c->n, l, block_src(c, u, to, j), b, to, SIMPLE__TAG_ALLTOALL, &req[m]);
-      if (!rc) m++;
-    }
-    if (*also_local) {
-      local_blocks(c, 0, c->r * c->r);
-      *also_local = 0;
-    }
-    int rc2 = simple__net_waitall(req, m);
-    if (!rc) rc = rc2;
-  }
-  return rc;
+/* ------------------------------------------------------------------------
+ * The exchange as src/xchg's engine asks for it (ctx: the a2a_t). */
+
+static size_t x_out_bytes(void *ctx, int k) {
+  const a2a_t *c = ctx;
+  return c->tab[T_OUT(c, k)];
+}
+static size_t x_in_bytes(void *ctx, int k) {
+  const a2a_t *c = ctx;
+  return c->tab[T_IN(c, k)];
 }
 
-/* Driver l: its steps of the schedule, one at a time (receive posted, then
- * packing and send, then wait and unpack; or the step's direct transfers).
- * also_local: the node has no copier, so the driver moves the local blocks
- * while its first transfers are under way. */
-static int drive(const a2a_t *c, int l, int also_local) {
-  int rc = 0;
-  for (int st = l + 1; st < c->P && !rc; st += c->D) {
-    int to, from, m = 0, staged_in = 0;
-    simple__xchg_step(c->n, st, &to, &from);
-    if (c->direct) {
-      rc = step_direct(c, l, to, from, &also_local);
-      continue;
-    }
-    size_t ob = c->tab[T_OUT(c, to)], ib = c->tab[T_IN(c, from)], base;
-    simple__net_req_t req[2];
-    unsigned char *in = NULL;
-    if (ib) {
-      if (direct_in(c, from, &base)) {
-        in = dst_of(c, 0) + base * c->es;
-      } else {
-        in = c->scratch + c->tab[T_DIN(c, l)];
-        staged_in = 1;
-      }
-      rc = simple__net_irecv(c->n, l, in, ib, from, SIMPLE__TAG_ALLTOALL, &req[m]);
-      if (!rc) m++;
-    }
-    if (ob && !rc) {
-      const unsigned char *out;
-      if (c->in_place) {
-        out = c->scratch + c->tab[T_STAGE(c, to)];
-      } else if (direct_out(c, to, &base)) {
-        out = src_of(c, 0) + base * c->es;
-      } else {
-        unsigned char *o = c->scratch + c->tab[T_DOUT(c, l)];
-        pack(c, to, o);
-        out = o;
-      }
-      rc = simple__net_isend(c->n, l, out, ob, to, SIMPLE__TAG_ALLTOALL, &req[m]);
-      if (!rc) m++;
-    }
-    if (also_local) {
-      local_blocks(c, 0, c->r * c->r);
-      also_local = 0;
-    }
-    int rc2 = simple__net_waitall(req, m);
-    if (!rc) rc = rc2;
-    if (!rc && staged_in) unpack(c, from, in);
-  }
-  if (also_local) local_blocks(c, 0, c->r * c->r);
-  return rc;
+/* The message to node k: the stage in place, a one-thread node's own
+ * buffer when contiguous, else packed into driver d's out region. */
+static const void *x_out(void *ctx, int k, int d) {
+  const a2a_t *c = ctx;
+  size_t base;
+  if (c->in_place) return c->scratch + c->tab[T_STAGE(c, k)];
+  if (direct_out(c, k, &base)) return src_of(c, 0) + base * c->es;
+  unsigned char *o = c->scratch + c->tab[T_DOUT(c, d)];
+  pack(c, k, o);
+  return o;
+}
+
+/* The message from node k: straight into a one-thread node's recv when
+ * contiguous, else into driver d's in region, unpacked after. */
+static void *x_in(void *ctx, int k, int d, int *unpack) {
+  const a2a_t *c = ctx;
+  size_t base;
+  *unpack = !direct_in(c, k, &base);
+  return *unpack ? c->scratch + c->tab[T_DIN(c, d)] : dst_of(c, 0) + base * c->es;
+}
+
+static void x_unpack(void *ctx, int k, const void *msg) { unpack(ctx, k, msg); }
+
+/* Direct calls: every block of a node pair its own message, i-major on
+ * both ends: block i from node k is (its (i / r)-th thread -> thread i % r),
+ * block i to k is (thread i / r_k -> k's (i % r_k)-th thread). */
+static int x_blocks(void *ctx, int k, int out) {
+  const a2a_t *c = ctx;
+  (void)out;
+  return c->r * (c->first_pid[k + 1] - c->first_pid[k]);
+}
+
+static void *x_block(void *ctx, int k, int out, int i, size_t *bytes) {
+  const a2a_t *c = ctx;
+  size_t b = c->count * c->es;
+  *bytes = b;
+  if (!out) return dst_of(c, i % c->r) + (size_t)(c->first_pid[k] + i / c->r) * b;
+  int rk = c->first_pid[k + 1] - c->first_pid[k];
+  return (void *)block_src(c, i / rk, k, c->first_pid[k] + i % rk);
+}
+
+static void x_local(void *ctx) {
+  const a2a_t *c = ctx;
+  local_blocks(c, 0, c->r * c->r);
 }
 
 static void init(a2a_t *c, simple_t *s, int v, size_t count, simple_type_t type) {
@@ -482,7 +449,21 @@ static int exchange(simple_t *s, a2a_t *c) {
     if (rc) return rc;
   }
   if (me < c->D) {
-    rc = drive(c, me, r == 1);
+    simple__xchg_t x = {.n = c->n,
+                        .tag = SIMPLE__TAG_ALLTOALL,
+                        .drivers = c->D,
+                        .ctx = c,
+                        .out_bytes = x_out_bytes,
+                        .in_bytes = x_in_bytes,
+                        .out = x_out,
+                        .in = x_in,
+                        .unpack = x_unpack,
+                        .local = x_local};
+    if (c->direct) {
+      x.blocks = x_blocks;
+      x.block = x_block;
+    }
+    rc = simple__xchg_drive(&x, me, r == 1);
   } else {
     int copiers = r - c->D, ci = me - c->D;
     long long blocks = (long long)r * r;
@@ -522,7 +503,7 @@ static int alltoall_inline(simple_t *s, const void *out, void *recv, size_t coun
       return in_place != first ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
   for (int u = 0; u < r && bytes; u++)
     memcpy((unsigned char *)recv + (size_t)u * bytes,
-           simple__sv_a2a_cblocks(&slots[u]) + (size_t)me * bytes, bytes);
+           simple__sv_a2a_blocks(&slots[u]) + (size_t)me * bytes, bytes);
   return 0;
 }
 
@@ -608,7 +589,7 @@ static int unpack_v(const simple__slot_t *slots, int me, void *recv, const size_
     size_t bytes = simple__sv_a2av_size(&slots[i], me), want = rc[i] * es;
     if (bytes > want) bytes = want;
     if (bytes)
-      memcpy((unsigned char *)recv + rd[i] * es, simple__sv_a2av_cblock(&slots[i], me, p), bytes);
+      memcpy((unsigned char *)recv + rd[i] * es, simple__sv_a2av_block(&slots[i], me, p), bytes);
     if (simple__sv_a2av_in_place(&slots[i]) != first) bad = 1;
   }
   if (bad) return simple__sv_a2av_in_place(&slots[me]) != first ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;

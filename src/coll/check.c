@@ -95,7 +95,7 @@ int simple__coll_check(simple_t *s, const char *call, long long count, int type,
   rc = 0;
   if (s->thread == 0) {
     for (int u = 0; u < r; u++) {
-      memcpy(&sig[u], simple__sv_cblock(&slots[u]), sizeof sig[u]);
+      memcpy(&sig[u], simple__sv_block(&slots[u]), sizeof sig[u]);
       weight[u] = 1;
     }
     int m = majority(sig, weight, r);

@@ -27,6 +27,19 @@ int simple__coll_net_allreduce_rd(simple__node_t *n, int lane, void *buf, void *
 int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
                                    simple_type_t type, simple_op_t op);
 
+/* Exclusive scan of count elements among the nodes, by one thread per node
+ * on `lane`, combining in node order. part holds this node's contribution
+ * (destroyed); on return res holds the combination of nodes 0..node-1
+ * (untouched on node 0). tmp and spare are work space; all four hold count
+ * elements and do not overlap.
+ * Recursive doubling (works for any P): at step 2^j, node i exchanges its
+ * partial (the combination over its aligned block of 2^j nodes) with node
+ * i ^ 2^j; a partner from below is combined on the left of both partial and
+ * result. ceil(log2 P) steps of one message each way:
+ * cost ceil(log2 P) (alpha + beta n). */
+int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, void *tmp,
+                            void *spare, size_t count, simple_type_t type, simple_op_t op);
+
 /* buf = in (op) buf, through tmp (count elements): the left operand is the
  * lower-ranked contribution, as simple__op_apply's acc. */
 void simple__coll_apply_left(simple_op_t op, simple_type_t type, const void *in, void *buf,

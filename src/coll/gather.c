@@ -44,7 +44,6 @@
 
 #include "coll/coll.h"
 #include "coll/slot_views.h"
-#include "coll/util_coll1.h"
 #include "net/net.h"
 #include "simple/coll.h"
 
@@ -111,43 +110,53 @@ static void pack(const simple__node_t *n, const layout_t *l, int k, size_t es, u
   }
 }
 
-/* The transfers of lane `lane` on the root's node: one message with every
- * other node dealt to the lane, SIMPLE__C1_BATCH at a time. */
-static int root_transfers(simple__node_t *n, int scatter, const layout_t *l, int root_node,
-                          int lane, int lanes, size_t es, unsigned char *big,
-                          unsigned char *stage) {
-  simple__net_req_t req[SIMPLE__C1_BATCH];
-  int node_of_req[SIMPLE__C1_BATCH], staged[SIMPLE__C1_BATCH];
-  int tag = scatter ? SIMPLE__TAG_SCATTER : SIMPLE__TAG_GATHER, rc = 0, k = 0;
-  size_t stage_off = 0;
-  unsigned char *stage_at[SIMPLE__C1_BATCH];
-  while (k < n->nodes && !rc) {
-    int m = 0;
-    for (; k < n->nodes && m < SIMPLE__C1_BATCH; k++) {
-      if (k == root_node) continue;
-      size_t base, total;
-      int contiguous = node_contiguous(n, l, k, &base, &total);
-      unsigned char *buf = big + base * es;
-      if (!contiguous) {
-        buf = stage + stage_off;
-        stage_off += total * es;
-      }
-      if (simple__xchg_rooted_lane(n, k, root_node, lanes) != lane) continue;
-      if (scatter && !contiguous) pack(n, l, k, es, big, buf, 1);
-      rc = scatter ? simple__net_isend(n, lane, buf, total * es, k, tag, &req[m])
-                   : simple__net_irecv(n, lane, buf, total * es, k, tag, &req[m]);
-      if (rc) break;
-      node_of_req[m] = k;
-      staged[m] = !contiguous;
-      stage_at[m++] = buf;
-    }
-    int rc2 = simple__net_waitall(req, m);
-    if (!rc) rc = rc2;
-    if (!scatter && !rc)
-      for (int j = 0; j < m; j++)
-        if (staged[j]) pack(n, l, node_of_req[j], es, big, stage_at[j], 0);
-  }
-  return rc;
+/* The root node's side of the exchange as src/xchg's engine asks for it:
+ * node k's message lies in big where its blocks are contiguous, else in
+ * the stage, after those of the non-contiguous nodes below k (a cursor
+ * walks the nodes once, as the engine asks for them in increasing order). */
+typedef struct {
+  const simple__node_t *n;
+  const layout_t *l;
+  size_t es;
+  unsigned char *big, *stage;
+  int root_node;
+  int next;       /* the first node not yet added to off */
+  size_t off;     /* stage bytes of the non-contiguous nodes below next */
+  size_t k_bytes; /* the last placed node's message */
+} root_xc_t;
+
+static unsigned char *place(root_xc_t *c, int k, int *staged) {
+  size_t base, total;
+  for (; c->next < k; c->next++)
+    if (c->next != c->root_node && !node_contiguous(c->n, c->l, c->next, &base, &total))
+      c->off += total * c->es;
+  *staged = !node_contiguous(c->n, c->l, k, &base, &total);
+  c->k_bytes = total * c->es;
+  return *staged ? c->stage + c->off : c->big + base * c->es;
+}
+
+static size_t r_bytes(void *ctx, int k) {
+  (void)k;
+  return ((const root_xc_t *)ctx)->k_bytes;
+}
+
+static const void *r_out(void *ctx, int k, int d) {
+  root_xc_t *c = ctx;
+  int staged;
+  unsigned char *at = place(c, k, &staged);
+  (void)d;
+  if (staged) pack(c->n, c->l, k, c->es, c->big, at, 1);
+  return at;
+}
+
+static void *r_in(void *ctx, int k, int d, int *unpack) {
+  (void)d;
+  return place(ctx, k, unpack);
+}
+
+static void r_unpack(void *ctx, int k, const void *msg) {
+  const root_xc_t *c = ctx;
+  pack(c->n, c->l, k, c->es, c->big, (unsigned char *)msg, 0);
 }
 
 /* v: counts/displs given (significant at the root). */
@@ -174,12 +183,12 @@ static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void
   if (!slots || !bytes) return slots ? 0 : rc;
   unsigned char *b = big;
   if (scatter) {
-    const unsigned char *from = simple__sv_cblock(&slots[root]) + (size_t)s->pid * bytes;
+    const unsigned char *from = simple__sv_block(&slots[root]) + (size_t)s->pid * bytes;
     if ((unsigned char *)own != b + (size_t)s->pid * bytes) memcpy(own, from, bytes);
   } else if (is_root) {
     for (int u = 0; u < r; u++)
       if (u != root || (unsigned char *)own != b + (size_t)u * bytes)
-        memcpy(b + (size_t)u * bytes, simple__sv_cblock(&slots[u]), bytes);
+        memcpy(b + (size_t)u * bytes, simple__sv_block(&slots[u]), bytes);
   }
   return 0;
 }
@@ -242,7 +251,7 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
      * buffer may be NULL. */
     unsigned char *at = is_root && count ? (unsigned char *)big + displs[me] * es : NULL;
     if (count && (unsigned char *)own != at)
-      memcpy(own, simple__sv_rootv_cblock(rs, me, r), count * es);
+      memcpy(own, simple__sv_rootv_block(rs, me, r), count * es);
     return 0;
   }
   if (!scatter && fit) {
@@ -250,7 +259,7 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
       if (!nu[u]) continue;
       unsigned char *to = (unsigned char *)big + displs[u] * es;
       if (u != root || (unsigned char *)own != to)
-        memcpy(to, simple__sv_rootv_cblock(&slots[u], 0, r), nu[u] * es);
+        memcpy(to, simple__sv_rootv_block(&slots[u], 0, r), nu[u] * es);
     }
     return 0;
   }
@@ -347,8 +356,18 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
       }
     }
     rc = 0;
-    if (me < lanes && n->nodes > 1)
-      rc = root_transfers(n, scatter, &l, root_node, me, lanes, es, b, slots[rt].ptr);
+    if (me < lanes && n->nodes > 1) {
+      root_xc_t rx = {n, &l, es, b, slots[rt].ptr, root_node, 0, 0, 0};
+      simple__xchg_t x = {.n = n,
+                          .tag = scatter ? SIMPLE__TAG_SCATTER : SIMPLE__TAG_GATHER,
+                          .ctx = &rx,
+                          .out_bytes = r_bytes,
+                          .in_bytes = r_bytes,
+                          .out = r_out,
+                          .in = r_in,
+                          .unpack = r_unpack};
+      rc = simple__xchg_rooted(&x, root_node, lanes, me, scatter);
+    }
     rc = simple__sync_rc(s, rc);
     return bad ? (mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER) : rc;
   }

@@ -33,7 +33,6 @@
 
 #include "coll/coll.h"
 #include "coll/slot_views.h"
-#include "coll/util_coll1.h"
 #include "simple/coll.h"
 #include "simple/node.h"
 
@@ -70,8 +69,8 @@ static int exchange(simple__node_t *n, int lane, int lanes, unsigned char *w, si
   size_t l1 = l0 + per < count ? l0 + per : count;
   if (l1 <= l0) return 0;
   size_t at = l0 * es;
-  return simple__c1_net_exscan(n, lane, w + at, w + stride + at, w + 2 * stride + at,
-                               w + 3 * stride + at, l1 - l0, type, op);
+  return simple__coll_net_exscan(n, lane, w + at, w + stride + at, w + 2 * stride + at,
+                                 w + 3 * stride + at, l1 - l0, type, op);
 }
 
 static int scan_small(simple_t *s, const simple__slot_t *slots, int exclusive, size_t count,
@@ -82,10 +81,10 @@ static int scan_small(simple_t *s, const simple__slot_t *slots, int exclusive, s
   unsigned char *w = slots[0].ptr;
   int rc = 0;
   if (me == 0) {
-    memcpy(w, simple__sv_cblock(&slots[0]), bytes);
-    for (int u = 1; u < r; u++) simple__op_apply(op, type, w, simple__sv_cblock(&slots[u]), count);
-    rc =
-        simple__c1_net_exscan(n, 0, w, w + stride, w + 2 * stride, w + 3 * stride, count, type, op);
+    memcpy(w, simple__sv_block(&slots[0]), bytes);
+    for (int u = 1; u < r; u++) simple__op_apply(op, type, w, simple__sv_block(&slots[u]), count);
+    rc = simple__coll_net_exscan(n, 0, w, w + stride, w + 2 * stride, w + 3 * stride, count, type,
+                                 op);
   }
   /* Node 0 has no prefix: its threads need nothing from the exchange. */
   if (n->node > 0 && (rc = simple__sync_rc(s, rc)) != 0) return rc;
@@ -99,9 +98,9 @@ static int scan_small(simple_t *s, const simple__slot_t *slots, int exclusive, s
     memcpy(recv, w + stride, bytes);
     return rc;
   }
-  memcpy(loc, simple__sv_cblock(&slots[0]), bytes);
+  memcpy(loc, simple__sv_block(&slots[0]), bytes);
   for (int u = 1; u <= last; u++)
-    simple__op_apply(op, type, loc, simple__sv_cblock(&slots[u]), count);
+    simple__op_apply(op, type, loc, simple__sv_block(&slots[u]), count);
   if (n->node > 0) {
     memcpy(acc, w + stride, bytes);
     simple__op_apply(op, type, acc, loc, count);

@@ -6,7 +6,8 @@
  * with memcpy (the data is a byte array: no aliasing of it through another
  * type), which compiles to plain loads and stores. Nothing in src/coll
  * reads or writes slot bytes at an offset of its own: a layout changes
- * here, in one place.
+ * here, in one place. Block accessors take a const slot (readers hold the
+ * node's slots as const) and return a writable pointer, for the writer.
  *
  * The layouts put what every reader needs first (a count, a flag), in the
  * slot's first data line (which shares the posted line with the sequence
@@ -23,8 +24,9 @@
 /* ------------------------------------------------------------------------
  * Plain: the data is one block (a node scan's or reduction's contribution),
  * no header. */
-static inline unsigned char *simple__sv_block(simple__slot_t *s) { return s->data; }
-static inline const unsigned char *simple__sv_cblock(const simple__slot_t *s) { return s->data; }
+static inline unsigned char *simple__sv_block(const simple__slot_t *s) {
+  return (unsigned char *)s->data;
+}
 
 /* ------------------------------------------------------------------------
  * Counted: a thread's element count, then its block (allgather(v) on one
@@ -45,11 +47,8 @@ static inline size_t simple__sv_counted_count(const simple__slot_t *s) {
   memcpy(&c, s->data, sizeof c);
   return (size_t)c;
 }
-static inline unsigned char *simple__sv_counted_block(simple__slot_t *s) {
-  return s->data + SIMPLE__SV_COUNTED_BLOCK;
-}
-static inline const unsigned char *simple__sv_counted_cblock(const simple__slot_t *s) {
-  return s->data + SIMPLE__SV_COUNTED_BLOCK;
+static inline unsigned char *simple__sv_counted_block(const simple__slot_t *s) {
+  return (unsigned char *)s->data + SIMPLE__SV_COUNTED_BLOCK;
 }
 
 /* ------------------------------------------------------------------------
@@ -69,11 +68,8 @@ static inline void simple__sv_a2a_put(simple__slot_t *s, int in_place) {
 static inline int simple__sv_a2a_in_place(const simple__slot_t *s) {
   return s->data[offsetof(simple__sv_a2a_t, in_place)];
 }
-static inline unsigned char *simple__sv_a2a_blocks(simple__slot_t *s) {
-  return s->data + SIMPLE__SV_A2A_BLOCKS;
-}
-static inline const unsigned char *simple__sv_a2a_cblocks(const simple__slot_t *s) {
-  return s->data + SIMPLE__SV_A2A_BLOCKS;
+static inline unsigned char *simple__sv_a2a_blocks(const simple__slot_t *s) {
+  return (unsigned char *)s->data + SIMPLE__SV_A2A_BLOCKS;
 }
 
 /* ------------------------------------------------------------------------
@@ -109,11 +105,9 @@ static inline unsigned simple__sv_a2av_size(const simple__slot_t *s, int j) {
 static inline int simple__sv_a2av_in_place(const simple__slot_t *s) {
   return s->data[offsetof(simple__sv_a2av_t, in_place)];
 }
-static inline unsigned char *simple__sv_a2av_block(simple__slot_t *s, int j, int p) {
-  return s->data + SIMPLE__SV_A2AV_BLOCKS + (size_t)j * (SIMPLE__SV_A2AV_CAP / (size_t)p);
-}
-static inline const unsigned char *simple__sv_a2av_cblock(const simple__slot_t *s, int j, int p) {
-  return s->data + SIMPLE__SV_A2AV_BLOCKS + (size_t)j * (SIMPLE__SV_A2AV_CAP / (size_t)p);
+static inline unsigned char *simple__sv_a2av_block(const simple__slot_t *s, int j, int p) {
+  return (unsigned char *)s->data + SIMPLE__SV_A2AV_BLOCKS +
+         (size_t)j * (SIMPLE__SV_A2AV_CAP / (size_t)p);
 }
 
 /* The all-to-allv's four arrays of one thread ride in the slot's aux words
@@ -209,11 +203,9 @@ static inline void simple__sv_rootv_counts(const simple__slot_t *s, size_t *coun
 /* Block u of r (gather: at every thread's slot, u its own; scatter: at the
  * root's, one per thread). A thread's own block in a gather is block 0 of
  * its slot. */
-static inline unsigned char *simple__sv_rootv_block(simple__slot_t *s, int u, int r) {
-  return s->data + simple__sv_rootv_hdr(r) + (size_t)u * (simple__sv_rootv_cap(r) / (size_t)r);
-}
-static inline const unsigned char *simple__sv_rootv_cblock(const simple__slot_t *s, int u, int r) {
-  return s->data + simple__sv_rootv_hdr(r) + (size_t)u * (simple__sv_rootv_cap(r) / (size_t)r);
+static inline unsigned char *simple__sv_rootv_block(const simple__slot_t *s, int u, int r) {
+  return (unsigned char *)s->data + simple__sv_rootv_hdr(r) +
+         (size_t)u * (simple__sv_rootv_cap(r) / (size_t)r);
 }
 
 #endif

@@ -410,16 +410,6 @@ static void local_pieces(const xc_t *c, poll_t *pl) {
   }
 }
 
-/* Chunk ch of C of an m-byte message: cache-line aligned cuts. */
-static void chunk(size_t m, int C, int ch, size_t *lo, size_t *len) {
-  size_t per = (m / (size_t)C + SIMPLE__CACHE_LINE - 1) & ~(size_t)(SIMPLE__CACHE_LINE - 1);
-  size_t a = per * (size_t)ch, b = per * (size_t)(ch + 1);
-  if (a > m) a = m;
-  if (b > m || ch == C - 1) b = m;
-  *lo = a;
-  *len = b - a;
-}
-
 /* Sizes of the calling thread's outgoing and incoming remote pieces, into
  * its row of each table. */
 static void size_pieces(const xc_t *c) {
@@ -441,6 +431,21 @@ static void size_pieces(const xc_t *c) {
     }
     c->in[(size_t)me * p + u] = b;
   }
+}
+
+/* The node's messages as src/xchg's engine asks for them (ctx: the xc_t). */
+static size_t x_out_bytes(void *ctx, int k) { return ((const xc_t *)ctx)->osz[k]; }
+static size_t x_in_bytes(void *ctx, int k) { return ((const xc_t *)ctx)->isz[k]; }
+static const void *x_out(void *ctx, int k, int d) {
+  const xc_t *c = ctx;
+  (void)d;
+  return c->mout + c->ooff[k];
+}
+static void *x_in(void *ctx, int k, int d, int *unpack) {
+  const xc_t *c = ctx;
+  (void)d;
+  *unpack = 0;
+  return c->min + c->ioff[k];
 }
 
 /* Everything after the sizes are known on the node. */
@@ -490,21 +495,20 @@ static int exchange(simple_t *s, xc_t *c) {
     c->ioff[k] = at;
     at += (i + SIMPLE__CACHE_LINE - 1) & ~(size_t)(SIMPLE__CACHE_LINE - 1);
   }
-  /* Drivers post their receives first: item i = (st - 1) C + ch is chunk
-   * ch of the message of step st, on lane i mod D, on both ends. */
+  /* Drivers post their receives first (src/xchg: item i = (st - 1) C + ch
+   * is chunk ch of the message of step st, on lane i mod D, on both ends). */
   simple__net_req_t *req = c->st->reqs[me].p;
-  int nreq = 0, items = (c->P - 1) * c->C;
-  if (me < c->D)
-    for (int i = me; i < items && !rc; i += c->D) {
-      int to, from;
-      simple__xchg_shift(n, i / c->C + 1, &to, &from);
-      size_t lo, len;
-      chunk(c->isz[from], c->C, i % c->C, &lo, &len);
-      if (len == 0) continue;
-      rc = simple__net_irecv(n, me, c->min + c->ioff[from] + lo, len, from, SIMPLE__TAG_REDIST,
-                             &req[nreq]);
-      if (!rc) nreq++;
-    }
+  int nreq = 0;
+  simple__xchg_t xg = {.n = n,
+                       .tag = SIMPLE__TAG_REDIST,
+                       .drivers = c->D,
+                       .chunks = c->C,
+                       .ctx = c,
+                       .out_bytes = x_out_bytes,
+                       .in_bytes = x_in_bytes,
+                       .out = x_out,
+                       .in = x_in};
+  if (me < c->D) rc = simple__xchg_post(&xg, me, 0, req, &nreq);
   /* Every thread packs its own pieces into the out-messages: in message k,
    * after the pieces of the node's lower threads. Parts over nodes: the
    * threads share the node's one piece for node k by lines. */
@@ -534,16 +538,7 @@ static int exchange(simple_t *s, xc_t *c) {
    * trusted to communicate: report without waiting for posted receives. */
   if (rc2) return rc2;
   if (me < c->D) {
-    for (int i = me; i < items && !rc; i += c->D) {
-      int to, from;
-      simple__xchg_shift(n, i / c->C + 1, &to, &from);
-      size_t lo, len;
-      chunk(c->osz[to], c->C, i % c->C, &lo, &len);
-      if (len == 0) continue;
-      rc = simple__net_isend(n, me, c->mout + c->ooff[to] + lo, len, to, SIMPLE__TAG_REDIST,
-                             &req[nreq]);
-      if (!rc) nreq++;
-    }
+    rc = simple__xchg_post(&xg, me, 1, req, &nreq);
     poll_t pr = {req, nreq, 0, 0};
     if (!rc) local_pieces(c, &pr);
     int w = simple__net_waitall(req, nreq);

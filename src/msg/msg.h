@@ -21,6 +21,7 @@
 #ifndef SIMPLE_MSG_MSG_H
 #define SIMPLE_MSG_MSG_H
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -187,5 +188,79 @@ int simple__msg_buf_recv(simple_t *s, int source, int tag, simple__mbuf_t **out,
 int simple__msg_buf_send(simple_t *s, simple__mbuf_t *b, int dest, int tag);
 /* 0, or the error of a send to dest with tag (rank, tag range). */
 int simple__msg_check_dest(simple_t *s, int dest, int tag);
+
+/* ------------------------------------------------------------------------
+ * Shared by the files of src/msg. */
+
+/* Mailbox lock: critical sections are a few pointer updates, so spin, and
+ * yield when the holder seems preempted (threads may outnumber cores). The
+ * first try is the exchange itself: a sender's lock line usually sits in
+ * the receiver's cache, and a load before the exchange would fetch it
+ * shared and then upgrade it, two coherence round trips (~30 ns each)
+ * where the exchange alone takes one. Only a failed try polls by loads. */
+static inline void simple__msg_box_lock(atomic_int *l) {
+  if (!atomic_exchange_explicit(l, 1, memory_order_acquire)) return;
+  for (unsigned i = 0;; i++) {
+    if (!atomic_load_explicit(l, memory_order_relaxed) &&
+        !atomic_exchange_explicit(l, 1, memory_order_acquire))
+      return;
+    if (i < 100)
+      simple__cpu_relax();
+    else
+      sched_yield();
+  }
+}
+
+static inline void simple__msg_box_unlock(atomic_int *l) {
+  atomic_store_explicit(l, 0, memory_order_release);
+}
+
+/* Completes a request: publishes its state and wakes its owner. */
+static inline void simple__msg_req_complete(simple__req_t *r, unsigned state) {
+  atomic_uint *word = r->word, *sleepers = r->wsleep;
+  atomic_store_explicit(word, state, memory_order_seq_cst);
+  simple__wake_all(word, sleepers);
+}
+
+/* The MPI tag of a message: (user tag, source thread, destination thread). */
+static inline int simple__msg_mpi_tag(const simple__msg_node_t *m, int tag, int sth, int dth) {
+  return (((tag << m->tbits) | sth) << m->tbits) | dth;
+}
+
+/* Requests (msg_req.c): per-thread pools, never freed before the job ends,
+ * so a thread that completed a request may still read its sleeper count
+ * after the owner has reused it (a spurious wake-up at worst). */
+simple__req_t *simple__msg_req_get(simple__mth_t *t);
+void simple__msg_req_put(simple__mth_t *t, simple__req_t *r);
+void simple__msg_req_init(simple__req_t *r, int kind);
+
+/* Mailboxes (msg_box.c). take_posted: the first posted receive matching an
+ * envelope, unlinked; take_armed: the owner's armed blocking receive if it
+ * matches; find_unexp: the first arrived envelope matching
+ * (src, tag), unlinked when take; deliver: moves an envelope's payload into
+ * a receive and completes it; deposit: hands an envelope to thread t's
+ * mailbox (a matching posted receive, else the unexpected queue); post:
+ * a receive into the calling thread's mailbox (matched at once if an
+ * envelope waits), post_blocking the same for the blocking receive. */
+simple__req_t *simple__msg_take_posted(simple__mailbox_t *b, const simple__env_t *e);
+simple__req_t *simple__msg_take_armed(simple__mth_t *t, const simple__env_t *e);
+simple__env_t *simple__msg_find_unexp(simple__mailbox_t *b, int src, int tag, int take);
+void simple__msg_deliver(simple__mth_t *me, simple__req_t *r, simple__env_t *e);
+void simple__msg_deposit(simple__mth_t *me, simple__mth_t *t, simple__env_t *e);
+void simple__msg_post(simple__mth_t *me, simple__req_t *r);
+void simple__msg_post_blocking(simple__mth_t *me, simple__req_t *r);
+
+/* The inter-node side (msg_remote.c): pulls arrived messages into the
+ * mailboxes (one poller per node at a time), frees the buffers of
+ * completed sends, completes direct MPI receives, and waits on a word
+ * while polling MPI (src/run/wait.c's simple__wait_poll). */
+void simple__msg_poll_mpi(simple__msg_node_t *m, simple__mth_t *me);
+void simple__msg_progress_sends(simple__mth_t *me);
+void simple__msg_direct_status(const simple__msg_node_t *m, simple__req_t *r, int rc, int mtag,
+                               size_t bytes);
+int simple__msg_req_finish(const simple__msg_node_t *m, simple__req_t *r);
+int simple__msg_req_wait(simple__msg_node_t *m, simple__mth_t *me, simple__req_t *r);
+int simple__msg_wait_remote(simple__msg_node_t *m, simple__mth_t *me, atomic_uint *word,
+                            unsigned old, atomic_uint *sleepers);
 
 #endif

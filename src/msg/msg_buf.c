@@ -101,29 +101,34 @@ int simple_buf_extend(simple_t *s, simple_buf_t id, size_t bytes, void **ptr) {
   return 0;
 }
 
+/* The buffer behind id and the byte size of count elements of type at data,
+ * checked: pack and unpack share everything but the direction. */
+static int typed_args(simple_t *s, simple_buf_t id, const void *data, size_t count,
+                      simple_type_t type, simple__mbuf_t **out, size_t *bytes) {
+  BUF_ENTER(s, m, me);
+  if (!(*out = simple__htab_get(&me->bufs, id))) return SIMPLE_ERR_ARG;
+  *bytes = count * simple_type_size(type);
+  return simple__check_buffer(data, count, type);
+}
+
 int simple_buf_pack(simple_t *s, simple_buf_t id, const void *data, size_t count,
                     simple_type_t type) {
-  BUF_ENTER(s, m, me);
-  simple__mbuf_t *b = simple__htab_get(&me->bufs, id);
-  if (!b) return SIMPLE_ERR_ARG;
-  int rc = simple__check_buffer(data, count, type);
+  simple__mbuf_t *b;
+  size_t bytes;
+  int rc = typed_args(s, id, data, count, type, &b, &bytes);
   if (rc) return rc;
-  size_t bytes = count * simple_type_size(type);
   if (bytes > (size_t)PTRDIFF_MAX - b->size) return SIMPLE_ERR_COUNT;
-  rc = simple__mbuf_reserve(b, b->size + bytes);
-  if (rc) return rc;
+  if ((rc = simple__mbuf_reserve(b, b->size + bytes))) return rc;
   if (bytes) memcpy(b->data + b->size, data, bytes);
   b->size += bytes;
   return 0;
 }
 
 int simple_buf_unpack(simple_t *s, simple_buf_t id, void *data, size_t count, simple_type_t type) {
-  BUF_ENTER(s, m, me);
-  simple__mbuf_t *b = simple__htab_get(&me->bufs, id);
-  if (!b) return SIMPLE_ERR_ARG;
-  int rc = simple__check_buffer(data, count, type);
+  simple__mbuf_t *b;
+  size_t bytes;
+  int rc = typed_args(s, id, data, count, type, &b, &bytes);
   if (rc) return rc;
-  size_t bytes = count * simple_type_size(type);
   if (bytes > b->size - b->rpos) return SIMPLE_ERR_COUNT;
   if (bytes) memcpy(data, b->data + b->rpos, bytes);
   b->rpos += bytes;

@@ -6,20 +6,10 @@
 #include <string.h>
 
 #include "net/net_state.h"
-#include "run/watchdog.h"
 #include "simple/core.h"
 
 /* MPI counts are ints: larger messages go in pieces of this many bytes. */
 #define PART_BYTES ((size_t)1 << 30)
-
-/* A blocking MPI call, marked for the watchdog (SIMPLE_WATCHDOG): the
- * comma operator marks the thread as waiting before the call is made. */
-static int watch_done(int mpi_rc) {
-  simple__watch_leave();
-  return mpi_rc;
-}
-#define WATCHED(call) \
-  (simple__watch_enter("MPI (an inter-node transfer or collective)"), watch_done(call))
 
 int simple__net_open(simple__node_t *n) {
   simple__net_t *t = calloc(1, sizeof *t);
@@ -96,7 +86,7 @@ int simple__net_waitall(simple__net_req_t *reqs, int count) {
     for (int p = 0; p < reqs[i].nparts; p++) {
       MPI_Request r;
       memcpy(&r, &reqs[i].part[p], sizeof r);
-      if (WATCHED(MPI_Wait(&r, MPI_STATUS_IGNORE)) != MPI_SUCCESS) rc = SIMPLE_ERR_MPI;
+      if (SIMPLE__NET_WATCHED(MPI_Wait(&r, MPI_STATUS_IGNORE)) != MPI_SUCCESS) rc = SIMPLE_ERR_MPI;
     }
   return rc;
 }
@@ -105,7 +95,7 @@ int simple__net_send(simple__node_t *n, int lane, const void *buf, size_t bytes,
                      int tag) {
   if (bytes <= PART_BYTES)
     return simple__net_ok(
-        WATCHED(MPI_Send(buf, (int)bytes, MPI_BYTE, dest, tag, lane_comm(n, lane))));
+        SIMPLE__NET_WATCHED(MPI_Send(buf, (int)bytes, MPI_BYTE, dest, tag, lane_comm(n, lane))));
   simple__net_req_t r;
   int rc = simple__net_isend(n, lane, buf, bytes, dest, tag, &r);
   return rc ? rc : simple__net_waitall(&r, 1);
@@ -113,7 +103,7 @@ int simple__net_send(simple__node_t *n, int lane, const void *buf, size_t bytes,
 
 int simple__net_recv(simple__node_t *n, int lane, void *buf, size_t bytes, int src, int tag) {
   if (bytes <= PART_BYTES)
-    return simple__net_ok(WATCHED(
+    return simple__net_ok(SIMPLE__NET_WATCHED(
         MPI_Recv(buf, (int)bytes, MPI_BYTE, src, tag, lane_comm(n, lane), MPI_STATUS_IGNORE)));
   simple__net_req_t r;
   int rc = simple__net_irecv(n, lane, buf, bytes, src, tag, &r);
@@ -123,9 +113,9 @@ int simple__net_recv(simple__node_t *n, int lane, void *buf, size_t bytes, int s
 int simple__net_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
                          void *rbuf, size_t rbytes, int src, int tag) {
   if (sbytes <= PART_BYTES && rbytes <= PART_BYTES && dest >= 0 && src >= 0)
-    return simple__net_ok(
-        WATCHED(MPI_Sendrecv(sbuf, (int)sbytes, MPI_BYTE, dest, tag, rbuf, (int)rbytes, MPI_BYTE,
-                             src, tag, lane_comm(n, lane), MPI_STATUS_IGNORE)));
+    return simple__net_ok(SIMPLE__NET_WATCHED(MPI_Sendrecv(sbuf, (int)sbytes, MPI_BYTE, dest, tag,
+                                                           rbuf, (int)rbytes, MPI_BYTE, src, tag,
+                                                           lane_comm(n, lane), MPI_STATUS_IGNORE)));
   simple__net_req_t r[2];
   int k = 0, rc = 0;
   if (src >= 0) rc = simple__net_irecv(n, lane, rbuf, rbytes, src, tag, &r[k++]);
@@ -135,14 +125,14 @@ int simple__net_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t s
 }
 
 int simple__net_barrier(simple__node_t *n) {
-  return simple__net_ok(WATCHED(MPI_Barrier(simple__net(n)->coll)));
+  return simple__net_ok(SIMPLE__NET_WATCHED(MPI_Barrier(simple__net(n)->coll)));
 }
 
 int simple__net_bcast(simple__node_t *n, void *buf, size_t bytes, int root) {
   for (size_t off = 0; off < bytes || (bytes == 0 && off == 0); off += PART_BYTES) {
     int len = (int)(bytes - off < PART_BYTES ? bytes - off : PART_BYTES);
-    if (WATCHED(MPI_Bcast((char *)buf + off, len, MPI_BYTE, root, simple__net(n)->coll)) !=
-        MPI_SUCCESS)
+    if (SIMPLE__NET_WATCHED(
+            MPI_Bcast((char *)buf + off, len, MPI_BYTE, root, simple__net(n)->coll)) != MPI_SUCCESS)
       return SIMPLE_ERR_MPI;
     if (bytes == 0) break;
   }
@@ -151,7 +141,7 @@ int simple__net_bcast(simple__node_t *n, void *buf, size_t bytes, int root) {
 
 int simple__net_allgather(simple__node_t *n, const void *sbuf, size_t bytes, void *rbuf) {
   if (bytes > INT_MAX) return SIMPLE_ERR_COUNT;
-  return simple__net_ok(WATCHED(
+  return simple__net_ok(SIMPLE__NET_WATCHED(
       MPI_Allgather(sbuf, (int)bytes, MPI_BYTE, rbuf, (int)bytes, MPI_BYTE, simple__net(n)->coll)));
 }
 
@@ -167,7 +157,7 @@ int simple__net_allgatherv(simple__node_t *n, const void *sbuf, const size_t *co
     d[k] = (int)displs[k];
   }
   if (!rc)
-    rc = simple__net_ok(WATCHED(
+    rc = simple__net_ok(SIMPLE__NET_WATCHED(
         MPI_Allgatherv(sbuf, c[n->node], MPI_BYTE, rbuf, c, d, MPI_BYTE, simple__net(n)->coll)));
   free(c);
   return rc;

@@ -21,7 +21,8 @@ int simple__net_msg_tag_ub(simple__node_t *n) {
 
 int simple__net_msg_send(simple__node_t *n, const void *buf, size_t bytes, int dest, int tag) {
   if (bytes > INT_MAX) return SIMPLE_ERR_COUNT;
-  return simple__net_ok(MPI_Send(buf, (int)bytes, MPI_BYTE, dest, tag, msg_comm(n)));
+  return simple__net_ok(
+      SIMPLE__NET_WATCHED(MPI_Send(buf, (int)bytes, MPI_BYTE, dest, tag, msg_comm(n))));
 }
 
 int simple__net_msg_isend(simple__node_t *n, const void *buf, size_t bytes, int dest, int tag,
@@ -55,7 +56,7 @@ int simple__net_msg_improbe(simple__node_t *n, int *found, int *src, int *tag, s
 int simple__net_msg_mrecv(long long *msg, void *buf, size_t bytes) {
   MPI_Message m;
   memcpy(&m, msg, sizeof m);
-  int rc = MPI_Mrecv(buf, (int)bytes, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+  int rc = SIMPLE__NET_WATCHED(MPI_Mrecv(buf, (int)bytes, MPI_BYTE, &m, MPI_STATUS_IGNORE));
   return simple__net_ok(rc);
 }
 
@@ -101,9 +102,10 @@ int simple__net_msg_recv(simple__node_t *n, void *buf, size_t bytes, int src, in
   MPI_Status st;
   int count = bytes > INT_MAX ? INT_MAX : (int)bytes;
   if (!mtag && !got)
-    return recv_rc(MPI_Recv(buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, msg_comm(n),
-                            MPI_STATUS_IGNORE));
-  int rc = MPI_Recv(buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, msg_comm(n), &st);
+    return recv_rc(SIMPLE__NET_WATCHED(MPI_Recv(
+        buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, msg_comm(n), MPI_STATUS_IGNORE)));
+  int rc = SIMPLE__NET_WATCHED(
+      MPI_Recv(buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, msg_comm(n), &st));
   return status_out(rc, &st, mtag, got);
 }
 
@@ -122,7 +124,7 @@ int simple__net_msg_wait(long long *req, int *tag, size_t *bytes) {
   MPI_Request r;
   MPI_Status st;
   memcpy(&r, req, sizeof r);
-  int rc = MPI_Wait(&r, &st);
+  int rc = SIMPLE__NET_WATCHED(MPI_Wait(&r, &st));
   memcpy(req, &r, sizeof r);
   return status_out(rc, &st, tag, bytes);
 }

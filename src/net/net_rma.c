@@ -52,7 +52,8 @@ void simple__net_rma_close(simple__net_rma_t *r) {
 }
 
 int simple__net_rma_alltoall(simple__net_rma_t *r, const uint64_t *send, uint64_t *recv, int per) {
-  return simple__net_ok(MPI_Alltoall(send, per, MPI_UINT64_T, recv, per, MPI_UINT64_T, r->comm));
+  return simple__net_ok(
+      SIMPLE__NET_WATCHED(MPI_Alltoall(send, per, MPI_UINT64_T, recv, per, MPI_UINT64_T, r->comm)));
 }
 
 int simple__net_rma_allgatherv(simple__net_rma_t *r, int me, const void *sbuf, const size_t *counts,
@@ -69,13 +70,14 @@ int simple__net_rma_allgatherv(simple__net_rma_t *r, int me, const void *sbuf, c
     at += counts[k];
   }
   if (!rc)
-    rc = simple__net_ok(MPI_Allgatherv(sbuf, c[me], MPI_BYTE, rbuf, c, d, MPI_BYTE, r->comm));
+    rc = simple__net_ok(
+        SIMPLE__NET_WATCHED(MPI_Allgatherv(sbuf, c[me], MPI_BYTE, rbuf, c, d, MPI_BYTE, r->comm)));
   free(c);
   return rc;
 }
 
 int simple__net_rma_barrier(simple__net_rma_t *r) {
-  int rc = MPI_Barrier(r->comm);
+  int rc = SIMPLE__NET_WATCHED(MPI_Barrier(r->comm));
   if (rc == MPI_SUCCESS && r->have_win) rc = MPI_Win_sync(r->win);
   return simple__net_ok(rc);
 }
@@ -93,7 +95,8 @@ int simple__net_rma_win_ensure(simple__net_rma_t *r, size_t bytes, void **base) 
   /* We never use accumulates: let MPI skip their ordering. */
   MPI_Info_set(info, "accumulate_ordering", "none");
   MPI_Info_set(info, "same_disp_unit", "true");
-  int rc = MPI_Win_allocate((MPI_Aint)bytes, 1, info, r->comm, &r->base, &r->win);
+  int rc =
+      SIMPLE__NET_WATCHED(MPI_Win_allocate((MPI_Aint)bytes, 1, info, r->comm, &r->base, &r->win));
   MPI_Info_free(&info);
   if (rc != MPI_SUCCESS) return SIMPLE_ERR_MPI;
   MPI_Win_set_errhandler(r->win, MPI_ERRORS_RETURN);
@@ -119,5 +122,5 @@ int simple__net_rma_put(simple__net_rma_t *r, int node, const void *buf, size_t 
                 r->win) != MPI_SUCCESS)
       return SIMPLE_ERR_MPI;
   }
-  return simple__net_ok(MPI_Win_flush(node, r->win));
+  return simple__net_ok(SIMPLE__NET_WATCHED(MPI_Win_flush(node, r->win)));
 }

@@ -116,12 +116,12 @@ int simple__wait_poll(atomic_uint *word, unsigned old, atomic_uint *sleepers,
       sched_yield();
       continue;
     }
-    if (!watched) {
-      simple__watch_enter("a wait for a message (from this node or another)");
-      watched = 1;
-    }
     ns = ns ? (ns * 2 < POLL_SLEEP_MAX_NS ? ns * 2 : POLL_SLEEP_MAX_NS) : POLL_SLEEP_MIN_NS;
     struct timespec ts = {0, ns};
+    /* Watched from the first sleep to the end of the wait (poll makes
+     * only nonblocking MPI calls, which do not touch the mark). */
+    if (!watched) simple__watch_enter("a wait for a message (from this node or another)");
+    watched = 1;
     atomic_fetch_add_explicit(sleepers, 1, memory_order_seq_cst);
     if (atomic_load_explicit(word, memory_order_seq_cst) == old)
       syscall(SYS_futex, (unsigned *)word, FUTEX_WAIT_PRIVATE, old, &ts, NULL, 0);

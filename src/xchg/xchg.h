@@ -13,6 +13,7 @@
 #ifndef SIMPLE_XCHG_XCHG_H
 #define SIMPLE_XCHG_XCHG_H
 
+#include "net/net.h"
 #include "run/job.h"
 #include "xchg/tags.h"
 
@@ -98,5 +99,77 @@ static inline int simple__xchg_rooted_lane(const simple__node_t *n, int k, int r
                                            int lanes) {
   return ((k - root_node - 1 + n->nodes) % n->nodes) % lanes;
 }
+
+/* ------------------------------------------------------------------------
+ * The engine: an all-pairs exchange described by its client, driven here.
+ * The client says what crosses between this node and node k (callbacks on
+ * its own context); the engine decides the order (simple__xchg_step), the
+ * lane (the driver's own), the tag, and posts, waits and hands messages
+ * back for unpacking. Two shapes:
+ *   one message per node pair (blocks == NULL): at each of the driver's
+ *     steps, the receive from `from` is posted, the message to `to` is
+ *     obtained (the client packs it if it must) and sent, then both are
+ *     waited for and the received one unpacked if the client asked;
+ *   one message per block (blocks != NULL): every block with the step's
+ *     peers travels alone, in waves of SIMPLE__XCHG_WAVE each way; both
+ *     ends list a pair's blocks in the same order and cut the list into
+ *     the same waves, so every wave's sends meet receives posted before
+ *     their sender waits.
+ * A node without a copying thread gives the driver its node-local work
+ * (`local`), done once while the first transfers are in flight. Cost per
+ * step: one message each way (or one per block), alpha + beta m, plus the
+ * client's packing. */
+#define SIMPLE__XCHG_WAVE 32
+
+typedef struct {
+  simple__node_t *n;
+  int tag;     /* from tags.h */
+  int drivers; /* threads 0..drivers-1 drive (simple__xchg_split) */
+  int chunks;  /* simple__xchg_post: pieces per message (simple__xchg_split) */
+  void *ctx;   /* the client's, passed to every callback */
+  /* One message per pair: its size each way (0: nothing moves), where the
+   * message to k lies (packed by the client into driver d's room if it
+   * must), where the one from k goes (*unpack = 1: in the driver's room,
+   * then handed to unpack). */
+  size_t (*out_bytes)(void *ctx, int k);
+  size_t (*in_bytes)(void *ctx, int k);
+  const void *(*out)(void *ctx, int k, int d);
+  void *(*in)(void *ctx, int k, int d, int *unpack);
+  void (*unpack)(void *ctx, int k, const void *msg);
+  /* One message per block: the number of blocks to (out = 1) or from node
+   * k, and block i's place and size; NULL for one message per pair. */
+  int (*blocks)(void *ctx, int k, int out);
+  void *(*block)(void *ctx, int k, int out, int i, size_t *bytes);
+  /* Node-local work for a node without a copier (NULL: none). */
+  void (*local)(void *ctx);
+} simple__xchg_t;
+
+/* Driver d's share of the exchange (d < x->drivers), with the node-local
+ * work too when also_local. Returns 0 or the first transfer's error (the
+ * driver still waits for what it posted). */
+int simple__xchg_drive(const simple__xchg_t *x, int d, int also_local);
+
+/* The other way to run an all-pairs exchange, for clients that post every
+ * receive before they pack (so no message ever waits for its receive) and
+ * do node-local work while the transfers fly: driver d posts its items of
+ * the shifted schedule, chunk by chunk (item i = (st - 1) chunks + ch on
+ * lane d, i = d, d + drivers, ...), receives (out = 0: into in(k) + the
+ * chunk's offset, never unpacked by the engine) or sends (out = 1: from
+ * out(k)). Requests go to req (room for the driver's items), *nreq counts
+ * them. The client completes them (simple__net_waitall, or testall while
+ * it works). Chunks are cut on cache lines. */
+int simple__xchg_post(const simple__xchg_t *x, int d, int out, simple__net_req_t *req, int *nreq);
+
+/* A rooted exchange on the root's node (gather: out = 0, every other node
+ * sends one message; scatter: out = 1, one message to every other node):
+ * the driver of `lane` (of `lanes`, simple__xchg_rooted_lane) moves the
+ * messages of the nodes dealt to its lane, SIMPLE__XCHG_BATCH requests at a
+ * time, through out/out_bytes or in/in_bytes/unpack (called for each k in
+ * increasing order, the buffer first). The other nodes' drivers send or
+ * receive their node's one message with simple__net_send/recv on the lane
+ * simple__xchg_rooted_lane gives them. Cost: (P - 1) / lanes messages per
+ * driver, each alpha + beta m. */
+#define SIMPLE__XCHG_BATCH 16
+int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int lane, int out);
 
 #endif

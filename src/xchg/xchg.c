@@ -1,0 +1,121 @@
+/* The node-pair exchange engine (xchg.h): drivers run their steps of the
+ * all-pairs schedule for a client's exchange. */
+#include "xchg/xchg.h"
+
+/* One step, one message per block: waves of at most SIMPLE__XCHG_WAVE
+ * blocks each way. */
+static int step_blocks(const simple__xchg_t *x, int d, int to, int from, int *also_local) {
+  int ns = x->blocks(x->ctx, to, 1), nr = x->blocks(x->ctx, from, 0), rc = 0;
+  for (int w = 0; (w < ns || w < nr) && !rc; w += SIMPLE__XCHG_WAVE) {
+    simple__net_req_t req[2 * SIMPLE__XCHG_WAVE];
+    int m = 0;
+    for (int i = w; i < nr && i < w + SIMPLE__XCHG_WAVE && !rc; i++) {
+      size_t b;
+      void *at = x->block(x->ctx, from, 0, i, &b);
+      if (!(rc = simple__net_irecv(x->n, d, at, b, from, x->tag, &req[m]))) m++;
+    }
+    for (int i = w; i < ns && i < w + SIMPLE__XCHG_WAVE && !rc; i++) {
+      size_t b;
+      const void *at = x->block(x->ctx, to, 1, i, &b);
+      if (!(rc = simple__net_isend(x->n, d, at, b, to, x->tag, &req[m]))) m++;
+    }
+    if (*also_local) {
+      x->local(x->ctx);
+      *also_local = 0;
+    }
+    int rc2 = simple__net_waitall(req, m);
+    if (!rc) rc = rc2;
+  }
+  return rc;
+}
+
+/* One step, one message each way. */
+static int step_pair(const simple__xchg_t *x, int d, int to, int from, int *also_local) {
+  size_t ob = x->out_bytes(x->ctx, to), ib = x->in_bytes(x->ctx, from);
+  simple__net_req_t req[2];
+  int m = 0, rc = 0, unpack = 0;
+  void *in = NULL;
+  if (ib) {
+    in = x->in(x->ctx, from, d, &unpack);
+    if (!(rc = simple__net_irecv(x->n, d, in, ib, from, x->tag, &req[m]))) m++;
+  }
+  if (ob && !rc &&
+      !(rc = simple__net_isend(x->n, d, x->out(x->ctx, to, d), ob, to, x->tag, &req[m])))
+    m++;
+  if (*also_local) {
+    x->local(x->ctx);
+    *also_local = 0;
+  }
+  int rc2 = simple__net_waitall(req, m);
+  if (!rc) rc = rc2;
+  if (!rc && unpack) x->unpack(x->ctx, from, in);
+  return rc;
+}
+
+int simple__xchg_drive(const simple__xchg_t *x, int d, int also_local) {
+  int rc = 0;
+  for (int st = d + 1; st < x->n->nodes && !rc; st += x->drivers) {
+    int to, from;
+    simple__xchg_step(x->n, st, &to, &from);
+    rc = x->blocks ? step_blocks(x, d, to, from, &also_local)
+                   : step_pair(x, d, to, from, &also_local);
+  }
+  if (also_local && x->local) x->local(x->ctx);
+  return rc;
+}
+
+/* Chunk ch of C of an m-byte message: cache-line aligned cuts. */
+static void chunk(size_t m, int C, int ch, size_t *lo, size_t *len) {
+  size_t per = (m / (size_t)C + SIMPLE__CACHE_LINE - 1) & ~(size_t)(SIMPLE__CACHE_LINE - 1);
+  size_t a = per * (size_t)ch, b = per * (size_t)(ch + 1);
+  if (a > m) a = m;
+  if (b > m || ch == C - 1) b = m;
+  *lo = a;
+  *len = b - a;
+}
+
+int simple__xchg_post(const simple__xchg_t *x, int d, int out, simple__net_req_t *req, int *nreq) {
+  int items = (x->n->nodes - 1) * x->chunks, rc = 0, unpack;
+  for (int i = d; i < items && !rc; i += x->drivers) {
+    int to, from;
+    simple__xchg_shift(x->n, i / x->chunks + 1, &to, &from);
+    int k = out ? to : from;
+    size_t lo, len;
+    chunk(out ? x->out_bytes(x->ctx, k) : x->in_bytes(x->ctx, k), x->chunks, i % x->chunks, &lo,
+          &len);
+    if (len == 0) continue;
+    rc = out ? simple__net_isend(x->n, d, (const unsigned char *)x->out(x->ctx, k, d) + lo, len, k,
+                                 x->tag, &req[*nreq])
+             : simple__net_irecv(x->n, d, (unsigned char *)x->in(x->ctx, k, d, &unpack) + lo, len,
+                                 k, x->tag, &req[*nreq]);
+    if (!rc) ++*nreq;
+  }
+  return rc;
+}
+
+int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int lane, int out) {
+  simple__net_req_t req[SIMPLE__XCHG_BATCH];
+  int node_of[SIMPLE__XCHG_BATCH], unpack[SIMPLE__XCHG_BATCH];
+  void *at[SIMPLE__XCHG_BATCH];
+  int P = x->n->nodes, rc = 0, k = 0;
+  while (k < P && !rc) {
+    int m = 0;
+    for (; k < P && m < SIMPLE__XCHG_BATCH && !rc; k++) {
+      if (k == root_node || simple__xchg_rooted_lane(x->n, k, root_node, lanes) != lane) continue;
+      unpack[m] = 0;
+      if (out) {
+        at[m] = (void *)x->out(x->ctx, k, lane);
+        rc = simple__net_isend(x->n, lane, at[m], x->out_bytes(x->ctx, k), k, x->tag, &req[m]);
+      } else {
+        at[m] = x->in(x->ctx, k, lane, &unpack[m]);
+        rc = simple__net_irecv(x->n, lane, at[m], x->in_bytes(x->ctx, k), k, x->tag, &req[m]);
+      }
+      if (!rc) node_of[m++] = k;
+    }
+    int rc2 = simple__net_waitall(req, m);
+    if (!rc) rc = rc2;
+    for (int j = 0; j < m && !rc; j++)
+      if (unpack[j]) x->unpack(x->ctx, node_of[j], at[j]);
+  }
+  return rc;
+}
