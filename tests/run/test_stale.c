@@ -2,7 +2,8 @@
  * inside the job, and a handle kept after simple_run returned (its memory
  * freed). Every public call that takes a context answers without touching
  * it: SIMPLE_ERR_NOT_IN_JOB for the calls that return a code, -1 for the
- * queries that return a number, "" for simple_rma_error. A crash here is a
+ * queries that return a number, 0 for simple_rma_procs (no processors),
+ * "" for simple_rma_error. A crash here is a
  * failure of the test (the job's exit status). */
 #include "harness.h"
 
@@ -96,6 +97,25 @@ static int codes(simple_t *s, int *rc, const char **name) {
   CALL(simple_bsmp_get_tag(s, &status, &x));
   CALL(simple_bsmp_move(s, &y, sizeof y));
   CALL(simple_bsmp_hpmove(s, &cp, &cq, &status));
+  CALL(simple_rma_set_procs(s, 1));
+  simple_shobj_space_t *sp = NULL;
+  simple_obj_t obj;
+  memset(&obj, 0, sizeof obj);
+  simple_shobj_stats_t stats;
+  CALL(simple_shobj_open(s, NULL, &sp));
+  CALL(simple_shobj_close(s, sp));
+  CALL(simple_shobj_clear(s, sp));
+  CALL(simple_shobj_value(s, sp, &x, sizeof x, &obj));
+  CALL(simple_shobj_acc(s, sp, &x, sizeof x, &obj));
+  CALL(simple_shobj_read(s, sp, obj, &cp, &nb));
+  CALL(simple_shobj_done(s, sp, obj));
+  CALL(simple_shobj_fetch(s, sp, &obj, 1));
+  CALL(simple_shobj_get(s, sp, obj, &y, sizeof y, &nb));
+  CALL(simple_shobj_acquire(s, sp, obj, &p));
+  CALL(simple_shobj_release(s, sp, obj));
+  CALL(simple_shobj_write(s, sp, obj, &x, sizeof x));
+  CALL(simple_shobj_stats(s, sp, &stats));
+  CALL(simple_shobj_stats_reset(s, sp));
 #undef CALL
   return n;
 }
@@ -143,6 +163,10 @@ static int check_all(simple_t *bad, const char *what) {
       fprintf(stderr, "%s: %s returned %d, expected -1\n", what, name[i], rc[i]);
       wrong++;
     }
+  if (simple_rma_procs(bad) != 0) {
+    fprintf(stderr, "%s: simple_rma_procs returned %d, expected 0\n", what, simple_rma_procs(bad));
+    wrong++;
+  }
   const char *e = simple_rma_error(bad);
   if (!e || e[0]) {
     fprintf(stderr, "%s: simple_rma_error returned %s, expected \"\"\n", what, e ? e : "NULL");
