@@ -13,20 +13,20 @@
 
 int simple__hosts_check(MPI_Comm comm, MPI_Comm local, int threads, int cores, int explicit_threads,
                         char *err, size_t errlen) {
-  int rank, local_rank, local_size;
+  int rank, local_size;
   MPI_Comm_rank(comm, &rank);
-  MPI_Comm_rank(local, &local_rank);
   MPI_Comm_size(local, &local_size);
   char host[256] = "?";
   if (gethostname(host, sizeof host - 1) != 0) strcpy(host, "?");
   host[sizeof host - 1] = '\0';
 
-  /* The ranks of the job on this host, so that the message names them. */
+  /* The ranks of the job on this host, so that the message names them;
+   * gathered only where every process of the host has the room, so that
+   * all of them make the same calls. */
   int *ranks = malloc(sizeof(int) * (size_t)local_size);
-  if (ranks)
-    MPI_Allgather(&rank, 1, MPI_INT, ranks, 1, MPI_INT, local);
-  else
-    MPI_Barrier(local);
+  int have = ranks != NULL, all_have = 0;
+  MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, local);
+  if (all_have) MPI_Allgather(&rank, 1, MPI_INT, ranks, 1, MPI_INT, local);
 
   if (explicit_threads && threads > cores)
     fprintf(stderr,
@@ -38,10 +38,10 @@ int simple__hosts_check(MPI_Comm comm, MPI_Comm local, int threads, int cores, i
   long allow = simple__env_long("SIMPLE_ALLOW_SHARED_HOSTS", 0);
   int bad = per_host > 0 && allow != 1 && local_size > per_host;
   if (bad) {
-    /* Reported by the host's first process: the others of the host are
-     * also marked bad, but the job's verdict prints one line. */
+    /* Every process of the host is marked bad; the job's verdict prints
+     * one line, from the first of them. */
     size_t at = (size_t)snprintf(err, errlen, "nodes ");
-    for (int i = 0; i < local_size && ranks && at < errlen; i++)
+    for (int i = 0; i < local_size && all_have && at < errlen; i++)
       at += (size_t)snprintf(err + at, errlen - at, "%s%d", i ? "," : "", ranks[i]);
     if (at < errlen)
       snprintf(err + at, errlen - at,
@@ -49,7 +49,6 @@ int simple__hosts_check(MPI_Comm comm, MPI_Comm local, int threads, int cores, i
                " (simplerun --allow-shared-hosts allows it)",
                host);
   }
-  (void)local_rank;
   free(ranks);
   return bad;
 }

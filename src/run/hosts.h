@@ -12,8 +12,8 @@
  * placed two nodes where one was meant: returns 1 with a message in err
  * naming the nodes and the host, unless SIMPLE_ALLOW_SHARED_HOSTS=1.
  * Also warns (stderr, once per node) when an explicit thread count exceeds
- * the cores the process may use. Returns 0 otherwise. Cost: one allgather
- * of an int over the host's processes. */
+ * the cores the process may use. Returns 0 otherwise. Cost: an allreduce
+ * and an allgather of an int over the host's processes, once per job. */
 int simple__hosts_check(MPI_Comm comm, MPI_Comm local, int threads, int cores, int explicit_threads,
                         char *err, size_t errlen);
 
