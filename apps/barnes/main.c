@@ -104,6 +104,7 @@ static void run(simple_t *s, void *arg) {
 }
 
 int main(int argc, char **argv) {
+  app_version(argc, argv, "simple-barnes");
   cmd_t c;
   memset(&c, 0, sizeof c);
   c.o = (simple_barnes_opts_t){25000, 2, 0.025, 0.5, 0.025, 1, 0};

@@ -87,6 +87,7 @@ static void run(simple_t *s, void *arg) {
 }
 
 int main(int argc, char **argv) {
+  app_version(argc, argv, "simple-cholesky");
   cmd_t c;
   memset(&c, 0, sizeof c);
   c.o = (simple_cholesky_opts_t){1000, 0, 0, NULL};

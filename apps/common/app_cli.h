@@ -5,7 +5,9 @@
 #define SIMPLE_APP_CLI_H
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <simple.h>
 
@@ -19,6 +21,17 @@ static inline int app_parse_long(const char *v, long *out) {
   if (errno || *end) return -1;
   *out = x;
   return 0;
+}
+
+/* `PROG --version` anywhere among the arguments: prints one line with
+ * simple's version and exits 0, before any job starts (so it answers
+ * outside a launcher too). Call first in main. */
+static inline void app_version(int argc, char **argv, const char *prog) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--version") == 0) {
+      printf("%s (simple) %s\n", prog, simple_version_string());
+      exit(0);
+    }
 }
 
 /* The largest v over every thread of the job (an allreduce: collective).

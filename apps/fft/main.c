@@ -286,6 +286,7 @@ static void run(simple_t *s, void *arg) {
 }
 
 int main(int argc, char **argv) {
+  app_version(argc, argv, "simple-fft");
   const char *prog = strrchr(argv[0], '/');
   opts_t o = {.prog = prog ? prog + 1 : argv[0],
               .n = -1,

@@ -77,6 +77,7 @@ static void run(simple_t *s, void *arg) {
 }
 
 int main(int argc, char **argv) {
+  app_version(argc, argv, "simple-groebner");
   cmd_t c = {SIMPLE_GROEBNER_KATSURA, 6, 0, 1, 0, "katsura-6"};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];

@@ -145,6 +145,7 @@ static void run(simple_t *s, void *arg) {
 }
 
 int main(int argc, char **argv) {
+  app_version(argc, argv, "simple-matmul");
   opts_t o = {.n = -1, .reps = 1, .seed = 1, .variant = SIMPLE_MATMUL_PUT, .json = 0, .status = 0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

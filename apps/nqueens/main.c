@@ -13,6 +13,7 @@
 
 #include <simple.h>
 
+#include "../common/app_cli.h"
 #include "simple_nqueens.h"
 
 /* OEIS A000170, the number of solutions for n = 1..20: for verification of
@@ -90,6 +91,7 @@ static void run(simple_t *s, void *arg) {
 }
 
 int main(int argc, char **argv) {
+  app_version(argc, argv, "simple-nqueens");
   cmd_t c;
   memset(&c, 0, sizeof c);
   int have_n = 0, ok;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/app_cli.h"
 #include "simple_sort.h"
 
 typedef struct {
@@ -212,6 +213,7 @@ static void job(simple_t *s, void *arg) {
 }
 
 int main(int argc, char **argv) {
+  app_version(argc, argv, "simple-sort");
   cmd_t c;
   memset(&c, 0, sizeof c);
   c.bits = 32;

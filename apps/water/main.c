@@ -91,6 +91,7 @@ static void run(simple_t *s, void *arg) {
 }
 
 int main(int argc, char **argv) {
+  app_version(argc, argv, "simple-water");
   cmd_t c;
   memset(&c, 0, sizeof c);
   c.o = (simple_water_opts_t){1728, 5, 0.0001, 1};

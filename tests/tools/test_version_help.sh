@@ -7,7 +7,8 @@ bin="$1"
 fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 version=""
-for cmd in simplerun simple-hello simple-bench vcluster; do
+for cmd in simplerun simple-hello simple-bench vcluster simple-cc simple-sort simple-fft \
+  simple-matmul simple-nqueens simple-water simple-barnes simple-cholesky simple-groebner; do
   [[ -x "$bin/$cmd" ]] || continue
   out=$("$bin/$cmd" --version 2>&1) || fail "$cmd --version exited $?: $out"
   v=$(grep -Eo '[0-9]+[.][0-9]+[.][0-9]+' <<<"$out" | head -1)
