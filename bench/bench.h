@@ -267,6 +267,15 @@ int bench_speedup_short(bench_speedup_t *b, const bench_speedup_conf_t *c, const
  * the values of CSV_HEAD); speedup against the first configuration.
  * Returns 1 if a configuration fell short (see bench_speedup_short). */
 int bench_speedup_table(bench_speedup_t *b, const char *csv_head, const char *csv_mid);
+/* In a worker: the value after key on its command line (argv[3..]; the
+ * driver passes each once), dflt if absent. */
+const char *bench_speedup_arg(int argc, char **argv, const char *key, const char *dflt);
+struct simple; /* simple_t, for the workers' helper below */
+/* In a worker, after the app's call returned rc: when rc is an error, the
+ * first processor says "simple-bench SUITE: APP failed: <error>", each
+ * node's thread 0 sets *failed (the worker's exit status), and it returns
+ * 1; else 0. */
+int bench_speedup_failed(struct simple *s, const char *suite, const char *app, int rc, int *failed);
 /* Closes the CSV after an error. */
 void bench_speedup_close(bench_speedup_t *b);
 /* Closes the CSV at the end; 1 if writing it failed. */

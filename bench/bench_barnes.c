@@ -42,11 +42,7 @@ static void bworker(simple_t *s, void *arg) {
   double f[2] = {0, 0};
   if (!rc && simple_thread(s) == 0) f[0] = (double)r.cache.fetches, f[1] = (double)r.cache.bytes;
   simple_allreduce(s, SIMPLE_IN_PLACE, f, 2, SIMPLE_DOUBLE, SIMPLE_SUM);
-  if (rc) {
-    if (simple_pid(s) == 0)
-      fprintf(stderr, "simple-bench barnes: simple_barnes failed: %s\n", simple_strerror(rc));
-    if (simple_thread(s) == 0) a->failed = 1;
-  } else if (simple_pid(s) == 0) {
+  if (!bench_speedup_failed(s, "barnes", "simple_barnes", rc, &a->failed) && simple_pid(s) == 0) {
     simple_barnes_bodies(&o, p0, v0, m);
     double es = 0;
     for (int j = 0; j < B_SAMPLE; j++) {
@@ -65,13 +61,8 @@ static void bworker(simple_t *s, void *arg) {
 
 int bench_barnes_worker(int argc, char **argv, const bench_opts_t *o) {
   (void)o;
-  bargs_t a = {25000, 2, 0};
-  for (int i = 3; i + 1 < argc; i++) {
-    if (strcmp(argv[i], "--bodies") == 0)
-      a.bodies = atoi(argv[++i]);
-    else if (strcmp(argv[i], "--steps") == 0)
-      a.steps = atoi(argv[++i]);
-  }
+  bargs_t a = {atoi(bench_speedup_arg(argc, argv, "--bodies", "25000")),
+               atoi(bench_speedup_arg(argc, argv, "--steps", "2")), 0};
   int rc = simple_run(&argc, &argv, bworker, &a);
   return rc ? 1 : a.failed;
 }

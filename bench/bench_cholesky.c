@@ -33,12 +33,6 @@
 
 void openblas_set_num_threads(int n);
 
-static const char *arg_of(int argc, char **argv, const char *key, const char *dflt) {
-  for (int i = 3; i + 1 < argc; i++)
-    if (strcmp(argv[i], key) == 0) return argv[i + 1];
-  return dflt;
-}
-
 /* ---------------------------------------------------------------------
  * simple_cholesky. */
 
@@ -68,7 +62,8 @@ static void cworker(simple_t *s, void *arg) {
 
 int bench_cholesky_simple(int argc, char **argv, const bench_opts_t *o) {
   (void)o;
-  cargs_t a = {atoi(arg_of(argc, argv, "--n", "1000")), arg_of(argc, argv, "--matrix", NULL), 0};
+  cargs_t a = {atoi(bench_speedup_arg(argc, argv, "--n", "1000")),
+               bench_speedup_arg(argc, argv, "--matrix", NULL), 0};
   int rc = simple_run(&argc, &argv, cworker, &a);
   return rc ? 1 : a.failed;
 }
@@ -96,7 +91,7 @@ int bench_cholesky_pdpotrf(int argc, char **argv, const bench_opts_t *o) {
   int rank, P;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
-  int n = atoi(arg_of(argc, argv, "--n", "1000")), nb = 64, pr = 1;
+  int n = atoi(bench_speedup_arg(argc, argv, "--n", "1000")), nb = 64, pr = 1;
   for (int d = 1; d * d <= P; d++)
     if (P % d == 0) pr = d;
   int pc = P / pr, ctxt, nprow, npcol, myrow, mycol, zero = 0, one = 1, info;
@@ -148,7 +143,7 @@ int bench_cholesky_mumps(int argc, char **argv, const bench_opts_t *o) {
   int rank, P;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
-  const char *path = arg_of(argc, argv, "--matrix", C_DEFAULT_MATRIX);
+  const char *path = bench_speedup_arg(argc, argv, "--matrix", C_DEFAULT_MATRIX);
   DMUMPS_STRUC_C id;
   memset(&id, 0, sizeof id);
   id.comm_fortran = (MUMPS_INT)MPI_Comm_c2f(MPI_COMM_WORLD);

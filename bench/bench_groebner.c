@@ -30,12 +30,7 @@ static void gworker(simple_t *s, void *arg) {
   simple_groebner_result_t r;
   int rc =
       simple_groebner(s, a->cyclic ? SIMPLE_GROEBNER_CYCLIC : SIMPLE_GROEBNER_KATSURA, a->n, &r);
-  if (rc) {
-    if (simple_pid(s) == 0)
-      fprintf(stderr, "simple-bench groebner: simple_groebner failed: %s\n", simple_strerror(rc));
-    if (simple_thread(s) == 0) a->failed = 1;
-    return;
-  }
+  if (bench_speedup_failed(s, "groebner", "simple_groebner", rc, &a->failed)) return;
   if (simple_pid(s) == 0) {
     int ok = simple_groebner_is_reduced_basis(r.polys, r.npolys);
     printf("R groebner %d %d %d %.6f %d\n", simple_nodes(s), simple_threads(s), simple_nprocs(s),
@@ -47,13 +42,8 @@ static void gworker(simple_t *s, void *arg) {
 
 int bench_groebner_worker(int argc, char **argv, const bench_opts_t *o) {
   (void)o;
-  gargs_t a = {0, 6, 0};
-  for (int i = 3; i + 1 < argc; i++) {
-    if (strcmp(argv[i], "--cyclic") == 0)
-      a.cyclic = 1, a.n = atoi(argv[++i]);
-    else if (strcmp(argv[i], "--katsura") == 0)
-      a.cyclic = 0, a.n = atoi(argv[++i]);
-  }
+  const char *cyc = bench_speedup_arg(argc, argv, "--cyclic", NULL);
+  gargs_t a = {cyc != NULL, atoi(cyc ? cyc : bench_speedup_arg(argc, argv, "--katsura", "6")), 0};
   int rc = simple_run(&argc, &argv, gworker, &a);
   return rc ? 1 : a.failed;
 }

@@ -145,6 +145,20 @@ int bench_speedup_table(bench_speedup_t *b, const char *csv_head, const char *cs
   return bench_speedup_finish(b);
 }
 
+const char *bench_speedup_arg(int argc, char **argv, const char *key, const char *dflt) {
+  for (int i = 3; i + 1 < argc; i++)
+    if (strcmp(argv[i], key) == 0) return argv[i + 1];
+  return dflt;
+}
+
+int bench_speedup_failed(simple_t *s, const char *suite, const char *app, int rc, int *failed) {
+  if (!rc) return 0;
+  if (simple_pid(s) == 0)
+    fprintf(stderr, "simple-bench %s: %s failed: %s\n", suite, app, simple_strerror(rc));
+  if (simple_thread(s) == 0) *failed = 1;
+  return 1;
+}
+
 void bench_speedup_close(bench_speedup_t *b) {
   if (b->out) fclose(b->out);
   b->out = NULL;

@@ -29,12 +29,7 @@ static void wworker(simple_t *s, void *arg) {
   simple_water_opts_t o = {a->molecules, a->steps, 0, 1};
   simple_water_result_t r;
   int rc = simple_water(s, &o, &r, NULL);
-  if (rc) {
-    if (simple_pid(s) == 0)
-      fprintf(stderr, "simple-bench water: simple_water failed: %s\n", simple_strerror(rc));
-    if (simple_thread(s) == 0) a->failed = 1;
-    return;
-  }
+  if (bench_speedup_failed(s, "water", "simple_water", rc, &a->failed)) return;
   if (simple_pid(s) == 0) {
     printf("R water %d %d %d %.6f %.3e\n", simple_nodes(s), simple_threads(s), simple_nprocs(s),
            r.time_s, r.drift);
@@ -44,13 +39,8 @@ static void wworker(simple_t *s, void *arg) {
 
 int bench_water_worker(int argc, char **argv, const bench_opts_t *o) {
   (void)o;
-  wargs_t a = {1728, 3, 0};
-  for (int i = 3; i + 1 < argc; i++) {
-    if (strcmp(argv[i], "--molecules") == 0)
-      a.molecules = atoi(argv[++i]);
-    else if (strcmp(argv[i], "--steps") == 0)
-      a.steps = atoi(argv[++i]);
-  }
+  wargs_t a = {atoi(bench_speedup_arg(argc, argv, "--molecules", "1728")),
+               atoi(bench_speedup_arg(argc, argv, "--steps", "3")), 0};
   int rc = simple_run(&argc, &argv, wworker, &a);
   return rc ? 1 : a.failed;
 }
