@@ -4,6 +4,7 @@
 #ifndef SIMPLE_BENCH_H
 #define SIMPLE_BENCH_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -199,6 +200,86 @@ int bench_coll_list(const bench_coll_info_t **list);
 /* Whether collective `name` is selected by `only` (comma-separated names,
  * "all", or NULL for the default set). */
 int bench_coll_selected(const char *only, const char *name);
+
+/* The speedup suites of the applications (bench_speedup.c; water, barnes,
+ * groebner, and the options and rounds of cholesky): one worker job per
+ * configuration (1 x t threads for t = 1, 2, 4, ... up to THREADS, then
+ * NODES x THREADS and its flat MPI placement), rounds that alternate the
+ * jobs' order, and the median, speedup and efficiency per configuration.
+ * The state is large (a command line per configuration, about 9 KiB):
+ * keep it static. Nothing here allocates; every call costs at most one
+ * pass over the configurations, besides the workers it runs. */
+#define BENCH_SPEEDUP_MAX_CONF   16
+#define BENCH_SPEEDUP_MAX_EXTRA  8 /* a suite's own options */
+#define BENCH_SPEEDUP_MAX_VALUES 3 /* numbers after <seconds> on an R line */
+typedef struct {
+  char name[32];
+  long nodes, threads, hosts, p;
+  int flat, ref;   /* ref: the flat configuration on the same processors, -1 none */
+  double value[2]; /* a suite's own per-run results (barnes: fetches, bytes) */
+  double t[BENCH_ROUNDS];
+  int n, bad;
+  char cmd[2 * PATH_MAX + 768];
+} bench_speedup_conf_t;
+typedef struct bench_speedup {
+  const char *suite; /* "water": the name on R lines and in messages */
+  int nextra;        /* numbers after <seconds> on an R line */
+  /* Checks one run's numbers (may keep them in c); nonzero drops its time. */
+  int (*check)(bench_speedup_conf_t *c, const double *v);
+  long N, T, rounds;
+  int quick, vcluster;
+  const char *csv;
+  FILE *out;
+  bench_place_t pl;
+  bench_speedup_conf_t conf[BENCH_SPEEDUP_MAX_CONF];
+  int nc;
+} bench_speedup_t;
+/* Parses -N, -t, --vcluster, --quick, --rounds, --csv and the suite's own
+ * options (extra, NULL-terminated, at most BENCH_SPEEDUP_MAX_EXTRA) and
+ * sets the defaults (N: 2 on the virtual cluster, else 1; T: 2; rounds: 1
+ * with --quick, else 3). Returns 0 to go on, -1 after --help (exit 0), or
+ * bench_parse's error. */
+int bench_speedup_parse(bench_speedup_t *b, int argc, char **argv, const bench_opt_t *extra,
+                        void (*usage)(FILE *));
+/* Opens --csv and finds the placement; 1 on error (said on stderr). */
+int bench_speedup_start(bench_speedup_t *b);
+/* "virtual cluster", "Slurm" or "one host", for the heading. */
+const char *bench_speedup_where(const bench_speedup_t *b);
+/* A configuration, zeroed, with ref = -1 (NULL when the table is full). */
+bench_speedup_conf_t *bench_speedup_add(bench_speedup_t *b, const char *name, long nodes,
+                                        long threads, long hosts, long p);
+/* 1 x t threads for t = 1, 2, 4, ... up to T (and T), leaving room
+ * configurations free; returns the index of 1 x T (-1 if no room). */
+int bench_speedup_ladder(bench_speedup_t *b, int room, const char *worker, const char *args);
+/* N x T hybrid, then flat_name: N x T single-thread processes on N hosts
+ * (flat_nodes in the table), the hybrid one's ref. */
+void bench_speedup_cluster(bench_speedup_t *b, const char *flat_name, long flat_nodes,
+                           const char *worker, const char *args);
+/* Runs the rounds, each configuration once per round in alternating order;
+ * lines go to fn (ctx: the configuration), or when fn is NULL to the R line
+ * parser above. 1 (CSV closed) if a worker failed. */
+int bench_speedup_rounds(bench_speedup_t *b, bench_line_fn *fn);
+/* Whether c lacks rounds or failed its check: then says
+ * "simple-bench SUITE: NAME WHAT N of R rounds", closes the CSV, returns 1. */
+int bench_speedup_short(bench_speedup_t *b, const bench_speedup_conf_t *c, const char *what);
+/* The config / p / time_s / speedup / efficiency table on stdout, and its
+ * CSV (columns suite,config,nodes,threads,p,CSV_HEAD,... with CSV_MID as
+ * the values of CSV_HEAD); speedup against the first configuration.
+ * Returns 1 if a configuration fell short (see bench_speedup_short). */
+int bench_speedup_table(bench_speedup_t *b, const char *csv_head, const char *csv_mid);
+/* In a worker: the value after key on its command line (argv[3..]; the
+ * driver passes each once), dflt if absent. */
+const char *bench_speedup_arg(int argc, char **argv, const char *key, const char *dflt);
+struct simple; /* simple_t, for the workers' helper below */
+/* In a worker, after the app's call returned rc: when rc is an error, the
+ * first processor says "simple-bench SUITE: APP failed: <error>", each
+ * node's thread 0 sets *failed (the worker's exit status), and it returns
+ * 1; else 0. */
+int bench_speedup_failed(struct simple *s, const char *suite, const char *app, int rc, int *failed);
+/* Closes the CSV after an error. */
+void bench_speedup_close(bench_speedup_t *b);
+/* Closes the CSV at the end; 1 if writing it failed. */
+int bench_speedup_finish(bench_speedup_t *b);
 
 /* Timed-sample shape shared by both sides: warm-up iterations, samples. */
 #define BENCH_WARMUP         50

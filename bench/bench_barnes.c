@@ -14,7 +14,6 @@
  * against the direct sum (rms < 0.08 theta^2) and fails the benchmark
  * otherwise. Workers print
  * "R barnes <nodes> <threads> <p> <seconds> <fetches> <bytes> <rms_err>". */
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,9 +24,7 @@
 #include "bench.h"
 #include "simple_barnes.h"
 
-#define B_MAX_CONF   16
-#define B_MAX_ROUNDS 32
-#define B_SAMPLE     50
+#define B_SAMPLE 50
 
 typedef struct {
   int bodies, steps, failed;
@@ -45,11 +42,7 @@ static void bworker(simple_t *s, void *arg) {
   double f[2] = {0, 0};
   if (!rc && simple_thread(s) == 0) f[0] = (double)r.cache.fetches, f[1] = (double)r.cache.bytes;
   simple_allreduce(s, SIMPLE_IN_PLACE, f, 2, SIMPLE_DOUBLE, SIMPLE_SUM);
-  if (rc) {
-    if (simple_pid(s) == 0)
-      fprintf(stderr, "simple-bench barnes: simple_barnes failed: %s\n", simple_strerror(rc));
-    if (simple_thread(s) == 0) a->failed = 1;
-  } else if (simple_pid(s) == 0) {
+  if (!bench_speedup_failed(s, "barnes", "simple_barnes", rc, &a->failed) && simple_pid(s) == 0) {
     simple_barnes_bodies(&o, p0, v0, m);
     double es = 0;
     for (int j = 0; j < B_SAMPLE; j++) {
@@ -68,40 +61,21 @@ static void bworker(simple_t *s, void *arg) {
 
 int bench_barnes_worker(int argc, char **argv, const bench_opts_t *o) {
   (void)o;
-  bargs_t a = {25000, 2, 0};
-  for (int i = 3; i + 1 < argc; i++) {
-    if (strcmp(argv[i], "--bodies") == 0)
-      a.bodies = atoi(argv[++i]);
-    else if (strcmp(argv[i], "--steps") == 0)
-      a.steps = atoi(argv[++i]);
-  }
+  bargs_t a = {atoi(bench_speedup_arg(argc, argv, "--bodies", "25000")),
+               atoi(bench_speedup_arg(argc, argv, "--steps", "2")), 0};
   int rc = simple_run(&argc, &argv, bworker, &a);
   return rc ? 1 : a.failed;
 }
 
-typedef struct {
-  char name[32];
-  long hosts, p;
-  int flat, ref; /* ref: the flat configuration on the same processors, -1 none */
-  double t[B_MAX_ROUNDS], fetches, bytes;
-  int n, bad;
-  char cmd[2 * PATH_MAX + 512];
-} bconf_t;
-
-static int bline(const char *line, void *arg) {
-  bconf_t *c = arg;
-  int nodes, threads, p;
-  double sec, fe, by, err;
-  if (sscanf(line, "R barnes %d %d %d %lf %lf %lf %lf", &nodes, &threads, &p, &sec, &fe, &by,
-             &err) != 7)
-    return 0;
-  if (!(err < 0.02)) {
-    fprintf(stderr, "simple-bench barnes: %s: rms force error %g is over 0.02\n", c->name, err);
+/* Keeps a run's fetches and bytes; a force error over 0.02 fails the
+ * benchmark (the run's time still counts). */
+static int bcheck(bench_speedup_conf_t *c, const double *v) {
+  if (!(v[2] < 0.02)) {
+    fprintf(stderr, "simple-bench barnes: %s: rms force error %g is over 0.02\n", c->name, v[2]);
     c->bad = 1;
   }
-  if (c->n < B_MAX_ROUNDS) c->t[c->n++] = sec;
-  c->fetches = fe, c->bytes = by;
-  return 1;
+  c->value[0] = v[0], c->value[1] = v[1];
+  return 0;
 }
 
 static void busage(FILE *f) {
@@ -113,116 +87,64 @@ static void busage(FILE *f) {
           "  (default 25000 bodies, 2 steps; --quick: 5000 bodies, 1 step)\n");
 }
 
-static bconf_t *bconf(bconf_t *conf, int *nc, const char *name, long hosts, long p, int flat) {
-  bconf_t *c = &conf[(*nc)++];
-  memset(c, 0, sizeof *c);
-  snprintf(c->name, sizeof c->name, "%s", name);
-  c->hosts = hosts, c->p = p, c->flat = flat, c->ref = -1;
-  return c;
-}
-
 int bench_barnes_suite(int argc, char **argv) {
-  long N = -1, T = 2, rounds = -1, bodies = 0, steps = 0;
-  int quick = 0, vcluster = 0;
-  const char *csv = NULL;
-  const bench_opt_t opts[] = {{"--quick", BENCH_FLAG, &quick, 0, 0},
-                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
-                              {"-N", BENCH_NUM, &N, 1, 256},
-                              {"-t", BENCH_NUM, &T, 1, 1024},
-                              {"--rounds", BENCH_NUM, &rounds, 1, B_MAX_ROUNDS},
-                              {"--bodies", BENCH_NUM, &bodies, 2, SIMPLE_BARNES_MAX_BODIES},
+  static bench_speedup_t b = {.suite = "barnes", .nextra = 3, .check = bcheck};
+  long bodies = 0, steps = 0;
+  const bench_opt_t opts[] = {{"--bodies", BENCH_NUM, &bodies, 2, SIMPLE_BARNES_MAX_BODIES},
                               {"--steps", BENCH_NUM, &steps, 0, 1000},
-                              {"--csv", BENCH_WORD, &csv, 0, 0},
                               {NULL, 0, NULL, 0, 0}};
-  int rc = bench_parse(argc, argv, opts, busage);
-  if (rc) return rc == 1 ? 0 : rc;
-  if (N < 0) N = vcluster ? 2 : 1;
-  if (rounds < 0) rounds = quick ? 1 : 3;
-  if (!bodies) bodies = quick ? 5000 : 25000;
-  if (!steps) steps = quick ? 1 : 2;
-  FILE *out;
-  if (bench_open_csv(csv, &out)) return 1;
-  bench_place_t pl;
-  bench_place(&pl, vcluster, N * T);
+  int rc = bench_speedup_parse(&b, argc, argv, opts, busage);
+  if (rc) return rc < 0 ? 0 : rc;
+  if (!bodies) bodies = b.quick ? 5000 : 25000;
+  if (!steps) steps = b.quick ? 1 : 2;
+  if (bench_speedup_start(&b)) return 1;
+  long N = b.N, T = b.T;
   char args[96], name[32];
   snprintf(args, sizeof args, "--bodies %ld --steps %ld", bodies, steps);
-  static bconf_t conf[B_MAX_CONF];
-  int nc = 0;
-  int one_t = -1;
-  for (long t = 1; nc < B_MAX_CONF - 4; t *= 2) {
-    long tt = t < T ? t : T;
-    snprintf(name, sizeof name, "1x%ld", tt);
-    bconf_t *c = bconf(conf, &nc, name, 1, tt, 0);
-    bench_worker_cmd(c->cmd, sizeof c->cmd, &pl, 0, BENCH_HYBRID, 1, tt, "", "barnes", args);
-    if (tt == T) {
-      one_t = nc - 1;
-      break;
-    }
-  }
+  int one_t = bench_speedup_ladder(&b, 4, "barnes", args);
   if (T > 1) {
     snprintf(name, sizeof name, "flat 1x%ld", T);
-    bconf_t *c = bconf(conf, &nc, name, 1, T, 1);
+    bench_speedup_conf_t *c = bench_speedup_add(&b, name, T, 1, 1, T);
+    c->flat = 1;
     /* One host, T single-thread processes: a cache per process. */
-    bench_place_t one = pl;
+    bench_place_t one = b.pl;
     one.multi = 0;
     bench_worker_cmd(c->cmd, sizeof c->cmd, &one, 0, BENCH_FLAT, 1, T, "", "barnes", args);
-    conf[one_t].ref = nc - 1;
+    b.conf[one_t].ref = b.nc - 1;
   }
   if (N > 1) {
-    snprintf(name, sizeof name, "%ldx%ld", N, T);
-    bconf_t *c = bconf(conf, &nc, name, N, N * T, 0);
-    bench_worker_cmd(c->cmd, sizeof c->cmd, &pl, vcluster, BENCH_HYBRID, N, T, "", "barnes", args);
     snprintf(name, sizeof name, "flat %ldx%ld", N, T);
-    c = bconf(conf, &nc, name, N, N * T, 1);
-    bench_worker_cmd(c->cmd, sizeof c->cmd, &pl, vcluster, BENCH_FLAT, N, T, "", "barnes", args);
-    conf[nc - 2].ref = nc - 1;
+    bench_speedup_cluster(&b, name, N * T, "barnes", args);
   }
   printf(
       "simple-bench barnes: simple_barnes, %ld bodies (Plummer), %ld step(s), 1 to %ld "
       "processor(s); %s, %d core(s), %ld round(s)\n",
-      bodies, steps, N * T,
-      vcluster   ? "virtual cluster"
-      : pl.multi ? "Slurm"
-                 : "one host",
-      pl.cores, rounds);
+      bodies, steps, N * T, bench_speedup_where(&b), b.pl.cores, b.rounds);
   fflush(stdout);
-  for (long r = 0; r < rounds; r++) {
-    fprintf(stderr, "  round %ld/%ld\n", r + 1, rounds);
-    for (int k = 0; k < nc; k++) {
-      bconf_t *c = &conf[(r % 2) ? nc - 1 - k : k];
-      if (bench_run_worker(c->cmd, bline, c) != 0) {
-        if (out) fclose(out);
-        return 1;
-      }
-    }
-  }
-  for (int k = 0; k < nc; k++)
-    if (conf[k].n < rounds || conf[k].bad) {
-      fprintf(stderr, "simple-bench barnes: %s failed or reported %d of %ld rounds\n", conf[k].name,
-              conf[k].n, rounds);
-      if (out) fclose(out);
-      return 1;
-    }
+  if (bench_speedup_rounds(&b, NULL)) return 1;
+  for (int k = 0; k < b.nc; k++)
+    if (bench_speedup_short(&b, &b.conf[k], "failed or reported")) return 1;
+  bench_speedup_conf_t *conf = b.conf;
   double t1 = bench_median(conf[0].t, (size_t)conf[0].n);
-  if (out)
-    fprintf(out,
+  if (b.out)
+    fprintf(b.out,
             "suite,config,hosts,p,bodies,steps,time_s,speedup,fetches_per_host,"
             "bytes_per_host,fetch_ratio_vs_flat\n");
   printf("%-12s %4s %10s %8s %16s %16s %12s\n", "config", "p", "time_s", "speedup", "fetches/host",
          "bytes/host", "vs flat");
-  for (int k = 0; k < nc; k++) {
-    bconf_t *c = &conf[k];
+  for (int k = 0; k < b.nc; k++) {
+    bench_speedup_conf_t *c = &conf[k];
     double t = bench_median(c->t, (size_t)c->n);
-    double ratio =
-        c->ref >= 0 && conf[c->ref].fetches > 0 ? c->fetches / conf[c->ref].fetches : NAN;
+    double fetches = c->value[0], bytes = c->value[1];
+    double ratio = c->ref >= 0 && conf[c->ref].value[0] > 0 ? fetches / conf[c->ref].value[0] : NAN;
     printf("%-12s %4ld %10.4f %8.3f %16.0f %16.0f %12.3f\n", c->name, c->p, t, t1 / t,
-           c->fetches / (double)c->hosts, c->bytes / (double)c->hosts, ratio);
-    if (out)
-      fprintf(out, "barnes,%s,%ld,%ld,%ld,%ld,%.6f,%.4f,%.0f,%.0f,%.4f\n", c->name, c->hosts, c->p,
-              bodies, steps, t, t1 / t, c->fetches / (double)c->hosts, c->bytes / (double)c->hosts,
+           fetches / (double)c->hosts, bytes / (double)c->hosts, ratio);
+    if (b.out)
+      fprintf(b.out, "barnes,%s,%ld,%ld,%ld,%ld,%.6f,%.4f,%.0f,%.0f,%.4f\n", c->name, c->hosts,
+              c->p, bodies, steps, t, t1 / t, fetches / (double)c->hosts, bytes / (double)c->hosts,
               ratio);
   }
-  if (out && fclose(out) != 0) return 1;
+  if (bench_speedup_finish(&b)) return 1;
   printf(
       "speedup = T(1x1) / T (medians, the steps' wall time); fetches and bytes: remote tree "
       "cells brought into caches per host over the run (counts, the same every round); vs "

@@ -28,16 +28,10 @@
 #include <dmumps_c.h>
 #endif
 
-#define C_ROUNDS         32
+#define C_ROUNDS         BENCH_ROUNDS
 #define C_DEFAULT_MATRIX "/work/shared/data/bcsstk15.mtx"
 
 void openblas_set_num_threads(int n);
-
-static const char *arg_of(int argc, char **argv, const char *key, const char *dflt) {
-  for (int i = 3; i + 1 < argc; i++)
-    if (strcmp(argv[i], key) == 0) return argv[i + 1];
-  return dflt;
-}
 
 /* ---------------------------------------------------------------------
  * simple_cholesky. */
@@ -68,7 +62,8 @@ static void cworker(simple_t *s, void *arg) {
 
 int bench_cholesky_simple(int argc, char **argv, const bench_opts_t *o) {
   (void)o;
-  cargs_t a = {atoi(arg_of(argc, argv, "--n", "1000")), arg_of(argc, argv, "--matrix", NULL), 0};
+  cargs_t a = {atoi(bench_speedup_arg(argc, argv, "--n", "1000")),
+               bench_speedup_arg(argc, argv, "--matrix", NULL), 0};
   int rc = simple_run(&argc, &argv, cworker, &a);
   return rc ? 1 : a.failed;
 }
@@ -96,7 +91,7 @@ int bench_cholesky_pdpotrf(int argc, char **argv, const bench_opts_t *o) {
   int rank, P;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
-  int n = atoi(arg_of(argc, argv, "--n", "1000")), nb = 64, pr = 1;
+  int n = atoi(bench_speedup_arg(argc, argv, "--n", "1000")), nb = 64, pr = 1;
   for (int d = 1; d * d <= P; d++)
     if (P % d == 0) pr = d;
   int pc = P / pr, ctxt, nprow, npcol, myrow, mycol, zero = 0, one = 1, info;
@@ -148,7 +143,7 @@ int bench_cholesky_mumps(int argc, char **argv, const bench_opts_t *o) {
   int rank, P;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
-  const char *path = arg_of(argc, argv, "--matrix", C_DEFAULT_MATRIX);
+  const char *path = bench_speedup_arg(argc, argv, "--matrix", C_DEFAULT_MATRIX);
   DMUMPS_STRUC_C id;
   memset(&id, 0, sizeof id);
   id.comm_fortran = (MUMPS_INT)MPI_Comm_c2f(MPI_COMM_WORLD);
@@ -245,64 +240,44 @@ static void cusage(FILE *f) {
           "  dense (n = 1000) against ScaLAPACK pdpotrf, sparse (BCSSTK15) against MUMPS\n");
 }
 
+/* One worker job of the six: on 1 x 1 (nodes = 1) or NODES x THREADS. */
+static void cjob(bench_speedup_t *b, int one, bench_side_t side, const char *worker,
+                 const char *args) {
+  bench_speedup_conf_t *c = bench_speedup_add(b, worker, one ? 1 : b->N, one ? 1 : b->T, 0, 0);
+  bench_worker_cmd(c->cmd, sizeof c->cmd, &b->pl, one ? 0 : b->vcluster, side, c->nodes, c->threads,
+                   "", worker, args);
+}
+
 int bench_cholesky_suite(int argc, char **argv) {
-  long N = -1, T = 2, rounds = -1, n = 0;
-  int quick = 0, vcluster = 0;
-  const char *csv = NULL, *matrix = C_DEFAULT_MATRIX;
-  const bench_opt_t opts[] = {{"--quick", BENCH_FLAG, &quick, 0, 0},
-                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
-                              {"-N", BENCH_NUM, &N, 1, 256},
-                              {"-t", BENCH_NUM, &T, 1, 1024},
-                              {"--rounds", BENCH_NUM, &rounds, 1, C_ROUNDS},
-                              {"--n", BENCH_NUM, &n, 1, SIMPLE_CHOLESKY_MAX_N},
+  static bench_speedup_t b = {.suite = "cholesky"};
+  long n = 0;
+  const char *matrix = C_DEFAULT_MATRIX;
+  const bench_opt_t opts[] = {{"--n", BENCH_NUM, &n, 1, SIMPLE_CHOLESKY_MAX_N},
                               {"--matrix", BENCH_WORD, &matrix, 0, 0},
-                              {"--csv", BENCH_WORD, &csv, 0, 0},
                               {NULL, 0, NULL, 0, 0}};
-  int rc = bench_parse(argc, argv, opts, cusage);
-  if (rc) return rc == 1 ? 0 : rc;
-  if (N < 0) N = vcluster ? 2 : 1;
-  if (rounds < 0) rounds = quick ? 1 : 3;
-  if (!n) n = quick ? 500 : 1000;
-  FILE *out;
-  if (bench_open_csv(csv, &out)) return 1;
-  bench_place_t pl;
-  bench_place(&pl, vcluster, N * T);
-  long P = N * T;
+  int rc = bench_speedup_parse(&b, argc, argv, opts, cusage);
+  if (rc) return rc < 0 ? 0 : rc;
+  if (!n) n = b.quick ? 500 : 1000;
+  if (bench_speedup_start(&b)) return 1;
+  long N = b.N, T = b.T, P = N * T;
   crows[0] = (crow_t){"dense", "pdpotrf", {{0}}, {0}, P};
   crows[1] = (crow_t){"sparse", "mumps", {{0}}, {0}, P};
   char da[64], sa[PATH_MAX + 16];
   snprintf(da, sizeof da, "--n %ld", n);
   snprintf(sa, sizeof sa, "--matrix '%s'", matrix);
-  static char cmd[6][2 * PATH_MAX + 768];
-  bench_worker_cmd(cmd[0], sizeof cmd[0], &pl, 0, BENCH_HYBRID, 1, 1, "", "cholesky-simple", da);
-  bench_worker_cmd(cmd[1], sizeof cmd[1], &pl, vcluster, BENCH_HYBRID, N, T, "", "cholesky-simple",
-                   da);
-  bench_worker_cmd(cmd[2], sizeof cmd[2], &pl, vcluster, BENCH_FLAT, N, T, "", "cholesky-pdpotrf",
-                   da);
-  bench_worker_cmd(cmd[3], sizeof cmd[3], &pl, 0, BENCH_HYBRID, 1, 1, "", "cholesky-simple", sa);
-  bench_worker_cmd(cmd[4], sizeof cmd[4], &pl, vcluster, BENCH_HYBRID, N, T, "", "cholesky-simple",
-                   sa);
-  bench_worker_cmd(cmd[5], sizeof cmd[5], &pl, vcluster, BENCH_FLAT, N, T, "", "cholesky-mumps",
-                   sa);
+  cjob(&b, 1, BENCH_HYBRID, "cholesky-simple", da);
+  cjob(&b, 0, BENCH_HYBRID, "cholesky-simple", da);
+  cjob(&b, 0, BENCH_FLAT, "cholesky-pdpotrf", da);
+  cjob(&b, 1, BENCH_HYBRID, "cholesky-simple", sa);
+  cjob(&b, 0, BENCH_HYBRID, "cholesky-simple", sa);
+  cjob(&b, 0, BENCH_FLAT, "cholesky-mumps", sa);
   printf(
       "simple-bench cholesky: simple_cholesky on 1 and %ld x %ld processors, ScaLAPACK pdpotrf "
       "(dense n = %ld) and MUMPS (sparse %s) on %ld flat ranks; %s, %d core(s), %ld round(s)\n",
-      N, T, n, matrix, P,
-      vcluster   ? "virtual cluster"
-      : pl.multi ? "Slurm"
-                 : "one host",
-      pl.cores, rounds);
+      N, T, n, matrix, P, bench_speedup_where(&b), b.pl.cores, b.rounds);
   fflush(stdout);
-  for (long r = 0; r < rounds; r++) {
-    fprintf(stderr, "  round %ld/%ld\n", r + 1, rounds);
-    for (int k = 0; k < 6; k++) {
-      int j = (r % 2) ? 5 - k : k;
-      if (bench_run_worker(cmd[j], cline, NULL) != 0) {
-        if (out) fclose(out);
-        return 1;
-      }
-    }
-  }
+  if (bench_speedup_rounds(&b, cline)) return 1;
+  FILE *out = b.out;
   if (out) fprintf(out, "suite,matrix,p,simple1_s,simple_p_s,speedup,anchor,anchor_s,ratio\n");
   printf("%-7s %4s %11s %11s %8s %8s %10s %14s\n", "matrix", "p", "simple1_s", "simple_p_s",
          "speedup", "anchor", "anchor_s", "simple/anchor");
@@ -317,7 +292,7 @@ int bench_cholesky_suite(int argc, char **argv) {
       fprintf(out, "cholesky,%s,%ld,%.6f,%.6f,%.4f,%s,%.6f,%.4f\n", r->matrix, P, t1, tp, t1 / tp,
               r->anchor, ta, tp / ta);
   }
-  if (out && fclose(out) != 0) return 1;
+  if (bench_speedup_finish(&b)) return 1;
   printf(
       "times: the factorization alone, medians over rounds, max over processors; simple's "
       "residuals checked < 1e-12 every run; target: simple/anchor <= 1.5\n");
