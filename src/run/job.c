@@ -453,6 +453,12 @@ static void finish(void) {
  * handlers. */
 static void end_at_exit(void) {
   if (!running) return;
+  /* The program finalized MPI itself before exiting (an exit handler of its
+   * own, registered after this one, runs first): nothing of the job can be
+   * closed any more, and the process is ending anyway. */
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
   if (!pthread_equal(pthread_self(), job.main))
     simple_abort(simple__self,
                  "exit() called on a thread other than the process's main thread while the job"

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <mpi.h>
 #include <simple.h>
 
 int LLVMFuzzerRunDriver(int *argc, char ***argv, int (*cb)(const uint8_t *data, size_t size));
@@ -57,15 +56,10 @@ static int fuzz_callback(const uint8_t *data, size_t size) {
   return 0;
 }
 
-/* libFuzzer ends the process with exit() when its run is over; MPI must be
- * finalized first, or the launcher reports an abnormal termination. */
-static void fuzz_finalize(void) {
-  int init = 0, fin = 0;
-  MPI_Initialized(&init);
-  MPI_Finalized(&fin);
-  if (init && !fin) MPI_Finalize();
-}
-
+/* libFuzzer ends the process with exit() when its run is over: the
+ * library's exit handler then ends the job on the main thread (thread 0 of
+ * this one-thread job) and finalizes MPI, as for any program that exits from
+ * its SPMD part. */
 static void fuzz_spmd(simple_t *s, void *arg) {
   (void)arg;
   fuzz_self = s;
@@ -73,7 +67,6 @@ static void fuzz_spmd(simple_t *s, void *arg) {
     fprintf(stderr, "fuzz: run on one thread (simplerun -N 1 -t 1)\n");
     return;
   }
-  atexit(fuzz_finalize);
   LLVMFuzzerRunDriver(&fuzz_argc, &fuzz_argv, fuzz_callback);
 }
 
