@@ -25,13 +25,19 @@ test: build
 demo: build
 	@scripts/demo.sh $(BUILD) $(if $(QUICK),--quick)
 
-# Sanitizer builds, each one command: ASan+UBSan+LeakSanitizer over the
-# whole suite (tests/lsan.supp: only MPI's and its libraries' own memory),
+# Sanitizer builds, each one command: ASan+UBSan+LeakSanitizer over every
+# test program (tests/lsan.supp: only MPI's and its libraries' own memory),
 # TSan over the thread code (the runtime, the node library, the collectives,
-# the one-sided layer;
-# history_size=7 keeps the stacks of races between long collective calls).
+# the one-sided layer; history_size=7 keeps the stacks of races between long
+# collective calls). A sanitized job runs 2-10 times slower, so each SPMD
+# program runs under the layouts of ASAN_LAYOUTS / TSAN_LAYOUTS only (one
+# thread; nodes of several threads; odd node counts with nodes of different
+# sizes); set them empty for every layout.
+ASAN_LAYOUTS ?= 1x1;2x2;3x1-2-3
+TSAN_LAYOUTS ?= 1x4;2x2;3x1-2-3
 asan: setup
-	cmake -S . -B build-asan -DSIMPLE_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug
+	cmake -S . -B build-asan -DSIMPLE_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug \
+	  -DSIMPLE_TEST_LAYOUTS="$(ASAN_LAYOUTS)"
 	cmake --build build-asan -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
@@ -39,7 +45,8 @@ asan: setup
 	  ctest --test-dir build-asan --output-on-failure -j 2 -LE 'install|vcluster'
 
 tsan: setup
-	cmake -S . -B build-tsan -DSIMPLE_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug
+	cmake -S . -B build-tsan -DSIMPLE_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug \
+	  -DSIMPLE_TEST_LAYOUTS="$(TSAN_LAYOUTS)" -DSIMPLE_BUILD_APPS=OFF
 	cmake --build build-tsan -j $(JOBS)
 	TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1 history_size=7" \
 	  ctest --test-dir build-tsan --output-on-failure -j 2 -L '^(node|run|coll|rma)$$'

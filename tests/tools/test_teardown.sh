@@ -60,11 +60,15 @@ for c in "${cases[@]}"; do
   mode=wait
   case "$c" in ok | abort | crash) mode=$c ;; esac
   # Its own session and process group, so that a group signal reaches
-  # exactly this job (as Ctrl-C reaches a terminal's foreground job).
+  # exactly this job, as Ctrl-C reaches a terminal's foreground job. Like
+  # that job, it starts with SIGINT and SIGQUIT at their defaults: bash
+  # starts a background command with both ignored, and a shell script
+  # (simplerun) cannot trap a signal that was ignored when it started.
+  fg=(setsid env --default-signal=INT,QUIT)
   if [[ "$c" == timeout ]]; then
-    setsid timeout 3 "$bin/simplerun" -N 2 -t 2 "$job" "$mode" >"$tmp/out" 2>"$tmp/err" &
+    "${fg[@]}" timeout 3 "$bin/simplerun" -N 2 -t 2 "$job" "$mode" >"$tmp/out" 2>"$tmp/err" &
   else
-    setsid "$bin/simplerun" -N 2 -t 2 "$job" "$mode" >"$tmp/out" 2>"$tmp/err" &
+    "${fg[@]}" "$bin/simplerun" -N 2 -t 2 "$job" "$mode" >"$tmp/out" 2>"$tmp/err" &
   fi
   pid=$!
   sr=$pid
