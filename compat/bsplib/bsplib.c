@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <simple.h>
@@ -170,10 +171,18 @@ void bsp_begin(int maxprocs) {
   int p = maxprocs, all = simple_nprocs(s);
   int rc = simple_bcast(s, &p, sizeof p, SIMPLE_BYTE, 0);
   if (rc != 0) simple_abort(s, "bsp_begin: %s", simple_strerror(rc));
-  if (p < 1 || p > all)
+  if (p < 1 || p > all) {
+    /* One message for the job: processor 0's. The others wait in a barrier
+     * that its abort ends (the abort kills every process within moments);
+     * one that comes back ends the job itself. */
+    if (simple_pid(s) != 0) {
+      simple_barrier(s);
+      for (int i = 0; i < 300; i++) nanosleep(&(struct timespec){0, 100000000}, NULL);
+    }
     simple_abort(s,
                  "bsp_begin: processor 0 asked for %d processors, the job has %d (simplerun -N/-t)",
                  p, all);
+  }
   if (p < all) {
     check(s, simple_rma_set_procs(s, p), "begin");
     check(s, simple_rma_sync(s), "begin");

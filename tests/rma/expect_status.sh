@@ -18,7 +18,7 @@ if ! grep -Eq -- "$pattern" <<< "$out"; then
   echo "expect_status: output lacks /$pattern/" >&2
   exit 1
 fi
-if grep -Eqi -- "finaliz|MPI_ABORT|simple: abort|simple: crash" <<< "$out"; then
+if grep -Eqi -- "finaliz|MPI_ABORT|simple: abort|simple: crash|non-zero (exit|status)" <<< "$out"; then
   echo "expect_status: the job did not end quietly" >&2
   exit 1
 fi
