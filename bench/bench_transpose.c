@@ -14,7 +14,13 @@
  * processors, the median sample is reported as "R transpose <n> <us>".
  * The driver alternates the two sides round by round and prints the
  * median over rounds of each side's median, the throughput (matrix bytes
- * per second) and the ratio mpi/simple (above 1: simple is faster). */
+ * per second) and the ratio mpi/simple (above 1: simple is faster).
+ *
+ * --ops adds paper 002's layout conversions of the same matrix (Fig. 5c):
+ * block-cyclic (rows in blocks to rows dealt cyclically) and cyclic-block,
+ * simple_redistribute against flat MPI's pack by destination,
+ * MPI_Alltoallv and unpack, with the rows' places worked out once per
+ * size (as a user's plan would be). */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -42,6 +48,50 @@ static const long sizes_quick[] = {256, 512, 1024, 2048};
 
 /* Element (i, j) of the matrix: exact in a double for n <= 2^26. */
 static double elem(long i, long j, long n) { return (double)(i * n + j); }
+
+/* The operations: the transpose, and the conversions between rows in
+ * blocks and rows dealt cyclically (source kind, destination kind). */
+enum { OP_TRANSPOSE, OP_BLOCK_CYCLIC, OP_CYCLIC_BLOCK, NOPS };
+static const char *const op_names[NOPS] = {"transpose", "block-cyclic", "cyclic-block"};
+static const simple_kind_t op_src[NOPS] = {SIMPLE_BLOCK, SIMPLE_BLOCK, SIMPLE_CYCLIC};
+static const simple_kind_t op_dst[NOPS] = {SIMPLE_BLOCK, SIMPLE_CYCLIC, SIMPLE_BLOCK};
+
+/* The operations named by a comma-separated list into ops[] (each once,
+ * in list order); the count, or -1 naming the unknown one on stderr. */
+static int parse_ops(const char *list, int ops[NOPS]) {
+  int k = 0;
+  const char *p = list;
+  while (*p) {
+    size_t len = strcspn(p, ",");
+    int found = -1;
+    for (int i = 0; i < NOPS; i++)
+      if (strlen(op_names[i]) == len && strncmp(p, op_names[i], len) == 0) found = i;
+    if (found < 0) {
+      fprintf(stderr, "simple-bench transpose: unknown operation '%.*s' in --ops (%s, %s, %s)\n",
+              (int)len, p, op_names[0], op_names[1], op_names[2]);
+      return -1;
+    }
+    int seen = 0;
+    for (int i = 0; i < k; i++) seen |= ops[i] == found;
+    if (!seen) ops[k++] = found;
+    p += len;
+    if (*p == ',') p++;
+  }
+  return k;
+}
+
+/* The worker's operations: --ops, else the transpose alone. */
+static int worker_ops(int argc, char **argv, int ops[NOPS]) {
+  for (int i = 1; i + 1 < argc; i++)
+    if (strcmp(argv[i], "--ops") == 0) return parse_ops(argv[i + 1], ops);
+  ops[0] = OP_TRANSPOSE;
+  return 1;
+}
+
+/* The li-th index (0-based) of range r, in increasing order. */
+static long range_at(const simple_range_t *r, long li) {
+  return r->lo + li / r->block * r->stride + li % r->block;
+}
 
 /* Sizes the worker runs: --quick's or the full list, up to --max-n. */
 static int worker_sizes(int argc, char **argv, const bench_opts_t *o, const long **list) {
@@ -97,58 +147,72 @@ static void hyb_sync(simple_t *s) {
   simple_node_barrier(s);
 }
 
+/* One call of operation op on the hybrid side. */
+static int hyb_call(simple_t *s, int op, const double *src, const simple_dist_t *dsrc, double *dst,
+                    const simple_dist_t *ddst) {
+  return op == OP_TRANSPOSE ? simple_transpose(s, src, dsrc, dst, ddst, sizeof(double))
+                            : simple_redistribute(s, src, dsrc, dst, ddst, sizeof(double));
+}
+
+/* Operation op on an n x n matrix: checked once, warmed up, timed. */
+static void hyb_op(simple_t *s, const hyb_args_t *a, int op, long n) {
+  int me = simple_pid(s);
+  simple_dist_t dsrc = simple_dist_2d(n, n, SIMPLE_ROWS, op_src[op], 1, SIMPLE_OVER_THREADS),
+                ddst = simple_dist_2d(n, n, SIMPLE_ROWS, op_dst[op], 1, SIMPLE_OVER_THREADS);
+  simple_domain_t ds, dd;
+  int rc = simple_dist_domain(s, &dsrc, me, &ds);
+  if (!rc) rc = simple_dist_domain(s, &ddst, me, &dd);
+  if (rc) hyb_fail(s, "domain", n, rc);
+  double *src = alloc_or_null((size_t)ds.local_rows * (size_t)n * sizeof(double)),
+         *dst = alloc_or_null((size_t)dd.local_rows * (size_t)n * sizeof(double));
+  if (!src || !dst) hyb_fail(s, "out of memory", n, SIMPLE_ERR_NOMEM);
+  for (long li = 0; li < ds.local_rows; li++)
+    for (long j = 0; j < n; j++) src[li * n + j] = elem(range_at(&ds.row, li), j, n);
+  memset(dst, 0, (size_t)dd.local_rows * (size_t)n * sizeof(double));
+  hyb_sync(s);
+  if ((rc = hyb_call(s, op, src, &dsrc, dst, &ddst))) hyb_fail(s, op_names[op], n, rc);
+  /* Transpose: row c of the result is column c of the source; the
+   * conversions move whole rows. */
+  for (long lr = 0; lr < dd.local_rows; lr++) {
+    long g = range_at(&dd.row, lr);
+    for (long j = 0; j < n; j++)
+      if (dst[lr * n + j] != (op == OP_TRANSPOSE ? elem(j, g, n) : elem(g, j, n)))
+        simple_abort(s, "simple-bench transpose: %s, n = %ld: wrong element (%ld, %ld)",
+                     op_names[op], n, g, j);
+  }
+  hyb_sync(s);
+  double t0 = simple_time();
+  if ((rc = hyb_call(s, op, src, &dsrc, dst, &ddst))) hyb_fail(s, op_names[op], n, rc);
+  int S = samples_for(hyb_max(s, simple_time() - t0), a->o->quick);
+  double v[16];
+  for (int j = 0; j < S; j++) {
+    hyb_sync(s);
+    t0 = simple_time();
+    if ((rc = hyb_call(s, op, src, &dsrc, dst, &ddst))) hyb_fail(s, op_names[op], n, rc);
+    v[j] = simple_time() - t0;
+  }
+  for (int j = 0; j < S; j++) v[j] = hyb_max(s, v[j]);
+  double med = bench_median(v, (size_t)S);
+  if (me == 0) {
+    printf("R %s %ld %.3f\n", op_names[op], n, 1e6 * med);
+    fflush(stdout);
+  }
+  free(src);
+  free(dst);
+}
+
 static void hybrid_main(simple_t *s, void *arg) {
   const hyb_args_t *a = arg;
   const long *sizes;
-  int ns = worker_sizes(a->argc, a->argv, a->o, &sizes), me = simple_pid(s);
-  if (me == 0) {
+  int ops[NOPS], nops = worker_ops(a->argc, a->argv, ops);
+  int ns = worker_sizes(a->argc, a->argv, a->o, &sizes);
+  if (nops < 0) simple_abort(s, "simple-bench transpose: bad --ops");
+  if (simple_pid(s) == 0) {
     printf("I layout %d nodes x %d threads\n", simple_nodes(s), simple_threads(s));
     fflush(stdout);
   }
-  for (int k = 0; k < ns; k++) {
-    long n = sizes[k];
-    simple_dist_t d = simple_dist_2d(n, n, SIMPLE_ROWS, SIMPLE_BLOCK, 1, SIMPLE_OVER_THREADS);
-    simple_domain_t dom;
-    int rc = simple_dist_domain(s, &d, me, &dom);
-    if (rc) hyb_fail(s, "domain", n, rc);
-    size_t local = (size_t)dom.local_rows * (size_t)n;
-    double *src = alloc_or_null(local * sizeof(double)),
-           *dst = alloc_or_null(local * sizeof(double));
-    if (!src || !dst) hyb_fail(s, "out of memory", n, SIMPLE_ERR_NOMEM);
-    for (long li = 0; li < dom.local_rows; li++)
-      for (long j = 0; j < n; j++) src[li * n + j] = elem(dom.row.lo + li, j, n);
-    memset(dst, 0, local * sizeof(double));
-    hyb_sync(s);
-    if ((rc = simple_transpose(s, src, &d, dst, &d, sizeof(double))))
-      hyb_fail(s, "transpose", n, rc);
-    /* Row c of the result is column c of the source. */
-    for (long lc = 0; lc < dom.local_rows; lc++)
-      for (long i = 0; i < n; i++)
-        if (dst[lc * n + i] != elem(i, dom.row.lo + lc, n))
-          simple_abort(s, "simple-bench transpose: n = %ld: wrong element (%ld, %ld)", n,
-                       dom.row.lo + lc, i);
-    hyb_sync(s);
-    double t0 = simple_time();
-    if ((rc = simple_transpose(s, src, &d, dst, &d, sizeof(double))))
-      hyb_fail(s, "transpose", n, rc);
-    int S = samples_for(hyb_max(s, simple_time() - t0), a->o->quick);
-    double v[16];
-    for (int j = 0; j < S; j++) {
-      hyb_sync(s);
-      t0 = simple_time();
-      if ((rc = simple_transpose(s, src, &d, dst, &d, sizeof(double))))
-        hyb_fail(s, "transpose", n, rc);
-      v[j] = simple_time() - t0;
-    }
-    for (int j = 0; j < S; j++) v[j] = hyb_max(s, v[j]);
-    double med = bench_median(v, (size_t)S);
-    if (me == 0) {
-      printf("R transpose %ld %.3f\n", n, 1e6 * med);
-      fflush(stdout);
-    }
-    free(src);
-    free(dst);
-  }
+  for (int k = 0; k < ns; k++)
+    for (int o = 0; o < nops; o++) hyb_op(s, a, ops[o], sizes[k]);
 }
 
 int bench_transpose_hybrid(int argc, char **argv, const bench_opts_t *o) {
@@ -203,6 +267,165 @@ static void flat_transpose(flat_t *f) {
   }
 }
 
+/* Times `call` on the flat side as the hybrid side is timed: one warm-up
+ * call, then samples between barriers, each the slowest rank's. */
+static void flat_time(void (*call)(void *), void *ctx, int quick, int op, long n, int rank) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime(), t;
+  call(ctx);
+  t = MPI_Wtime() - t0;
+  MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  int S = samples_for(t, quick);
+  double v[16];
+  for (int j = 0; j < S; j++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    call(ctx);
+    v[j] = MPI_Wtime() - t0;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, v, S, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  double med = bench_median(v, (size_t)S);
+  if (rank == 0) {
+    printf("R %s %ld %.3f\n", op_names[op], n, 1e6 * med);
+    fflush(stdout);
+  }
+}
+
+static void flat_transpose_call(void *f) { flat_transpose(f); }
+
+static void flat_run_transpose(flat_t *f, int quick, long n) {
+  int P = f->P;
+  f->n = n;
+  for (int q = 0; q < P; q++) {
+    f->cnt[q] = n / P + (q < n % P);
+    f->los[q] = q * (n / P) + (q < n % P ? q : n % P);
+  }
+  f->lo = f->los[f->rank];
+  f->rows = f->cnt[f->rank];
+  f->uniform = n % P == 0;
+  long at = 0, ar = 0;
+  for (int q = 0; q < P; q++) {
+    f->sc[q] = (int)(f->rows * f->cnt[q]);
+    f->sd[q] = (int)at;
+    at += f->sc[q];
+    f->rc[q] = (int)(f->cnt[q] * f->rows);
+    f->rd[q] = (int)ar;
+    ar += f->rc[q];
+  }
+  size_t local = (size_t)f->rows * (size_t)n * sizeof(double);
+  f->src = alloc_or_null(local);
+  f->dst = alloc_or_null(local);
+  f->sbuf = alloc_or_null(local);
+  f->rbuf = alloc_or_null(local);
+  if (!f->src || !f->dst || !f->sbuf || !f->rbuf) mpi_fail(f->rank, n, "out of memory");
+  for (long li = 0; li < f->rows; li++)
+    for (long j = 0; j < n; j++) f->src[li * n + j] = elem(f->lo + li, j, n);
+  memset(f->dst, 0, local);
+  MPI_Barrier(MPI_COMM_WORLD);
+  flat_transpose(f);
+  for (long lc = 0; lc < f->rows; lc++)
+    for (long i = 0; i < n; i++)
+      if (f->dst[lc * n + i] != elem(i, f->lo + lc, n)) mpi_fail(f->rank, n, "wrong result");
+  flat_time(flat_transpose_call, f, quick, OP_TRANSPOSE, n, f->rank);
+  free(f->src);
+  free(f->dst);
+  free(f->sbuf);
+  free(f->rbuf);
+}
+
+/* Rows in blocks or dealt cyclically over P ranks: how many rank q holds,
+ * its li-th global row, and the owner and local index of global row i. */
+static long rows_of(simple_kind_t k, long n, int P, int q) {
+  (void)k; /* the same counts both ways */
+  return n / P + (q < n % P);
+}
+static long row_at(simple_kind_t k, long n, int P, int q, long li) {
+  if (k == SIMPLE_CYCLIC) return q + li * P;
+  return q * (n / P) + (q < n % P ? q : n % P) + li;
+}
+static int row_owner(simple_kind_t k, long n, int P, long i, long *li) {
+  if (k == SIMPLE_CYCLIC) {
+    *li = i / P;
+    return (int)(i % P);
+  }
+  long b = n / P, r = n % P, big = r * (b + 1);
+  int q = i < big ? (int)(i / (b + 1)) : (int)(r + (i - big) / b);
+  *li = i - row_at(k, n, P, q, 0);
+  return q;
+}
+
+/* A layout conversion with flat MPI, as a user writes it: rows packed by
+ * destination rank, MPI_Alltoallv, rows unpacked into place; where each
+ * row goes and lands (sidx, ridx: local row indices in message order) is
+ * worked out once per size. */
+typedef struct {
+  long n, srows, drows;
+  int P;
+  int *sc, *sd, *rc, *rd; /* elements */
+  long *sidx, *ridx;
+  double *src, *dst, *sbuf, *rbuf;
+} conv_t;
+
+static void flat_conv_call(void *arg) {
+  conv_t *c = arg;
+  size_t row = (size_t)c->n * sizeof(double);
+  for (long k = 0; k < c->srows; k++) memcpy(c->sbuf + k * c->n, c->src + c->sidx[k] * c->n, row);
+  MPI_Alltoallv(c->sbuf, c->sc, c->sd, MPI_DOUBLE, c->rbuf, c->rc, c->rd, MPI_DOUBLE,
+                MPI_COMM_WORLD);
+  for (long k = 0; k < c->drows; k++) memcpy(c->dst + c->ridx[k] * c->n, c->rbuf + k * c->n, row);
+}
+
+static void flat_run_conv(const flat_t *f, int quick, int op, long n) {
+  int P = f->P, me = f->rank;
+  simple_kind_t ks = op_src[op], kd = op_dst[op];
+  conv_t c = {.n = n,
+              .srows = rows_of(ks, n, P, me),
+              .drows = rows_of(kd, n, P, me),
+              .P = P,
+              .sc = f->sc,
+              .sd = f->sd,
+              .rc = f->rc,
+              .rd = f->rd};
+  size_t cap = (size_t)(n / P + 1);
+  c.sidx = malloc(sizeof(long) * 2 * cap);
+  c.src = alloc_or_null(cap * (size_t)n * sizeof(double));
+  c.dst = alloc_or_null(cap * (size_t)n * sizeof(double));
+  c.sbuf = alloc_or_null(cap * (size_t)n * sizeof(double));
+  c.rbuf = alloc_or_null(cap * (size_t)n * sizeof(double));
+  if (!c.sidx || !c.src || !c.dst || !c.sbuf || !c.rbuf) mpi_fail(me, n, "out of memory");
+  c.ridx = c.sidx + cap;
+  /* Sends: my rows grouped by destination, each group in row order. */
+  long k = 0, li;
+  for (int q = 0; q < P; q++) {
+    c.sd[q] = (int)(k * n);
+    for (long r = 0; r < c.srows; r++)
+      if (row_owner(kd, n, P, row_at(ks, n, P, me, r), &li) == q) c.sidx[k++] = r;
+    c.sc[q] = (int)(k * n) - c.sd[q];
+  }
+  /* Receives: from each source, in its row order, the rows that are mine. */
+  k = 0;
+  for (int q = 0; q < P; q++) {
+    c.rd[q] = (int)(k * n);
+    for (long r = 0, rq = rows_of(ks, n, P, q); r < rq; r++)
+      if (row_owner(kd, n, P, row_at(ks, n, P, q, r), &li) == me) c.ridx[k++] = li;
+    c.rc[q] = (int)(k * n) - c.rd[q];
+  }
+  for (long r = 0; r < c.srows; r++)
+    for (long j = 0; j < n; j++) c.src[r * n + j] = elem(row_at(ks, n, P, me, r), j, n);
+  memset(c.dst, 0, cap * (size_t)n * sizeof(double));
+  MPI_Barrier(MPI_COMM_WORLD);
+  flat_conv_call(&c);
+  for (long r = 0; r < c.drows; r++)
+    for (long j = 0; j < n; j++)
+      if (c.dst[r * n + j] != elem(row_at(kd, n, P, me, r), j, n)) mpi_fail(me, n, "wrong result");
+  flat_time(flat_conv_call, &c, quick, op, n, me);
+  free(c.sidx);
+  free(c.src);
+  free(c.dst);
+  free(c.sbuf);
+  free(c.rbuf);
+}
+
 int bench_transpose_mpi(int argc, char **argv, const bench_opts_t *o) {
   MPI_Init(&argc, &argv);
   flat_t f;
@@ -210,7 +433,9 @@ int bench_transpose_mpi(int argc, char **argv, const bench_opts_t *o) {
   MPI_Comm_rank(MPI_COMM_WORLD, &f.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &f.P);
   const long *sizes;
+  int ops[NOPS], nops = worker_ops(argc, argv, ops);
   int ns = worker_sizes(argc, argv, o, &sizes), P = f.P;
+  if (nops < 0) mpi_fail(f.rank, 0, "bad --ops");
   if (f.rank == 0) {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
@@ -228,63 +453,13 @@ int bench_transpose_mpi(int argc, char **argv, const bench_opts_t *o) {
   f.rc = f.sd + P;
   f.rd = f.rc + P;
   f.cnt = f.los + P;
-  for (int k = 0; k < ns; k++) {
-    long n = sizes[k];
-    f.n = n;
-    for (int q = 0; q < P; q++) {
-      f.cnt[q] = n / P + (q < n % P);
-      f.los[q] = q * (n / P) + (q < n % P ? q : n % P);
+  for (int k = 0; k < ns; k++)
+    for (int j = 0; j < nops; j++) {
+      if (ops[j] == OP_TRANSPOSE)
+        flat_run_transpose(&f, o->quick, sizes[k]);
+      else
+        flat_run_conv(&f, o->quick, ops[j], sizes[k]);
     }
-    f.lo = f.los[f.rank];
-    f.rows = f.cnt[f.rank];
-    f.uniform = n % P == 0;
-    long at = 0, ar = 0;
-    for (int q = 0; q < P; q++) {
-      f.sc[q] = (int)(f.rows * f.cnt[q]);
-      f.sd[q] = (int)at;
-      at += f.sc[q];
-      f.rc[q] = (int)(f.cnt[q] * f.rows);
-      f.rd[q] = (int)ar;
-      ar += f.rc[q];
-    }
-    size_t local = (size_t)f.rows * (size_t)n * sizeof(double);
-    f.src = alloc_or_null(local);
-    f.dst = alloc_or_null(local);
-    f.sbuf = alloc_or_null(local);
-    f.rbuf = alloc_or_null(local);
-    if (!f.src || !f.dst || !f.sbuf || !f.rbuf) mpi_fail(f.rank, n, "out of memory");
-    for (long li = 0; li < f.rows; li++)
-      for (long j = 0; j < n; j++) f.src[li * n + j] = elem(f.lo + li, j, n);
-    memset(f.dst, 0, local);
-    MPI_Barrier(MPI_COMM_WORLD);
-    flat_transpose(&f);
-    for (long lc = 0; lc < f.rows; lc++)
-      for (long i = 0; i < n; i++)
-        if (f.dst[lc * n + i] != elem(i, f.lo + lc, n)) mpi_fail(f.rank, n, "wrong result");
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime(), t;
-    flat_transpose(&f);
-    t = MPI_Wtime() - t0;
-    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    int S = samples_for(t, o->quick);
-    double v[16];
-    for (int j = 0; j < S; j++) {
-      MPI_Barrier(MPI_COMM_WORLD);
-      t0 = MPI_Wtime();
-      flat_transpose(&f);
-      v[j] = MPI_Wtime() - t0;
-    }
-    MPI_Allreduce(MPI_IN_PLACE, v, S, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    double med = bench_median(v, (size_t)S);
-    if (f.rank == 0) {
-      printf("R transpose %ld %.3f\n", n, 1e6 * med);
-      fflush(stdout);
-    }
-    free(f.src);
-    free(f.dst);
-    free(f.sbuf);
-    free(f.rbuf);
-  }
   free(f.sc);
   free(f.los);
   MPI_Finalize();
@@ -295,16 +470,17 @@ int bench_transpose_mpi(int argc, char **argv, const bench_opts_t *o) {
  * The driver. */
 
 /* Rows by matrix order (bytes = n); sides hybrid (0) and flat MPI (1). */
-static bench_row_t trows[MAX_SIZES];
-static bench_table_t ttable = {trows, 0, MAX_SIZES};
+static bench_row_t trows[MAX_SIZES * NOPS];
+static bench_table_t ttable = {trows, 0, MAX_SIZES *NOPS};
 static char tlib[256];
 
 static int tline(const char *line, void *arg) {
   int side = *(const int *)arg;
   long n;
   double us;
-  if (sscanf(line, "R transpose %ld %lf", &n, &us) == 2) {
-    if (n > 0) bench_row_add(bench_row(&ttable, "", (size_t)n), side, us);
+  char op[32];
+  if (sscanf(line, "R %31s %ld %lf", op, &n, &us) == 3) {
+    if (n > 0) bench_row_add(bench_row(&ttable, op, (size_t)n), side, us);
     return 1;
   }
   return bench_info(line, "library", tlib, sizeof tlib) || (line[0] == 'I' && line[1] == ' ');
@@ -315,14 +491,16 @@ static int trun(const char *cmd, int side) { return bench_run_worker(cmd, tline,
 static void tusage(FILE *f) {
   fprintf(f,
           "usage: simple-bench transpose [-N NODES] [-t THREADS] [--vcluster] [--quick]\n"
-          "                              [--rounds R] [--max-n N] [--csv FILE]\n");
+          "                              [--rounds R] [--max-n N] [--ops LIST] [--csv FILE]\n"
+          "  --ops: comma-separated, of transpose (the default), block-cyclic, cyclic-block\n");
 }
 
 int bench_transpose_suite(int argc, char **argv) {
   long N = -1, T = 2, rounds = -1, max_n = 8192;
   int quick = 0, vcluster = 0;
-  const char *csv = NULL;
+  const char *csv = NULL, *ops_list = "transpose";
   const bench_opt_t opts[] = {{"--quick", BENCH_FLAG, &quick, 0, 0},
+                              {"--ops", BENCH_WORD, &ops_list, 0, 0},
                               {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
                               {"-N", BENCH_NUM, &N, 1, 256},
                               {"-t", BENCH_NUM, &T, 1, 1024},
@@ -332,6 +510,17 @@ int bench_transpose_suite(int argc, char **argv) {
                               {NULL, 0, NULL, 0, 0}};
   int rc = bench_parse(argc, argv, opts, tusage);
   if (rc) return rc == 1 ? 0 : rc;
+  int ops[NOPS], nops = parse_ops(ops_list, ops);
+  if (nops <= 0) {
+    if (nops == 0) fprintf(stderr, "simple-bench transpose: --ops names no operation\n");
+    return 2;
+  }
+  /* The workers get the list as parsed: known names, each once. */
+  char canon[64] = "";
+  for (int i = 0; i < nops; i++) {
+    if (i) strcat(canon, ",");
+    strcat(canon, op_names[ops[i]]);
+  }
   if (N < 0) N = vcluster ? 2 : 1;
   if (rounds < 0) rounds = quick ? 1 : 3;
   long P = N * T;
@@ -349,7 +538,7 @@ int bench_transpose_suite(int argc, char **argv) {
   bench_place(&pl, vcluster, P);
   int multi = pl.multi, pin = pl.pin;
   char args[128];
-  snprintf(args, sizeof args, "--max-n %ld%s", max_n, quick ? " --quick" : "");
+  snprintf(args, sizeof args, "--max-n %ld --ops %s%s", max_n, canon, quick ? " --quick" : "");
   char cmd[2][2 * PATH_MAX + 512];
   bench_worker_cmd(cmd[0], sizeof cmd[0], &pl, vcluster, BENCH_HYBRID, N, T, "", "transpose-hybrid",
                    args);
@@ -375,20 +564,20 @@ int bench_transpose_suite(int argc, char **argv) {
     }
   }
   printf("MPI: %s\n", tlib[0] ? tlib : "unknown library");
-  printf("%6s %9s %12s %12s %11s %11s %11s\n", "n", "MiB", "simple_ms", "mpi_ms", "simple_GB/s",
-         "mpi_GB/s", "mpi/simple");
-  if (out) fprintf(out, "suite,n,nodes,threads,simple_us,mpi_us,simple_gbs,mpi_gbs,ratio\n");
+  printf("%-12s %6s %9s %12s %12s %11s %11s %11s\n", "op", "n", "MiB", "simple_ms", "mpi_ms",
+         "simple_GB/s", "mpi_GB/s", "mpi/simple");
+  if (out) fprintf(out, "suite,op,n,nodes,threads,simple_us,mpi_us,simple_gbs,mpi_gbs,ratio\n");
   for (int i = 0; i < ttable.nrows; i++) {
     bench_row_t *r = &trows[i];
     long rn = (long)r->bytes;
     double h = bench_row_median(r, 0), m = bench_row_median(r, 1);
     double bytes = 8.0 * (double)rn * (double)rn;
     double gh = bytes / (h * 1e3), gm = bytes / (m * 1e3), ratio = m / h;
-    printf("%6ld %9.1f %12.3f %12.3f %11.2f %11.2f %11.2f\n", rn, bytes / 1048576.0, h / 1e3,
-           m / 1e3, gh, gm, ratio);
+    printf("%-12s %6ld %9.1f %12.3f %12.3f %11.2f %11.2f %11.2f\n", r->op, rn, bytes / 1048576.0,
+           h / 1e3, m / 1e3, gh, gm, ratio);
     if (out)
-      fprintf(out, "transpose,%ld,%ld,%ld,%.3f,%.3f,%.4f,%.4f,%.4f\n", rn, N, T, h, m, gh, gm,
-              ratio);
+      fprintf(out, "transpose,%s,%ld,%ld,%ld,%.3f,%.3f,%.4f,%.4f,%.4f\n", r->op, rn, N, T, h, m, gh,
+              gm, ratio);
   }
   if (out && fclose(out) != 0) {
     fprintf(stderr, "simple-bench: writing %s failed\n", csv);

@@ -34,8 +34,10 @@ SUITES = [
          "all-to-all, ...) against flat MPI (best of Open MPI default and HAN)", nodes=True,
          group="op", x="bytes", ours="simple_us", anchor="anchor_us", panels=True,
          anchor_label="MPI (faster of default, HAN)", full_args=["--rounds", "3"]),
-    dict(name="transpose", title="paper 002 Fig. 6: matrix transpose, hybrid against flat MPI "
-         "(MPI_Alltoall)", nodes=True, group=None, x="n", ours="simple_us", anchor="mpi_us",
+    dict(name="transpose", title="paper 002 Fig. 6(c) and Fig. 5(c): matrix transpose, and "
+         "rows in blocks converted to rows dealt cyclically and back, hybrid against flat MPI "
+         "(MPI_Alltoall, MPI_Alltoallv)", nodes=True, group="op", x="n", ours="simple_us",
+         anchor="mpi_us", args=["--ops", "transpose,block-cyclic,cyclic-block"],
          full_args=["--max-n", "4096", "--rounds", "3"]),
     dict(name="pingpong", title="paper 003 Fig. 3: ping-pong latency against message size, "
          "simple against raw MPI", nodes=False, group="row", x="bytes", ours="simple_us",
