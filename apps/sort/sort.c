@@ -158,6 +158,9 @@ typedef struct {
   int use_msg;               /* inter-node sections by simple_isend/irecv, not alltoallv */
   simple_request_t *reqs;
   int nreq;
+  void *res;     /* the result's buffer: the caller's, or an own one */
+  void *partner; /* its partner in the ping-pong between passes */
+  int own_res;   /* res is an own allocation */
 } sctx_t;
 
 static void digit_hist(const sctx_t *c, const void *src, size_t ns, int sh, int w) {
@@ -445,34 +448,25 @@ enum { AGREE_NOMEM = 1, AGREE_UNBALANCED = 2, AGREE_SHORT = 4 };
 #define AGREE_WORDS (sizeof(agreement_t) / sizeof(uint64_t))
 _Static_assert(sizeof(agreement_t) == 7 * sizeof(uint64_t), "the agreement is 7 words");
 
-/* into = 0: the result goes to a new buffer returned in *out; into = 1:
- * into the caller's user_out of out_cap keys (NULL only with out_cap 0). */
-static int sort_generic(simple_t *s, const void *keys, size_t n_local, size_t ksz, void **out,
-                        int into, void *user_out, size_t out_cap, size_t *n_out,
-                        const simple_sort_opts_t *o) {
-  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
-  int err = 0, algo = o ? (int)o->algo : SIMPLE_SORT_SIMPLE, db = o ? o->digit_bits : 0;
-  int P = simple_nprocs(s);
+/* One thread's argument checks: 0 or the error code. */
+static int check_args(int P, const void *keys, size_t n_local, size_t ksz, void **out, int into,
+                      const void *user_out, size_t out_cap, const size_t *n_out, int algo, int db) {
   if (!n_out || (!into && !out) || (!keys && n_local > 0) || (into && !user_out && out_cap))
-    err = SIMPLE_ERR_NULL;
-  else if (algo < SIMPLE_SORT_SIMPLE || algo > SIMPLE_SORT_RDXOPT || db < 0 || db > SORT_MAX_DIGIT)
-    err = SIMPLE_ERR_ARG;
-  else if (n_local > (SIZE_MAX / 32) / (size_t)P || out_cap > SIZE_MAX / 16)
-    err = SIMPLE_ERR_COUNT;
-  else if (into && user_out && keys && n_local && out_cap &&
-           (uintptr_t)user_out < (uintptr_t)keys + n_local * ksz &&
-           (uintptr_t)keys < (uintptr_t)user_out + out_cap * ksz)
-    err = SIMPLE_ERR_ARG; /* the first pass reads keys while writing out */
-  if (out) *out = NULL;
-  if (n_out) *n_out = 0;
-  /* First agreement: the total, and whether anyone's arguments failed. */
-  uint64_t sums[2] = {err ? 0 : (uint64_t)n_local, err ? 1 : 0}, tsum[2];
-  int rc = simple_allreduce(s, sums, tsum, 2, SIMPLE_UINT64, SIMPLE_SUM);
-  if (rc) return rc;
-  if (tsum[1]) return err ? err : SIMPLE_ERR_PEER;
+    return SIMPLE_ERR_NULL;
+  if (algo < SIMPLE_SORT_SIMPLE || algo > SIMPLE_SORT_RDXOPT || db < 0 || db > SORT_MAX_DIGIT)
+    return SIMPLE_ERR_ARG;
+  if (n_local > (SIZE_MAX / 32) / (size_t)P || out_cap > SIZE_MAX / 16) return SIMPLE_ERR_COUNT;
+  if (into && user_out && keys && n_local && out_cap &&
+      (uintptr_t)user_out < (uintptr_t)keys + n_local * ksz &&
+      (uintptr_t)keys < (uintptr_t)user_out + out_cap * ksz)
+    return SIMPLE_ERR_ARG; /* the first pass reads keys while writing out */
+  return 0;
+}
 
-  sctx_t cx, *c = &cx;
+/* The context of a sort of n keys in all (no allocation yet). */
+static void ctx_init(sctx_t *c, simple_t *s, size_t ksz, size_t n, int algo, int db) {
   memset(c, 0, sizeof *c);
+  int P = simple_nprocs(s);
   c->s = s;
   c->ksz = ksz;
   c->P = P;
@@ -481,7 +475,7 @@ static int sort_generic(simple_t *s, const void *keys, size_t n_local, size_t ks
   c->node = simple_node(s);
   c->T = simple_threads(s);
   c->first = c->me - simple_thread(s);
-  c->n = (size_t)tsum[0];
+  c->n = n;
   c->q = c->n / (size_t)P;
   c->r = c->n % (size_t)P;
   simple_sort_slice(c->n, P, c->me, &c->lo, &c->cnt);
@@ -510,60 +504,74 @@ static int sort_generic(simple_t *s, const void *keys, size_t n_local, size_t ks
                          c->n / (size_t)P * ksz >= SORT_MSG_BYTES;
   c->wmax = db ? db : (algo == SIMPLE_SORT_SIMPLE ? SORT_DEF_SIMPLE : SORT_DEF_RDX);
   c->R = (size_t)1 << c->wmax;
-  size_t R = c->R, hold = n_local > c->cnt ? n_local : c->cnt;
+}
 
-  /* Allocation; failures are agreed on below, with the key bits. */
-  int nomem = 0;
+/* The sort's buffers, for a thread holding n_local keys, the result into
+ * user_out (NULL: an own buffer). Returns 1 when an allocation failed
+ * (agreed on with the key bits). */
+static int ctx_alloc(sctx_t *c, size_t n_local, void *user_out) {
+  size_t R = c->R, P = (size_t)c->P, ksz = c->ksz, hold = n_local > c->cnt ? n_local : c->cnt;
   c->h = malloc(3 * R * sizeof(uint64_t));
   c->cur = malloc(2 * R * sizeof(void *));
   c->next = malloc(R * sizeof(size_t));
-  c->pieces = malloc((R + (size_t)P + 2) * sizeof(piece_t));
-  c->ptgt = malloc((R + (size_t)P + 2) * sizeof(int));
-  c->pstart = malloc((R + (size_t)P + 2) * sizeof(size_t));
-  /* The result's buffer and its partner of the ping-pong between passes. */
-  void *res = user_out, *partner = cache_get(CACHE_PARTNER, (c->cnt ? c->cnt : 1) * ksz);
-  int short_out = into && out_cap < c->cnt, own_res = !res;
-  /* An own buffer also for an empty caller's one: RDX registers both. */
-  if (!res) res = malloc((c->cnt ? c->cnt : 1) * ksz);
-  c->buf[0] = res;
-  c->buf[1] = partner;
+  c->pieces = malloc((R + P + 2) * sizeof(piece_t));
+  c->ptgt = malloc((R + P + 2) * sizeof(int));
+  c->pstart = malloc((R + P + 2) * sizeof(size_t));
+  /* The result's buffer and its partner of the ping-pong between passes;
+   * an own buffer also for an empty caller's one: RDX registers both. */
+  c->res = user_out;
+  c->partner = cache_get(CACHE_PARTNER, (c->cnt ? c->cnt : 1) * ksz);
+  c->own_res = !c->res;
+  if (!c->res) c->res = malloc((c->cnt ? c->cnt : 1) * ksz);
+  c->buf[0] = c->res;
+  c->buf[1] = c->partner;
   /* RDX sorts locally into tmp; SIMPLE only points finished cursors at it. */
-  c->tmp = cache_get(CACHE_TMP, algo == SIMPLE_SORT_SIMPLE ? 64 : (hold ? hold : 1) * ksz);
-  c->sc = malloc(4 * (size_t)P * sizeof(size_t));
-  c->sbytes = malloc(2 * (size_t)P * sizeof(uint64_t));
-  c->sruns = malloc(2 * (size_t)P * sizeof(size_t));
-  if (!c->h || !c->cur || !c->next || !c->pieces || !c->ptgt || !c->pstart || !res || !partner ||
-      !c->tmp || !c->sc || !c->sbytes || !c->sruns)
-    nomem = 1;
-  else {
-    c->pre = c->h + R;
-    c->tot = c->h + 2 * R;
-    c->end = c->cur + R;
-    c->sd = c->sc + P;
-    c->rc = c->sd + P;
-    c->rd = c->rc + P;
-    c->rbytes = c->sbytes + P;
-    c->skeys = c->sruns + P;
-  }
-  if (!nomem && (size_t)P * R <= SORT_TABLE_WORDS &&
-      !(c->table = cache_get(CACHE_TABLE, (size_t)P * R * sizeof(uint64_t))))
-    nomem = 1;
-  if (!nomem && algo == SIMPLE_SORT_SIMPLE && c->nodes > 1) {
+  c->tmp = cache_get(CACHE_TMP, c->algo == SIMPLE_SORT_SIMPLE ? 64 : (hold ? hold : 1) * ksz);
+  c->sc = malloc(4 * P * sizeof(size_t));
+  c->sbytes = malloc(2 * P * sizeof(uint64_t));
+  c->sruns = malloc(2 * P * sizeof(size_t));
+  if (!c->h || !c->cur || !c->next || !c->pieces || !c->ptgt || !c->pstart || !c->res ||
+      !c->partner || !c->tmp || !c->sc || !c->sbytes || !c->sruns)
+    return 1;
+  c->pre = c->h + R;
+  c->tot = c->h + 2 * R;
+  c->end = c->cur + R;
+  c->sd = c->sc + P;
+  c->rc = c->sd + P;
+  c->rd = c->rc + P;
+  c->rbytes = c->sbytes + P;
+  c->skeys = c->sruns + P;
+  if (P * R <= SORT_TABLE_WORDS && !(c->table = cache_get(CACHE_TABLE, P * R * sizeof(uint64_t))))
+    return 1;
+  if (c->algo == SIMPLE_SORT_SIMPLE && c->nodes > 1) {
     /* A section per remote destination: 8 bytes, 16 per run (a run is a
      * digit's piece: at most R + P - 1 of them, never more than keys), the
      * keys. Received runs: at most one per (sender, digit), one per key. */
-    size_t sruns = hold < R + (size_t)P ? hold : R + (size_t)P;
-    size_t rruns = (size_t)P * R;
-    if (rruns / R != (size_t)P || rruns > c->cnt) rruns = c->cnt;
-    c->sbuf = cache_get(CACHE_SEND, ksz * hold + 8 * (size_t)P + 16 * sruns + 64);
-    c->rbuf = cache_get(CACHE_RECV, ksz * c->cnt + 8 * (size_t)P + 16 * rruns + 64);
-    if (!c->sbuf || !c->rbuf) nomem = 1;
+    size_t sruns = hold < R + P ? hold : R + P;
+    size_t rruns = P * R;
+    if (rruns / R != P || rruns > c->cnt) rruns = c->cnt;
+    c->sbuf = cache_get(CACHE_SEND, ksz * hold + 8 * P + 16 * sruns + 64);
+    c->rbuf = cache_get(CACHE_RECV, ksz * c->cnt + 8 * P + 16 * rruns + 64);
+    if (!c->sbuf || !c->rbuf) return 1;
   }
-  /* Bits that vary among all keys (OR ^ AND), whether the input is already
-   * in the balanced layout, allocation failures and agreement on the
-   * options, in one allreduce (agreement_t). */
+  return 0;
+}
+
+/* Frees the context, and the result's buffer unless it goes to the
+ * caller. */
+static void ctx_release(sctx_t *c, int keep_res) {
+  if (c->own_res && !keep_res) free(c->res);
+  ctx_free(c);
+}
+
+/* The agreement (agreement_t) on a sort: bits that vary among all keys
+ * (OR ^ AND), whether the input is already in the balanced layout,
+ * allocation failures and the options, in one allreduce. On success
+ * *varying and *balanced hold the job's answers. */
+static int agree(sctx_t *c, const void *keys, size_t n_local, int nomem, int short_out,
+                 uint64_t *varying, int *balanced) {
   uint64_t orv = 0, andv = ~(uint64_t)0;
-  if (ksz == 4) {
+  if (c->ksz == 4) {
     const uint32_t *a = keys;
     uint32_t o32 = 0, a32 = ~(uint32_t)0;
     for (size_t i = 0; i < n_local; i++) {
@@ -583,56 +591,70 @@ static int sort_generic(simple_t *s, const void *keys, size_t n_local, size_t ks
                       ~andv,
                       (nomem ? AGREE_NOMEM : 0) | (n_local != c->cnt ? AGREE_UNBALANCED : 0) |
                           (short_out ? AGREE_SHORT : 0),
-                      (uint64_t)algo,
-                      ~(uint64_t)algo,
+                      (uint64_t)c->algo,
+                      ~(uint64_t)c->algo,
                       (uint64_t)c->wmax,
                       ~(uint64_t)c->wmax},
               all;
-  if ((rc = simple_allreduce(s, &mine, &all, AGREE_WORDS, SIMPLE_UINT64, SIMPLE_BOR))) goto fail;
-  if (all.flags & AGREE_NOMEM) {
-    rc = nomem ? SIMPLE_ERR_NOMEM : SIMPLE_ERR_PEER;
-    goto fail;
-  }
-  if (all.flags & AGREE_SHORT) {
-    rc = short_out ? SIMPLE_ERR_COUNT : SIMPLE_ERR_PEER;
-    goto fail;
-  }
-  if (all.algo != ~all.algo_not || all.wmax != ~all.wmax_not) {
-    rc = SIMPLE_ERR_ARG;
-    goto fail;
-  }
-  int balanced = !(all.flags & AGREE_UNBALANCED);
-  uint64_t varying = c->n ? all.key_or ^ ~all.key_nand : 0;
-  int lo_bit = 0, span = 1;
-  if (varying) {
-    lo_bit = __builtin_ctzll(varying);
-    span = 64 - __builtin_clzll(varying) - lo_bit;
-  }
-  int npass = c->n ? (span + c->wmax - 1) / c->wmax : 0;
-  int width = npass ? (span + npass - 1) / npass : 1;
-  /* Pass d writes buf[d % 2]: the last planned pass writes the result's
-   * buffer (a pass skipped as identity costs one copy at the end). */
-  if (npass % 2 == 0) {
-    c->buf[0] = partner;
-    c->buf[1] = res;
-  }
+  int rc = simple_allreduce(c->s, &mine, &all, AGREE_WORDS, SIMPLE_UINT64, SIMPLE_BOR);
+  if (rc) return rc;
+  if (all.flags & AGREE_NOMEM) return nomem ? SIMPLE_ERR_NOMEM : SIMPLE_ERR_PEER;
+  if (all.flags & AGREE_SHORT) return short_out ? SIMPLE_ERR_COUNT : SIMPLE_ERR_PEER;
+  if (all.algo != ~all.algo_not || all.wmax != ~all.wmax_not) return SIMPLE_ERR_ARG;
+  *balanced = !(all.flags & AGREE_UNBALANCED);
+  *varying = c->n ? all.key_or ^ ~all.key_nand : 0;
+  return 0;
+}
 
-  if (algo == SIMPLE_SORT_SIMPLE) {
-    void *tab = NULL;
-    if ((rc = simple_node_malloc(s, sizeof(void *) * 2 * (size_t)c->T, &tab))) goto fail;
-    c->peers = tab;
-    c->peers[2 * simple_thread(s)] = c->buf[0];
-    c->peers[2 * simple_thread(s) + 1] = c->buf[1];
-    if ((rc = simple_node_barrier(s))) goto fail_peers;
+/* Makes the two pass buffers reachable by the other threads: node-shared
+ * pointers (SIMPLE) or registrations (RDX); buffers_close undoes it,
+ * keeping the first error. */
+static int buffers_open(sctx_t *c) {
+  simple_t *s = c->s;
+  size_t bytes = c->cnt * c->ksz;
+  int rc;
+  if (c->algo != SIMPLE_SORT_SIMPLE) {
+    if ((rc = simple_rma_push_reg(s, c->buf[0], bytes)) ||
+        (rc = simple_rma_push_reg(s, c->buf[1], bytes)))
+      return rc;
+    return simple_rma_sync(s);
+  }
+  void *tab = NULL;
+  if ((rc = simple_node_malloc(s, sizeof(void *) * 2 * (size_t)c->T, &tab))) return rc;
+  c->peers = tab;
+  c->peers[2 * simple_thread(s)] = c->buf[0];
+  c->peers[2 * simple_thread(s) + 1] = c->buf[1];
+  if ((rc = simple_node_barrier(s))) {
+    simple_node_free(s, c->peers);
+    c->peers = NULL;
+  }
+  return rc;
+}
+
+static int buffers_close(sctx_t *c, int rc) {
+  simple_t *s = c->s;
+  int rc2;
+  if (c->algo == SIMPLE_SORT_SIMPLE) {
+    rc2 = simple_node_free(s, c->peers);
   } else {
-    if ((rc = simple_rma_push_reg(s, c->buf[0], c->cnt * ksz)) ||
-        (rc = simple_rma_push_reg(s, c->buf[1], c->cnt * ksz)) || (rc = simple_rma_sync(s)))
-      goto fail;
+    rc2 = simple_rma_pop_reg(s, c->buf[0]);
+    if (!rc2) rc2 = simple_rma_pop_reg(s, c->buf[1]);
+    if (!rc2) rc2 = simple_rma_sync(s);
   }
+  return rc ? rc : rc2;
+}
 
+/* The passes over digits of `width` bits from bit lo_bit: each a
+ * histogram, the counts' prefix over the job and a pass of the algorithm;
+ * a digit that every key shares is skipped once the keys are in the
+ * balanced layout. *done gets the passes made, *nb the buffer the next
+ * pass would write (the result is in buf[*nb ^ 1]). */
+static int run_passes(sctx_t *c, const void *keys, size_t n_local, int lo_bit, int width, int npass,
+                      int balanced, int *done, int *nb) {
+  simple_t *s = c->s;
   const void *src = keys;
   size_t ns = n_local;
-  int nb = 0, done = 0;
+  int P = c->P, rc = 0;
   for (int p = 0; p < npass; p++) {
     int sh = lo_bit + p * width;
     size_t Rp = (size_t)1 << width;
@@ -643,7 +665,7 @@ static int sort_generic(simple_t *s, const void *keys, size_t n_local, size_t ks
     uint64_t *table = c->table;
     int all_table = table != NULL; /* the same on every thread: P, R agreed */
     if (all_table) {
-      if ((rc = simple_allgather(s, c->h, table, Rp, SIMPLE_UINT64))) break;
+      if ((rc = simple_allgather(s, c->h, table, Rp, SIMPLE_UINT64))) return rc;
       memset(c->pre, 0, Rp * sizeof(uint64_t));
       memset(c->tot, 0, Rp * sizeof(uint64_t));
       for (int q = 0; q < P; q++) {
@@ -652,48 +674,87 @@ static int sort_generic(simple_t *s, const void *keys, size_t n_local, size_t ks
         for (size_t v = 0; v < Rp; v++) c->tot[v] += row[v];
       }
     } else if ((rc = simple_allreduce(s, c->h, c->tot, Rp, SIMPLE_UINT64, SIMPLE_SUM))) {
-      break;
+      return rc;
     }
-    /* A digit that every key shares permutes nothing, once the keys are in
-     * the balanced layout. */
     size_t nz = 0;
     for (size_t v = 0; v < Rp && nz < 2; v++) nz += c->tot[v] != 0;
-    if (nz < 2 && (done || balanced)) continue;
+    if (nz < 2 && (*done || balanced)) continue;
     if (!all_table) {
       memset(c->pre, 0, Rp * sizeof(uint64_t));
-      if ((rc = simple_exscan(s, c->h, c->pre, Rp, SIMPLE_UINT64, SIMPLE_SUM))) break;
+      if ((rc = simple_exscan(s, c->h, c->pre, Rp, SIMPLE_UINT64, SIMPLE_SUM))) return rc;
     }
     global_starts(c, Rp);
-    if (algo == SIMPLE_SORT_SIMPLE)
-      rc = pass_simple(c, src, ns, sh, width, nb);
+    if (c->algo == SIMPLE_SORT_SIMPLE)
+      rc = pass_simple(c, src, ns, sh, width, *nb);
     else
-      rc = pass_rdx(c, src, ns, sh, width, nb, algo == SIMPLE_SORT_RDXOPT);
-    if (rc) break;
-    src = c->buf[nb];
+      rc = pass_rdx(c, src, ns, sh, width, *nb, c->algo == SIMPLE_SORT_RDXOPT);
+    if (rc) return rc;
+    src = c->buf[*nb];
     ns = c->cnt;
-    nb ^= 1;
-    done++;
+    *nb ^= 1;
+    (*done)++;
   }
-  if (algo == SIMPLE_SORT_SIMPLE) {
-    int rc2 = simple_node_free(s, c->peers);
-    if (!rc) rc = rc2;
-  } else {
-    int rc2 = simple_rma_pop_reg(s, c->buf[0]);
-    if (!rc2) rc2 = simple_rma_pop_reg(s, c->buf[1]);
-    if (!rc2) rc2 = simple_rma_sync(s);
-    if (!rc) rc = rc2;
+  return 0;
+}
+
+/* into = 0: the result goes to a new buffer returned in *out; into = 1:
+ * into the caller's user_out of out_cap keys (NULL only with out_cap 0).
+ * Two agreements before any key moves (the total and the arguments' verdict;
+ * then agree()), the passes, the result into place. */
+static int sort_generic(simple_t *s, const void *keys, size_t n_local, size_t ksz, void **out,
+                        int into, void *user_out, size_t out_cap, size_t *n_out,
+                        const simple_sort_opts_t *o) {
+  if (!s) return SIMPLE_ERR_NOT_IN_JOB;
+  int algo = o ? (int)o->algo : SIMPLE_SORT_SIMPLE, db = o ? o->digit_bits : 0;
+  int err = check_args(simple_nprocs(s), keys, n_local, ksz, out, into, user_out, out_cap, n_out,
+                       algo, db);
+  if (out) *out = NULL;
+  if (n_out) *n_out = 0;
+  /* First agreement: the total, and whether anyone's arguments failed. */
+  uint64_t sums[2] = {err ? 0 : (uint64_t)n_local, err ? 1 : 0}, tsum[2];
+  int rc = simple_allreduce(s, sums, tsum, 2, SIMPLE_UINT64, SIMPLE_SUM);
+  if (rc) return rc;
+  if (tsum[1]) return err ? err : SIMPLE_ERR_PEER;
+
+  sctx_t cx, *c = &cx;
+  ctx_init(c, s, ksz, (size_t)tsum[0], algo, db);
+  int nomem = ctx_alloc(c, n_local, user_out);
+  uint64_t varying = 0;
+  int balanced = 0;
+  if ((rc = agree(c, keys, n_local, nomem, into && out_cap < c->cnt, &varying, &balanced))) {
+    ctx_release(c, 0);
+    return rc;
   }
-  if (rc) goto fail;
+  int lo_bit = 0, span = 1;
+  if (varying) {
+    lo_bit = __builtin_ctzll(varying);
+    span = 64 - __builtin_clzll(varying) - lo_bit;
+  }
+  int npass = c->n ? (span + c->wmax - 1) / c->wmax : 0;
+  int width = npass ? (span + npass - 1) / npass : 1;
+  /* Pass d writes buf[d % 2]: the last planned pass writes the result's
+   * buffer (a pass skipped as identity costs one copy at the end). */
+  if (npass % 2 == 0) {
+    c->buf[0] = c->partner;
+    c->buf[1] = c->res;
+  }
+  if ((rc = buffers_open(c))) {
+    ctx_release(c, 0);
+    return rc;
+  }
+  int nb = 0, done = 0;
+  rc = run_passes(c, keys, n_local, lo_bit, width, npass, balanced, &done, &nb);
+  if ((rc = buffers_close(c, rc))) {
+    ctx_release(c, 0);
+    return rc;
+  }
   if (!done) {
     /* Nothing moved: the input is balanced and already in order. */
-    if (n_local) memcpy(res, keys, n_local * ksz);
-  } else if (c->buf[nb ^ 1] != res) {
-    memcpy(res, c->buf[nb ^ 1], c->cnt * ksz);
+    if (n_local) memcpy(c->res, keys, n_local * ksz);
+  } else if (c->buf[nb ^ 1] != c->res) {
+    memcpy(c->res, c->buf[nb ^ 1], c->cnt * ksz);
   }
-  if (!into)
-    *out = res;
-  else if (own_res)
-    free(res);
+  if (!into) *out = c->res;
   *n_out = c->cnt;
   if (o && o->info) {
     o->info->passes = done;
@@ -701,15 +762,8 @@ static int sort_generic(simple_t *s, const void *keys, size_t n_local, size_t ks
     o->info->sort_bits = varying ? span : 0;
     o->info->n = c->n;
   }
-  ctx_free(c);
+  ctx_release(c, !into);
   return 0;
-
-fail_peers:
-  simple_node_free(s, c->peers);
-fail:
-  if (own_res) free(res);
-  ctx_free(c);
-  return rc;
 }
 
 int simple_sort_u32(simple_t *s, const uint32_t *keys, size_t n_local, uint32_t **out,
