@@ -86,6 +86,11 @@ int bench_side_of(const char *name, const char *const *names, int n);
 /* A worker's "I KEY VALUE" line: copies VALUE (without the newline) into
  * dst and returns 1 when line carries KEY, else 0. */
 int bench_info(const char *line, const char *key, char *dst, size_t len);
+/* The MPI library's name and version on one line, as a worker's "I library"
+ * line gives it: the first line of MPI_Get_library_version up to its first
+ * comma, whitespace runs made single spaces ("MPICH Version:\t4.0.2" ->
+ * "MPICH Version: 4.0.2"). Needs MPI initialized. */
+void bench_mpi_library(char *dst, size_t len);
 
 /* Results by row (an operation and a size) and side (simple, an anchor,
  * ...), one value per round; the suite owns the storage. */

@@ -458,11 +458,7 @@ static int as_mpi_worker(int argc, char **argv, const bench_opts_t *o) {
   if (as_alloc(&x, argc, argv, o)) as_die(&x, "out of memory (h = %ld)", x.hmax);
   if (x.me == 0) {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(lib, &len);
-    lib[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING - 1] = '\0';
-    char *nl = strpbrk(lib, "\r\n,");
-    if (nl) *nl = '\0';
+    bench_mpi_library(lib, sizeof lib);
     printf("I library %s\nI layout %d ranks\n", lib, x.p);
     fflush(stdout);
   }

@@ -542,19 +542,7 @@ int bench_coll_mpi(int argc, char **argv, const bench_opts_t *o) {
   }
   if (d.rank == 0) {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(lib, &len);
-    lib[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING - 1] = '\0';
-    char *nl = strpbrk(lib, "\r\n,");
-    if (nl) *nl = '\0';
-    /* One line, single spaces ("MPICH Version:\t4.0.2" -> "MPICH Version: 4.0.2"). */
-    char *w = lib;
-    for (char *c = lib; *c; c++) {
-      char ch = *c == '\t' ? ' ' : *c;
-      if (ch == ' ' && (w == lib || w[-1] == ' ')) continue;
-      *w++ = ch;
-    }
-    *w = '\0';
+    bench_mpi_library(lib, sizeof lib);
     printf("I library %s\n", lib);
     printf("I layout %d ranks\n", d.nprocs);
     printf("I hosts %d\n", hosts);

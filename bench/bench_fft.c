@@ -274,11 +274,7 @@ int bench_fft_fftw(int argc, char **argv, const bench_opts_t *o) {
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   if (rank == 0) {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(lib, &len);
-    lib[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING - 1] = '\0';
-    char *nl = strpbrk(lib, "\r\n,");
-    if (nl) *nl = '\0';
+    bench_mpi_library(lib, sizeof lib);
     printf("I library %s\nI fftw %s\nI layout %d ranks x %d FFTW threads\n", lib, fftw_version, P,
            threads);
     fflush(stdout);

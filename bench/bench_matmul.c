@@ -209,11 +209,7 @@ int bench_matmul_pdgemm(int argc, char **argv, const bench_opts_t *o) {
   if (q * q != P) mm_mpi_fail(rank, "the rank count is not a square", 0);
   if (rank == 0) {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(lib, &len);
-    lib[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING - 1] = '\0';
-    char *nl = strpbrk(lib, "\r\n,");
-    if (nl) *nl = '\0';
+    bench_mpi_library(lib, sizeof lib);
     printf("I library %s\n", lib);
     fflush(stdout);
   }

@@ -412,11 +412,7 @@ int bench_sort_mpi(int argc, char **argv, const bench_opts_t *o) {
   f.ksz = (size_t)w.bits / 8;
   if (f.rank == 0) {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(lib, &len);
-    lib[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING - 1] = '\0';
-    char *nl = strpbrk(lib, "\r\n,");
-    if (nl) *nl = '\0';
+    bench_mpi_library(lib, sizeof lib);
     printf("I library %s\nI layout %d ranks\n", lib, f.P);
     fflush(stdout);
   }

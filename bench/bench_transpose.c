@@ -438,11 +438,7 @@ int bench_transpose_mpi(int argc, char **argv, const bench_opts_t *o) {
   if (nops < 0) mpi_fail(f.rank, 0, "bad --ops");
   if (f.rank == 0) {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(lib, &len);
-    lib[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING - 1] = '\0';
-    char *nl = strpbrk(lib, "\r\n,");
-    if (nl) *nl = '\0';
+    bench_mpi_library(lib, sizeof lib);
     printf("I library %s\nI layout %d ranks\n", lib, P);
     fflush(stdout);
   }

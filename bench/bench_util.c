@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <mpi.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -244,4 +245,21 @@ int bench_info(const char *line, const char *key, char *dst, size_t len) {
   const char *v = line + 3 + k;
   snprintf(dst, len, "%.*s", (int)strcspn(v, "\n"), v);
   return 1;
+}
+
+void bench_mpi_library(char *dst, size_t len) {
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+  int n = 0;
+  MPI_Get_library_version(lib, &n);
+  lib[n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1] = '\0';
+  char *nl = strpbrk(lib, "\r\n,");
+  if (nl) *nl = '\0';
+  char *w = lib;
+  for (char *c = lib; *c; c++) {
+    char ch = *c == '\t' ? ' ' : *c;
+    if (ch == ' ' && (w == lib || w[-1] == ' ')) continue;
+    *w++ = ch;
+  }
+  *w = '\0';
+  snprintf(dst, len, "%s", lib);
 }
