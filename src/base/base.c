@@ -1,5 +1,6 @@
 /* The small helpers every layer shares (src/base). */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +73,20 @@ int simple__sync_rc(simple_t *s, int rc) {
 }
 
 static pthread_mutex_t layer_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void **simple__layer_slot_given(simple__node_t *n, simple__layer_key_t *key) {
+  static int given;
+  pthread_mutex_lock(&layer_lock);
+  if (!key->id) {
+    if (given == SIMPLE__MAX_LAYERS) {
+      fprintf(stderr, "simple: more than %d layers keep per-node state\n", SIMPLE__MAX_LAYERS);
+      abort();
+    }
+    __atomic_store_n(&key->id, ++given, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&layer_lock);
+  return &n->layer[key->id - 1];
+}
 
 void *simple__layer_create(simple__node_t *n, void **slot, void *(*create)(simple__node_t *n),
                            void (*destroy)(simple__node_t *n)) {

@@ -77,7 +77,11 @@ typedef struct {
 } simple__dist_t;
 
 /* The node's state (created on first use, by any thread), or NULL when out
- * of memory. */
+ * of memory; simple__dist_of reads it once created. */
 simple__dist_t *simple__dist_state(simple_t *s);
+extern simple__layer_key_t simple__dist_key;
+static inline simple__dist_t *simple__dist_of(simple__node_t *n) {
+  return *simple__layer_slot(n, &simple__dist_key);
+}
 
 #endif

@@ -58,7 +58,7 @@ int simple_hrelation(simple_t *s, const void *send, size_t count, size_t es, con
       if (simple__buf_grow(&st->cnt[t], 10 * (size_t)p * sizeof(size_t))) err0 = SIMPLE_ERR_NOMEM;
   }
   if (!simple__node_publish(s, NULL, NULL, NULL, 0, err0, &rc)) return rc;
-  simple__dist_t *st = n->dist;
+  simple__dist_t *st = simple__dist_of(n);
   size_t *ann = st->cnt[me].p, *got = ann + 2 * (size_t)p, *sc = got + 2 * (size_t)p, *sd = sc + p,
          *rcn = sd + p, *rd = rcn + p, *pos = rd + p;
 

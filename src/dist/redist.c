@@ -608,7 +608,7 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
   memset(&c, 0, sizeof c);
   c.n = n;
   c.pl = &pl;
-  c.st = st = n->dist;
+  c.st = st = simple__dist_of(n);
   c.slots = slots;
   c.r = n->threads;
   c.me = s->thread;

@@ -9,8 +9,10 @@ static void free_bufs(simple__buf_t *b, int n) {
   free(b);
 }
 
+simple__layer_key_t simple__dist_key;
+
 static void destroy(simple__node_t *n) {
-  simple__dist_t *d = n->dist;
+  simple__dist_t *d = simple__dist_of(n);
   if (!d) return;
   free_bufs(d->work, d->r);
   free_bufs(d->pack, d->r);
@@ -19,7 +21,7 @@ static void destroy(simple__node_t *n) {
   simple__buf_free(&d->tab);
   simple__buf_free(&d->msg);
   free(d);
-  n->dist = NULL;
+  *simple__layer_slot(n, &simple__dist_key) = NULL;
 }
 
 static void *create(simple__node_t *n) {
@@ -45,5 +47,6 @@ static void *create(simple__node_t *n) {
 }
 
 simple__dist_t *simple__dist_state(simple_t *s) {
-  return simple__layer_state(s->node, &s->node->dist, create, destroy);
+  return simple__layer_state(s->node, simple__layer_slot(s->node, &simple__dist_key), create,
+                             destroy);
 }

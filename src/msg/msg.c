@@ -445,7 +445,7 @@ int simple_probe(simple_t *s, int source, int tag, simple_status_t *status) {
 /* ------------------------------------------------------------------------
  * Buffer messages (the public calls are in msg_buf.c). */
 int simple__msg_buf_send(simple_t *s, simple__mbuf_t *b, int dest, int tag) {
-  simple__msg_node_t *m = s->node->msg;
+  simple__msg_node_t *m = simple__msg_of(s->node);
   simple__mth_t *me = &m->th[s->thread];
   simple__node_t *n = s->node;
   int dnode = simple__node_of(n, dest);
@@ -480,7 +480,7 @@ int simple__msg_buf_send(simple_t *s, simple__mbuf_t *b, int dest, int tag) {
 
 int simple__msg_buf_recv(simple_t *s, int source, int tag, simple__mbuf_t **out,
                          simple_status_t *status) {
-  simple__msg_node_t *m = s->node->msg;
+  simple__msg_node_t *m = simple__msg_of(s->node);
   simple__mth_t *me = &m->th[s->thread];
   int err = check_rank(s->node, source, 1);
   if (!err) err = check_tag(m, tag, 1);
@@ -514,5 +514,5 @@ int simple__msg_buf_recv(simple_t *s, int source, int tag, simple__mbuf_t **out,
 
 int simple__msg_check_dest(simple_t *s, int dest, int tag) {
   int err = check_rank(s->node, dest, 0);
-  return err ? err : check_tag(s->node->msg, tag, 0);
+  return err ? err : check_tag(simple__msg_of(s->node), tag, 0);
 }

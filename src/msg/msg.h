@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/sync.h"
 #include "run/job.h"
 #include "simple/msg.h"
 
@@ -171,6 +172,11 @@ typedef struct {
 
 /* The node's message state, created on first use; NULL when out of memory. */
 simple__msg_node_t *simple__msg_state(simple_t *s);
+/* The node's state once created (NULL before). */
+extern simple__layer_key_t simple__msg_key;
+static inline simple__msg_node_t *simple__msg_of(simple__node_t *n) {
+  return *simple__layer_slot(n, &simple__msg_key);
+}
 
 /* Buffers (msg_buf.c). */
 simple__mbuf_t *simple__mbuf_new(simple__mth_t *t, size_t cap);

@@ -40,7 +40,8 @@ static void *msg_create(simple__node_t *n) {
  * there is no barrier to set the state up under (src/base makes the
  * creation unique). */
 simple__msg_node_t *simple__msg_state(simple_t *s) {
-  return simple__layer_state(s->node, &s->node->msg, msg_create, msg_close);
+  return simple__layer_state(s->node, simple__layer_slot(s->node, &simple__msg_key), msg_create,
+                             msg_close);
 }
 
 static void env_drop(simple__mth_t *t, simple__env_t *e) {
@@ -55,8 +56,10 @@ static void env_drop(simple__mth_t *t, simple__env_t *e) {
   }
 }
 
+simple__layer_key_t simple__msg_key;
+
 static void msg_close(simple__node_t *n) {
-  simple__msg_node_t *m = n->msg;
+  simple__msg_node_t *m = simple__msg_of(n);
   if (!m) return;
   for (int i = 0; i < n->threads; i++) {
     simple__mth_t *t = &m->th[i];
@@ -84,7 +87,7 @@ static void msg_close(simple__node_t *n) {
   }
   free(m->th);
   free(m);
-  n->msg = NULL;
+  *simple__layer_slot(n, &simple__msg_key) = NULL;
 }
 
 /* ------------------------------------------------------------------------

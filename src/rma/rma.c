@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sync.h"
 #include "net/net.h"
 #include "net/net_rma.h"
 #include "run/job.h"
@@ -177,10 +178,12 @@ enum {
 };
 enum { TAG_PKT = 0x7a01, TAG_REPLY = 0x7a02 };
 
-static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The node's state lives in its layer slot (src/base/sync.h). */
+static simple__layer_key_t rma_key;
+static void **rma_slot(simple__node_t *n) { return simple__layer_slot(n, &rma_key); }
 
 static void free_state(simple__node_t *n) {
-  rma_t *R = n->rma;
+  rma_t *R = *rma_slot(n);
   if (!R) return;
   for (int t = 0; t < R->r; t++) {
     th_t *T = &R->th[t];
@@ -206,7 +209,7 @@ static void free_state(simple__node_t *n) {
   free(R->replybuf.p);
   simple__net_rma_close(R->net);
   free(R);
-  n->rma = NULL;
+  *rma_slot(n) = NULL;
 }
 
 static int env_backend(void) {
@@ -255,30 +258,16 @@ static rma_t *make_state(simple__node_t *n) {
   }
   return R;
 fail:
-  n->rma = R;
+  *rma_slot(n) = R;
   free_state(n);
   return NULL;
 }
 
 /* The node's state, made by the first thread that needs it (calls that are
  * not collective, such as a first bsmp_send, may come first). */
+static void *create_state(simple__node_t *n) { return make_state(n); }
 static rma_t *state(simple_t *s) {
-  simple__node_t *n = s->node;
-  rma_t *R = __atomic_load_n((rma_t **)&n->rma, __ATOMIC_ACQUIRE);
-  if (R) return R;
-  pthread_mutex_lock(&init_lock);
-  R = n->rma;
-  if (!R) {
-    R = make_state(n);
-    if (R && simple__node_at_close(n, free_state) != 0) {
-      n->rma = R;
-      free_state(n);
-      R = NULL;
-    }
-    if (R) __atomic_store_n((rma_t **)&n->rma, R, __ATOMIC_RELEASE);
-  }
-  pthread_mutex_unlock(&init_lock);
-  return R;
+  return simple__layer_state(s->node, rma_slot(s->node), create_state, free_state);
 }
 
 #define ENTER(s, R, T)                                  \
@@ -299,7 +288,7 @@ static int fail(th_t *T, int code, const char *fmt, ...) {
 
 const char *simple_rma_error(simple_t *s) {
   if (!SIMPLE__IN_JOB(s)) return "";
-  rma_t *R = __atomic_load_n((rma_t **)&s->node->rma, __ATOMIC_ACQUIRE);
+  rma_t *R = __atomic_load_n((rma_t **)rma_slot(s->node), __ATOMIC_ACQUIRE);
   return R ? R->th[s->thread].err : "";
 }
 

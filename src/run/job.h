@@ -50,6 +50,8 @@ _Static_assert(sizeof(simple__slot_t) == 18 * SIMPLE__CACHE_LINE,
 
 /* Upper layers that may register an at-close hook (simple__node_at_close). */
 #define SIMPLE__MAX_AT_CLOSE 8
+/* Layers above src/run that may keep per-node state (simple__layer_slot). */
+#define SIMPLE__MAX_LAYERS 8
 
 typedef struct simple__node {
   int node;             /* MYNODE */
@@ -80,11 +82,10 @@ typedef struct simple__node {
   atomic_int fatal;    /* the job failed: waits return SIMPLE_ERR_FATAL */
   atomic_int departed; /* threads that returned from the SPMD function */
 
-  /* Per-layer state of the upper layers (src/dist, src/rma, src/msg), set up
-   * lazily by each layer and released by its at-close hook. */
-  void *dist;
-  void *rma;
-  void *msg;
+  /* The per-node state of the layers above (each a slot of its own, found
+   * by the layer's key: src/base/sync.h), set up lazily by each layer and
+   * released by its at-close hook. */
+  void *layer[SIMPLE__MAX_LAYERS];
   int nclose;
   void (*at_close[SIMPLE__MAX_AT_CLOSE])(struct simple__node *n);
 } simple__node_t;
