@@ -46,7 +46,6 @@
 #include "coll/coll.h"
 #include "dist/dist.h"
 #include "net/net.h"
-#include "net/net_dist.h"
 #include "simple/dist.h"
 #include "xchg/xchg.h"
 

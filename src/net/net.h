@@ -38,6 +38,13 @@ int simple__net_isend(simple__node_t *n, int lane, const void *buf, size_t bytes
 int simple__net_irecv(simple__node_t *n, int lane, void *buf, size_t bytes, int src, int tag,
                       simple__net_req_t *req);
 int simple__net_waitall(simple__net_req_t *reqs, int count);
+/* Makes progress on count transfers without blocking: *done is 1 once all
+ * of them have completed (completed parts are released, so a later
+ * simple__net_waitall on the same requests returns at once). 0 or
+ * SIMPLE_ERR_MPI. Lets a thread that drives transfers do other work
+ * between calls while MPI (which progresses only inside its calls) keeps
+ * the transfers moving. Cost: one MPI_Test per part. */
+int simple__net_testall(simple__net_req_t *reqs, int count, int *done);
 
 int simple__net_send(simple__node_t *n, int lane, const void *buf, size_t bytes, int dest, int tag);
 int simple__net_recv(simple__node_t *n, int lane, void *buf, size_t bytes, int src, int tag);
