@@ -39,6 +39,7 @@
 #include "base/sync.h"
 #include "run/job.h"
 #include "simple/rma.h"
+#include "xchg/tags.h"
 
 /* ------------------------------------------------------------------------
  * Growable byte buffers, reused from superstep to superstep. */
@@ -176,7 +177,8 @@ enum {
   F_IDLE,  /* no thread of the node takes part: its collective fields are void */
   F
 };
-enum { TAG_PKT = 0x7a01, TAG_REPLY = 0x7a02 };
+/* The packets and the get replies of a superstep (src/xchg/tags.h). */
+enum { TAG_PKT = SIMPLE__TAG_RMA_PKT, TAG_REPLY = SIMPLE__TAG_RMA_REPLY };
 
 /* An inbox entry: header, tag (padded), payload (padded). */
 typedef struct {

@@ -12,6 +12,7 @@
 #include "net/net.h"
 #include "net/net_rma.h"
 #include "rma/rma_impl.h"
+#include "xchg/xchg.h"
 
 /* ------------------------------------------------------------------------
  * Sync. */
@@ -303,7 +304,12 @@ static void pack(simple__node_t *n, rma_t *R, int k, unsigned char *p) {
   h[0] = nreq;
 }
 
-static int lane_of(const simple__node_t *n, int a, int b) { return (a + b) % n->lanes; }
+/* The lane of node pair (a, b): the same at both ends, spread over the
+ * exchange engine's lanes (one where threads share cores: more lanes only
+ * add MPI progress loops taking turns on a core, src/xchg/xchg.h). */
+static int lane_of(const simple__node_t *n, int a, int b) {
+  return (a + b) % simple__xchg_lanes(n);
+}
 
 static int post(simple__node_t *n, th_t *T, int send, void *buf, size_t bytes, int peer, int tag,
                 int lane) {
