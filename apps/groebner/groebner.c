@@ -586,6 +586,13 @@ int simple_groebner(simple_t *s, simple_groebner_system_t sys, int n,
           all[2 * z] = all[2 * z - 2], all[2 * z + 1] = all[2 * z - 1];
           all[2 * z - 2] = t0n, all[2 * z - 1] = t1n;
         }
+      /* One group fetch of the remainders homed on other nodes: one
+       * latency per round instead of one per remainder (paper 003's
+       * prefetch). Only a prefetch: its error (a full cache) is left to
+       * the reads below, which report their own. newn is free until the
+       * loop writes it, entry a at or before step a. */
+      for (long a = 0; a < tot; a++) newn[a] = all[2 * a + 1];
+      (void)simple_shobj_fetch(s, b.sp, newn, (size_t)tot);
       poly_t **add = malloc(sizeof *add * (size_t)(tot + 1));
       for (long a = 0; a < tot && !rc; a++) {
         const void *hp;
