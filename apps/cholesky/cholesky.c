@@ -6,11 +6,14 @@
 #include <errno.h>
 #include <math.h>
 #include <metis.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
 void dtrsm_(const char *side, const char *uplo, const char *ta, const char *diag, const int *m,
@@ -44,9 +47,29 @@ typedef struct {
   int *perm;         /* [n]: new index -> original index */
 } sparse_t;
 
+/* The node's board of finished blocks, in node memory shared by its
+ * threads: a finished block's owner posts its name here for the threads of
+ * its own node (the push: a waiter reads one flag in shared memory instead
+ * of an accumulator at the block's home, three MPI atomics and a get per
+ * look), and a thread that found a block of another node in its directory
+ * entry posts it here for its node-mates. Waiters spin briefly on the flag,
+ * then sleep on the condition variable; a poster wakes them only when some
+ * are asleep. */
+typedef struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  atomic_int sleepers; /* threads in (or entering) pthread_cond_timedwait */
+  atomic_int failed;   /* a thread of this node saw the factorization fail */
+  atomic_uchar *ready; /* [N*N]: names[b] is posted */
+  simple_obj_t *names; /* [N*N] */
+} board_t;
+
 typedef struct {
   simple_t *s;
   simple_shobj_space_t *sp;
+  board_t *board;     /* this node's, shared by its threads */
+  const int *node_of; /* [p]: the node of each thread */
+  int mynode, multi;  /* multi: the job has more than one node */
   int n, nb, N, p, pr, pc, me;
   double shift;
   simple_obj_t *dir;    /* [N*N]: every block's directory accumulator (the lower ones) */
@@ -80,24 +103,89 @@ static void load_block(const ctx_t *c, int i, int j, int mi, int mj, double *a) 
   }
 }
 
+/* Posts block b's name on the node's board; wakes the node's sleepers. */
+static void post(board_t *bd, size_t b, simple_obj_t name) {
+  bd->names[b] = name;
+  atomic_store(&bd->ready[b], 1); /* seq_cst: ordered before the load of sleepers */
+  if (atomic_load(&bd->sleepers)) {
+    pthread_mutex_lock(&bd->mu);
+    pthread_cond_broadcast(&bd->cv);
+    pthread_mutex_unlock(&bd->mu);
+  }
+}
+
+/* Marks the node failed and wakes its sleepers. */
+static void post_failure(board_t *bd) {
+  atomic_store(&bd->failed, 1);
+  pthread_mutex_lock(&bd->mu);
+  pthread_cond_broadcast(&bd->cv);
+  pthread_mutex_unlock(&bd->mu);
+}
+
+/* SIMPLE_ERR_ARG when the factorization failed somewhere (this node's
+ * board, or the job's accumulator: one MPI atomic read at its home). */
+static int failed(ctx_t *c) {
+  if (atomic_load_explicit(&c->board->failed, memory_order_relaxed)) return SIMPLE_ERR_ARG;
+  int64_t f;
+  int rc = simple_shobj_get(c->s, c->sp, c->fail, &f, sizeof f, NULL);
+  if (rc) return rc;
+  if (f) {
+    atomic_store(&c->board->failed, 1);
+    return SIMPLE_ERR_ARG;
+  }
+  return 0;
+}
+
 /* The name of finished block (i, j), waiting for it; SIMPLE_ERR_ARG when
- * the factorization failed meanwhile (a pivot is in c->fail). */
+ * the factorization failed meanwhile (a pivot is in c->fail).
+ * A block finished on this node is on the board: ~100 spins on its flag,
+ * then sleeps of up to 1 ms on the board's condition variable (woken by
+ * the post), looking at the job's failure accumulator between sleeps. A
+ * block of another node: its directory entry polled at the block's home
+ * (an accumulator get), yielding the core between looks, and the name
+ * posted on the board for the node's other threads. */
 static int await(ctx_t *c, int i, int j, simple_obj_t *name) {
-  simple_obj_t *k = &c->known[(size_t)i * c->N + j];
-  unsigned polls = 0;
-  while (!simple_shobj_kind(*k)) {
-    int rc = simple_shobj_get(c->s, c->sp, c->dir[(size_t)i * c->N + j], k, sizeof *k, NULL);
-    if (rc) return rc;
-    if (simple_shobj_kind(*k)) break;
-    if (++polls % 16 == 0) {
-      int64_t f;
-      rc = simple_shobj_get(c->s, c->sp, c->fail, &f, sizeof f, NULL);
-      if (rc) return rc;
-      if (f) return SIMPLE_ERR_ARG;
+  size_t b = (size_t)i * c->N + j;
+  simple_obj_t *k = &c->known[b];
+  board_t *bd = c->board;
+  if (simple_shobj_kind(*k)) goto found;
+  if (c->node_of[owner(c, i, j)] == c->mynode) {
+    for (int spin = 0; spin < 100; spin++) {
+      if (atomic_load_explicit(&bd->ready[b], memory_order_acquire)) goto posted;
+      sched_yield();
     }
+    for (;;) {
+      pthread_mutex_lock(&bd->mu);
+      atomic_fetch_add(&bd->sleepers, 1); /* seq_cst: before the load of ready */
+      if (!atomic_load(&bd->ready[b]) && !atomic_load(&bd->failed)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 1000000;
+        if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
+        pthread_cond_timedwait(&bd->cv, &bd->mu, &ts);
+      }
+      atomic_fetch_sub(&bd->sleepers, 1);
+      pthread_mutex_unlock(&bd->mu);
+      if (atomic_load_explicit(&bd->ready[b], memory_order_acquire)) goto posted;
+      int rc = failed(c);
+      if (rc) return rc;
+    }
+  }
+  for (unsigned polls = 1;; polls++) {
+    if (atomic_load_explicit(&bd->ready[b], memory_order_acquire)) goto posted;
+    int rc = simple_shobj_get(c->s, c->sp, c->dir[b], k, sizeof *k, NULL);
+    if (rc) return rc;
+    if (simple_shobj_kind(*k)) {
+      post(bd, b, *k);
+      goto found;
+    }
+    if (polls % 16 == 0 && (rc = failed(c))) return rc;
     /* The block's owner is still computing: give it the core. */
     sched_yield();
   }
+posted:
+  *k = bd->names[b];
+found:
   *name = *k;
   return 0;
 }
@@ -137,6 +225,7 @@ static int factor(ctx_t *c) {
         if (info) {
           int64_t piv = (int64_t)j * nb + info; /* + 1: 0 means none */
           simple_shobj_write(c->s, c->sp, c->fail, &piv, sizeof piv);
+          post_failure(c->board);
           return SIMPLE_ERR_ARG;
         }
         for (int y = 0; y < mi; y++) /* the upper part is not L's */
@@ -152,7 +241,11 @@ static int factor(ctx_t *c) {
       }
       simple_obj_t name;
       int rc = simple_shobj_value(c->s, c->sp, a, sizeof(double) * (size_t)mi * mj, &name);
-      if (!rc)
+      if (rc) return rc;
+      /* The node's threads first (the board), then the other nodes (the
+       * directory entry, written only when there are other nodes). */
+      post(c->board, (size_t)i * c->N + j, name);
+      if (c->multi)
         rc = simple_shobj_write(c->s, c->sp, c->dir[(size_t)i * c->N + j], &name, sizeof name);
       if (rc) return rc;
       c->known[(size_t)i * c->N + j] = name;
@@ -513,6 +606,38 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
     return r2 ? r2 : rc ? rc : SIMPLE_ERR_PEER;
   }
   openblas_set_num_threads(1);
+  /* The node's board (node memory: flags, names, the lock and condition)
+   * and every thread's node. */
+  size_t nn = (size_t)c.N * c.N;
+  void *bp = NULL;
+  rc = simple_node_malloc(s, sizeof(board_t) + nn * (sizeof(simple_obj_t) + 1), &bp);
+  int *node_of = malloc(sizeof(int) * (size_t)c.p);
+  if (!rc && !node_of) rc = SIMPLE_ERR_NOMEM;
+  if (!rc) {
+    for (int t = 0; t < c.p; t++) node_of[t] = simple_node_of(s, t);
+    c.node_of = node_of, c.mynode = simple_node(s), c.multi = simple_nodes(s) > 1;
+    c.board = bp;
+    if (simple_thread(s) == 0) {
+      board_t *bd = bp;
+      memset(bd, 0, sizeof *bd);
+      pthread_mutex_init(&bd->mu, NULL);
+      pthread_cond_init(&bd->cv, NULL);
+      bd->names = (simple_obj_t *)(bd + 1);
+      bd->ready = (atomic_uchar *)(bd->names + nn);
+      memset(bd->names, 0, nn * sizeof(simple_obj_t));
+      for (size_t b = 0; b < nn; b++) atomic_init(&bd->ready[b], 0);
+    }
+    rc = simple_node_barrier(s);
+  }
+  bad = rc;
+  r2 = simple_allreduce(s, &rc, &bad, 1, SIMPLE_INT32, SIMPLE_MAX);
+  if (r2 || bad) {
+    if (bp) simple_node_free(s, bp);
+    free(node_of), free(c.dir), free(c.known), free(c.work);
+    simple_node_barrier(s);
+    if (simple_thread(s) == 0) sparse_free(m);
+    return r2 ? r2 : rc ? rc : SIMPLE_ERR_PEER;
+  }
   /* Room for the node's blocks (the whole factor at most) and their
    * directory entries. */
   size_t lower = (size_t)(res->factor_blocks + c.N) * c.nb * c.nb;
@@ -521,7 +646,8 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
                             .cache_bytes = 8 * lower + (1 << 20)};
   rc = simple_shobj_open(s, &so, &c.sp);
   if (rc) {
-    free(c.dir), free(c.known), free(c.work);
+    simple_node_free(s, bp);
+    free(node_of), free(c.dir), free(c.known), free(c.work);
     simple_node_barrier(s);
     if (simple_thread(s) == 0) sparse_free(m);
     return rc;
@@ -566,7 +692,14 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
     simple_shobj_stats(s, c.sp, &res->cache);
   }
   int r4 = simple_shobj_close(s, c.sp);
-  free(c.dir), free(c.known), free(c.work);
+  /* close's barrier: nobody waits on the board now */
+  if (simple_thread(s) == 0) {
+    pthread_mutex_destroy(&c.board->mu);
+    pthread_cond_destroy(&c.board->cv);
+  }
+  int r5 = simple_node_free(s, bp);
+  if (!r4) r4 = r5;
+  free(node_of), free(c.dir), free(c.known), free(c.work);
   if (simple_thread(s) == 0) sparse_free(m); /* close's barrier: nobody reads it now */
   return rc ? rc : r4;
 }
