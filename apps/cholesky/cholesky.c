@@ -114,6 +114,22 @@ static void post(board_t *bd, size_t b, simple_obj_t name) {
   }
 }
 
+/* Sleeps on the board until block b is posted, the node fails, or ns
+ * nanoseconds pass. */
+static void board_sleep(board_t *bd, size_t b, long ns) {
+  pthread_mutex_lock(&bd->mu);
+  atomic_fetch_add(&bd->sleepers, 1); /* seq_cst: before the load of ready */
+  if (!atomic_load(&bd->ready[b]) && !atomic_load(&bd->failed)) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += ns;
+    while (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
+    pthread_cond_timedwait(&bd->cv, &bd->mu, &ts);
+  }
+  atomic_fetch_sub(&bd->sleepers, 1);
+  pthread_mutex_unlock(&bd->mu);
+}
+
 /* Marks the node failed and wakes its sleepers. */
 static void post_failure(board_t *bd) {
   atomic_store(&bd->failed, 1);
@@ -142,8 +158,9 @@ static int failed(ctx_t *c) {
  * then sleeps of up to 1 ms on the board's condition variable (woken by
  * the post), looking at the job's failure accumulator between sleeps. A
  * block of another node: its directory entry polled at the block's home
- * (an accumulator get), yielding the core between looks, and the name
- * posted on the board for the node's other threads. */
+ * (an accumulator get), sleeping on the board between looks (20 us
+ * doubling to 1.3 ms), and the name posted on the board for the node's
+ * other threads. */
 static int await(ctx_t *c, int i, int j, simple_obj_t *name) {
   size_t b = (size_t)i * c->N + j;
   simple_obj_t *k = &c->known[b];
@@ -155,17 +172,7 @@ static int await(ctx_t *c, int i, int j, simple_obj_t *name) {
       sched_yield();
     }
     for (;;) {
-      pthread_mutex_lock(&bd->mu);
-      atomic_fetch_add(&bd->sleepers, 1); /* seq_cst: before the load of ready */
-      if (!atomic_load(&bd->ready[b]) && !atomic_load(&bd->failed)) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 1000000;
-        if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
-        pthread_cond_timedwait(&bd->cv, &bd->mu, &ts);
-      }
-      atomic_fetch_sub(&bd->sleepers, 1);
-      pthread_mutex_unlock(&bd->mu);
+      board_sleep(bd, b, 1000000);
       if (atomic_load_explicit(&bd->ready[b], memory_order_acquire)) goto posted;
       int rc = failed(c);
       if (rc) return rc;
@@ -180,8 +187,10 @@ static int await(ctx_t *c, int i, int j, simple_obj_t *name) {
       goto found;
     }
     if (polls % 16 == 0 && (rc = failed(c))) return rc;
-    /* The block's owner is still computing: give it the core. */
-    sched_yield();
+    /* The block's owner is still computing: sleep on the board (a
+     * node-mate's post wakes us), 20 us doubling to 1.3 ms between looks,
+     * leaving the core and the network to the threads that compute. */
+    board_sleep(bd, b, 20000L << (polls < 6 ? polls : 6));
   }
 posted:
   *k = bd->names[b];
