@@ -67,9 +67,12 @@ typedef struct {
 typedef struct {
   simple_t *s;
   simple_shobj_space_t *sp;
-  board_t *board;     /* this node's, shared by its threads */
-  const int *node_of; /* [p]: the node of each thread */
-  int mynode, multi;  /* multi: the job has more than one node */
+  board_t *board;          /* this node's, shared by its threads */
+  const int *node_of;      /* [p]: the node of each thread */
+  int mynode, multi;       /* multi: the job has more than one node */
+  unsigned char *need;     /* [N*N*p]: thread t uses block b (multi only; NULL: poll) */
+  long expected, received; /* pushes this thread gets from other nodes */
+  uint64_t epoch;          /* this call's number on this thread (the same on all) */
   int n, nb, N, p, pr, pc, me;
   double shift;
   simple_obj_t *dir;    /* [N*N]: every block's directory accumulator (the lower ones) */
@@ -104,7 +107,7 @@ static void load_block(const ctx_t *c, int i, int j, int mi, int mj, double *a) 
 }
 
 /* Posts block b's name on the node's board; wakes the node's sleepers. */
-static void post(board_t *bd, size_t b, simple_obj_t name) {
+static void board_post(board_t *bd, size_t b, simple_obj_t name) {
   bd->names[b] = name;
   atomic_store(&bd->ready[b], 1); /* seq_cst: ordered before the load of sleepers */
   if (atomic_load(&bd->sleepers)) {
@@ -112,6 +115,75 @@ static void post(board_t *bd, size_t b, simple_obj_t name) {
     pthread_cond_broadcast(&bd->cv);
     pthread_mutex_unlock(&bd->mu);
   }
+}
+
+/* The pushes: with several nodes, the owner of a finished block sends its
+ * name (24 bytes, simple_send) to every thread of another node that will
+ * use it (known from the block structure before the factorization), so no
+ * thread polls another node's directory entry for a block it uses. A
+ * receiver takes its pushes while it waits (and at the end) and posts them
+ * on its node's board for its node-mates. */
+#define PUSH_TAG 4242
+
+/* need[b p + t]: thread t reads block b during the factorization. One pass
+ * over the updates: O(sum over blocks of their column) per thread. */
+static int plan_pushes(ctx_t *c) {
+  size_t nn = (size_t)c->N * c->N, p = (size_t)c->p;
+  if (!c->multi || nn * p > ((size_t)64 << 20)) return 0; /* too big: poll instead */
+  c->need = calloc(nn * p, 1);
+  if (!c->need) return SIMPLE_ERR_NOMEM;
+  for (int j = 0; j < c->N; j++)
+    for (int i = j; i < c->N; i++) {
+      if (!nzb(c, i, j)) continue;
+      size_t t = (size_t)owner(c, i, j);
+      for (int k = 0; k < j; k++)
+        if (nzb(c, i, k) && nzb(c, j, k)) {
+          c->need[((size_t)i * c->N + k) * p + t] = 1;
+          c->need[((size_t)j * c->N + k) * p + t] = 1;
+        }
+      if (i > j) c->need[((size_t)j * c->N + j) * p + t] = 1;
+    }
+  for (size_t b = 0; b < nn; b++)
+    if (c->need[b * p + (size_t)c->me] &&
+        c->node_of[owner(c, (int)(b / c->N), (int)(b % c->N))] != c->mynode)
+      c->expected++;
+  return 0;
+}
+
+/* Sends finished block b's name to the threads of other nodes that use it. */
+static int push(ctx_t *c, size_t b, simple_obj_t name) {
+  if (!c->need) return 0;
+  uint64_t m[4] = {b, name.where, name.what, c->epoch};
+  for (int t = 0; t < c->p; t++)
+    if (c->need[b * (size_t)c->p + t] && c->node_of[t] != c->mynode) {
+      int rc = simple_send(c->s, m, 4, SIMPLE_UINT64, t, PUSH_TAG);
+      if (rc) return rc;
+    }
+  return 0;
+}
+
+static void board_post(board_t *bd, size_t b, simple_obj_t name);
+
+/* Takes the pushes that have arrived (up to 64 looks at the mailbox: every
+ * 64th look on a job of several nodes also polls MPI) and posts them. */
+static int take_pushes(ctx_t *c) {
+  for (int look = 0; look < 64 && c->received < c->expected; look++) {
+    int flag = 0;
+    simple_status_t st;
+    int rc = simple_iprobe(c->s, SIMPLE_ANY_SOURCE, PUSH_TAG, &flag, &st);
+    if (rc) return rc;
+    if (!flag) continue;
+    uint64_t m[4];
+    rc = simple_recv(c->s, m, 4, SIMPLE_UINT64, st.source, PUSH_TAG, NULL);
+    if (rc) return rc;
+    look = -1; /* found one: look again from the start */
+    /* A push of an earlier call that failed (its receivers stopped before
+     * taking it) is dropped. */
+    if (m[3] != c->epoch) continue;
+    c->received++;
+    if (m[0] < (uint64_t)c->N * c->N) board_post(c->board, m[0], (simple_obj_t){m[1], m[2]});
+  }
+  return 0;
 }
 
 /* Sleeps on the board until block b is posted, the node fails, or ns
@@ -178,12 +250,22 @@ static int await(ctx_t *c, int i, int j, simple_obj_t *name) {
       if (rc) return rc;
     }
   }
+  if (c->need && c->need[b * (size_t)c->p + c->me]) {
+    /* A block pushed to this thread: take the pushes until it is posted. */
+    for (unsigned looks = 1;; looks++) {
+      int rc = take_pushes(c);
+      if (rc) return rc;
+      if (atomic_load_explicit(&bd->ready[b], memory_order_acquire)) goto posted;
+      if (looks % 16 == 0 && (rc = failed(c))) return rc;
+      board_sleep(bd, b, 20000L << (looks < 3 ? looks : 3));
+    }
+  }
   for (unsigned polls = 1;; polls++) {
     if (atomic_load_explicit(&bd->ready[b], memory_order_acquire)) goto posted;
     int rc = simple_shobj_get(c->s, c->sp, c->dir[b], k, sizeof *k, NULL);
     if (rc) return rc;
     if (simple_shobj_kind(*k)) {
-      post(bd, b, *k);
+      board_post(bd, b, *k);
       goto found;
     }
     if (polls % 16 == 0 && (rc = failed(c))) return rc;
@@ -253,12 +335,22 @@ static int factor(ctx_t *c) {
       if (rc) return rc;
       /* The node's threads first (the board), then the other nodes (the
        * directory entry, written only when there are other nodes). */
-      post(c->board, (size_t)i * c->N + j, name);
-      if (c->multi)
+      board_post(c->board, (size_t)i * c->N + j, name);
+      rc = push(c, (size_t)i * c->N + j, name);
+      if (c->multi && !rc)
         rc = simple_shobj_write(c->s, c->sp, c->dir[(size_t)i * c->N + j], &name, sizeof name);
       if (rc) return rc;
       c->known[(size_t)i * c->N + j] = name;
     }
+  /* The pushes not taken yet (their blocks were on the board first): every
+   * sent message is received before the job goes on. */
+  for (unsigned looks = 1; c->received < c->expected; looks++) {
+    int rc = take_pushes(c);
+    if (rc) return rc;
+    if (c->received >= c->expected) break;
+    if (looks % 16 == 0 && (rc = failed(c))) return rc;
+    sched_yield();
+  }
   return 0;
 }
 
@@ -675,6 +767,12 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
                           SIMPLE_BOR);
   if (!r2 && !bad) r2 = simple_bcast(s, &c.fail, sizeof c.fail, SIMPLE_BYTE, 0);
   if (r2 || bad) rc = r2 ? r2 : rc ? rc : SIMPLE_ERR_PEER;
+  static _Thread_local uint64_t calls; /* collective: every thread counts alike */
+  c.epoch = ++calls;
+  if (!rc) rc = plan_pushes(&c);
+  bad = rc;
+  r2 = simple_allreduce(s, &rc, &bad, 1, SIMPLE_INT32, SIMPLE_MAX);
+  if (r2 || bad) rc = r2 ? r2 : rc ? rc : SIMPLE_ERR_PEER;
   double t0 = simple_time();
   if (!rc) {
     rc = factor(&c);
@@ -708,7 +806,7 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
   }
   int r5 = simple_node_free(s, bp);
   if (!r4) r4 = r5;
-  free(node_of), free(c.dir), free(c.known), free(c.work);
+  free(node_of), free(c.need), free(c.dir), free(c.known), free(c.work);
   if (simple_thread(s) == 0) sparse_free(m); /* close's barrier: nobody reads it now */
   return rc ? rc : r4;
 }

@@ -13,9 +13,12 @@
  * waking the node's threads that sleep on it) and, with several nodes, in
  * that block's accumulator, the block's directory entry. A thread that
  * needs a block of its own node spins briefly on the board's flag, then
- * sleeps until the post; a block of another node it polls in the directory
- * entry (and posts on its board for its node-mates), then reads it through
- * the node's cache, so a block crosses the network once per node however
+ * sleeps until the post. With several nodes the owner also pushes the name
+ * (a 32-byte message) to every thread of another node that will use the
+ * block, known from the block structure beforehand; the receiver takes it
+ * while it waits and posts it on its board for its node-mates (a block it
+ * does not use, as the final check's reads, it polls in the directory
+ * entry). It then reads the block through the node's cache, so a block crosses the network once per node however
  * many of the node's threads use it. Column by column is a topological order of the
  * dependencies: the first unfinished block of that order never waits, so
  * the factorization cannot deadlock.
