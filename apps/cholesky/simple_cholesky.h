@@ -18,8 +18,8 @@
  * block, known from the block structure beforehand; the receiver takes it
  * while it waits and posts it on its board for its node-mates (a block it
  * does not use, as the final check's reads, it polls in the directory
- * entry). It then reads the block through the node's cache, so a block crosses the network once per node however
- * many of the node's threads use it. Column by column is a topological order of the
+ * entry). It then reads the block through the node's cache, so a block crosses the network once per
+ * node however many of the node's threads use it. Column by column is a topological order of the
  * dependencies: the first unfinished block of that order never waits, so
  * the factorization cannot deadlock.
  *
