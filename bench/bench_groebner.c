@@ -22,14 +22,14 @@
 #include "simple_groebner.h"
 
 typedef struct {
-  int cyclic, n, failed;
+  simple_groebner_system_t sys;
+  int n, failed;
 } gargs_t;
 
 static void gworker(simple_t *s, void *arg) {
   gargs_t *a = arg;
   simple_groebner_result_t r;
-  int rc =
-      simple_groebner(s, a->cyclic ? SIMPLE_GROEBNER_CYCLIC : SIMPLE_GROEBNER_KATSURA, a->n, &r);
+  int rc = simple_groebner(s, a->sys, a->n, &r);
   if (bench_speedup_failed(s, "groebner", "simple_groebner", rc, &a->failed)) return;
   if (simple_pid(s) == 0) {
     int ok = simple_groebner_is_reduced_basis(r.polys, r.npolys);
@@ -43,7 +43,14 @@ static void gworker(simple_t *s, void *arg) {
 int bench_groebner_worker(int argc, char **argv, const bench_opts_t *o) {
   (void)o;
   const char *cyc = bench_speedup_arg(argc, argv, "--cyclic", NULL);
-  gargs_t a = {cyc != NULL, atoi(cyc ? cyc : bench_speedup_arg(argc, argv, "--katsura", "6")), 0};
+  const char *laz = bench_speedup_arg(argc, argv, "--lazard", NULL);
+  gargs_t a = {cyc   ? SIMPLE_GROEBNER_CYCLIC
+               : laz ? SIMPLE_GROEBNER_LAZARD
+                     : SIMPLE_GROEBNER_KATSURA,
+               atoi(cyc   ? cyc
+                    : laz ? laz
+                          : bench_speedup_arg(argc, argv, "--katsura", "6")),
+               0};
   int rc = simple_run(&argc, &argv, gworker, &a);
   return rc ? 1 : a.failed;
 }
@@ -61,25 +68,38 @@ static int gcheck(bench_speedup_conf_t *c, const double *v) {
 static void gusage(FILE *f) {
   fprintf(f,
           "usage: simple-bench groebner [-N NODES] [-t THREADS] [--vcluster] [--quick]\n"
-          "                             [--rounds R] [--cyclic N | --katsura N] [--csv FILE]\n"
+          "                             [--rounds R] [--cyclic N | --katsura N | --lazard]\n"
+          "                             [--csv FILE]\n"
           "  speedup of simple-groebner from 1 thread to NODES x THREADS processors\n"
-          "  (default katsura-6; --quick: katsura-5)\n");
+          "  (default katsura-6; --quick: katsura-5; --lazard: the Arnborg-Lazard system,\n"
+          "  paper 003's input)\n");
 }
 
 int bench_groebner_suite(int argc, char **argv) {
   static bench_speedup_t b = {.suite = "groebner", .nextra = 1, .check = gcheck};
   long cyc = 0, kat = 0;
+  int laz = 0;
   const bench_opt_t opts[] = {{"--cyclic", BENCH_NUM, &cyc, 2, SIMPLE_GROEBNER_MAXV},
                               {"--katsura", BENCH_NUM, &kat, 1, SIMPLE_GROEBNER_MAXV - 1},
+                              {"--lazard", BENCH_FLAG, &laz, 0, 0},
                               {NULL, 0, NULL, 0, 0}};
   int rc = bench_speedup_parse(&b, argc, argv, opts, gusage);
   if (rc) return rc < 0 ? 0 : rc;
-  if (!cyc && !kat) kat = b.quick ? 5 : 6;
+  if (!!cyc + !!kat + laz > 1) {
+    fprintf(stderr, "simple-bench groebner: give one of --cyclic, --katsura, --lazard\n");
+    return 2;
+  }
+  if (!cyc && !kat && !laz) kat = b.quick ? 5 : 6;
   if (bench_speedup_start(&b)) return 1;
   long N = b.N, T = b.T;
   char args[96], sys[32], flat[32];
-  snprintf(args, sizeof args, cyc ? "--cyclic %ld" : "--katsura %ld", cyc ? cyc : kat);
-  snprintf(sys, sizeof sys, cyc ? "cyclic-%ld" : "katsura-%ld", cyc ? cyc : kat);
+  if (laz) {
+    snprintf(args, sizeof args, "--lazard 3");
+    snprintf(sys, sizeof sys, "lazard");
+  } else {
+    snprintf(args, sizeof args, cyc ? "--cyclic %ld" : "--katsura %ld", cyc ? cyc : kat);
+    snprintf(sys, sizeof sys, cyc ? "cyclic-%ld" : "katsura-%ld", cyc ? cyc : kat);
+  }
   bench_speedup_ladder(&b, 2, "groebner", args);
   if (N > 1) {
     snprintf(flat, sizeof flat, "flat %ld", N * T);

@@ -742,6 +742,12 @@ def main():
         sec = speedup_sweep(bench, outdir)
         if sec:
             sections.append(sec)
+    if not only or "apps" in only:
+        print("report: apps: paper 003's applications, speedup and the node cache", flush=True)
+        import report_apps  # scripts/report_apps.py: the four applications' section
+        sec, rows = report_apps.section(bench, outdir, vc, quick, sys.modules[__name__])
+        sections.append(sec)
+        summary += rows
     if not only or "scale" in only:
         print("report: scale: traffic and memory counted, the cost model", flush=True)
         sections.append(scale_section(bench, outdir, vc, quick))

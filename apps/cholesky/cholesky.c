@@ -6,11 +6,14 @@
 #include <errno.h>
 #include <math.h>
 #include <metis.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
 void dtrsm_(const char *side, const char *uplo, const char *ta, const char *diag, const int *m,
@@ -44,9 +47,32 @@ typedef struct {
   int *perm;         /* [n]: new index -> original index */
 } sparse_t;
 
+/* The node's board of finished blocks, in node memory shared by its
+ * threads: a finished block's owner posts its name here for the threads of
+ * its own node (the push: a waiter reads one flag in shared memory instead
+ * of an accumulator at the block's home, three MPI atomics and a get per
+ * look), and a thread that found a block of another node in its directory
+ * entry posts it here for its node-mates. Waiters spin briefly on the flag,
+ * then sleep on the condition variable; a poster wakes them only when some
+ * are asleep. */
+typedef struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  atomic_int sleepers; /* threads in (or entering) pthread_cond_timedwait */
+  atomic_int failed;   /* a thread of this node saw the factorization fail */
+  atomic_uchar *ready; /* [N*N]: names[b] is posted */
+  simple_obj_t *names; /* [N*N] */
+} board_t;
+
 typedef struct {
   simple_t *s;
   simple_shobj_space_t *sp;
+  board_t *board;          /* this node's, shared by its threads */
+  const int *node_of;      /* [p]: the node of each thread */
+  int mynode, multi;       /* multi: the job has more than one node */
+  unsigned char *need;     /* [N*N*p]: thread t uses block b (multi only; NULL: poll) */
+  long expected, received; /* pushes this thread gets from other nodes */
+  uint64_t epoch;          /* this call's number on this thread (the same on all) */
   int n, nb, N, p, pr, pc, me;
   double shift;
   simple_obj_t *dir;    /* [N*N]: every block's directory accumulator (the lower ones) */
@@ -80,24 +106,177 @@ static void load_block(const ctx_t *c, int i, int j, int mi, int mj, double *a) 
   }
 }
 
-/* The name of finished block (i, j), waiting for it; SIMPLE_ERR_ARG when
- * the factorization failed meanwhile (a pivot is in c->fail). */
-static int await(ctx_t *c, int i, int j, simple_obj_t *name) {
-  simple_obj_t *k = &c->known[(size_t)i * c->N + j];
-  unsigned polls = 0;
-  while (!simple_shobj_kind(*k)) {
-    int rc = simple_shobj_get(c->s, c->sp, c->dir[(size_t)i * c->N + j], k, sizeof *k, NULL);
-    if (rc) return rc;
-    if (simple_shobj_kind(*k)) break;
-    if (++polls % 16 == 0) {
-      int64_t f;
-      rc = simple_shobj_get(c->s, c->sp, c->fail, &f, sizeof f, NULL);
-      if (rc) return rc;
-      if (f) return SIMPLE_ERR_ARG;
-    }
-    /* The block's owner is still computing: give it the core. */
-    sched_yield();
+/* Posts block b's name on the node's board; wakes the node's sleepers. */
+static void board_post(board_t *bd, size_t b, simple_obj_t name) {
+  bd->names[b] = name;
+  atomic_store(&bd->ready[b], 1); /* seq_cst: ordered before the load of sleepers */
+  if (atomic_load(&bd->sleepers)) {
+    pthread_mutex_lock(&bd->mu);
+    pthread_cond_broadcast(&bd->cv);
+    pthread_mutex_unlock(&bd->mu);
   }
+}
+
+/* The pushes: with several nodes, the owner of a finished block sends its
+ * name (24 bytes, simple_send) to every thread of another node that will
+ * use it (known from the block structure before the factorization), so no
+ * thread polls another node's directory entry for a block it uses. A
+ * receiver takes its pushes while it waits (and at the end) and posts them
+ * on its node's board for its node-mates. */
+#define PUSH_TAG 4242
+
+/* need[b p + t]: thread t reads block b during the factorization. One pass
+ * over the updates: O(sum over blocks of their column) per thread. */
+static int plan_pushes(ctx_t *c) {
+  size_t nn = (size_t)c->N * c->N, p = (size_t)c->p;
+  if (!c->multi || nn * p > ((size_t)64 << 20)) return 0; /* too big: poll instead */
+  c->need = calloc(nn * p, 1);
+  if (!c->need) return SIMPLE_ERR_NOMEM;
+  for (int j = 0; j < c->N; j++)
+    for (int i = j; i < c->N; i++) {
+      if (!nzb(c, i, j)) continue;
+      size_t t = (size_t)owner(c, i, j);
+      for (int k = 0; k < j; k++)
+        if (nzb(c, i, k) && nzb(c, j, k)) {
+          c->need[((size_t)i * c->N + k) * p + t] = 1;
+          c->need[((size_t)j * c->N + k) * p + t] = 1;
+        }
+      if (i > j) c->need[((size_t)j * c->N + j) * p + t] = 1;
+    }
+  for (size_t b = 0; b < nn; b++)
+    if (c->need[b * p + (size_t)c->me] &&
+        c->node_of[owner(c, (int)(b / c->N), (int)(b % c->N))] != c->mynode)
+      c->expected++;
+  return 0;
+}
+
+/* Sends finished block b's name to the threads of other nodes that use it. */
+static int push(ctx_t *c, size_t b, simple_obj_t name) {
+  if (!c->need) return 0;
+  uint64_t m[4] = {b, name.where, name.what, c->epoch};
+  for (int t = 0; t < c->p; t++)
+    if (c->need[b * (size_t)c->p + t] && c->node_of[t] != c->mynode) {
+      int rc = simple_send(c->s, m, 4, SIMPLE_UINT64, t, PUSH_TAG);
+      if (rc) return rc;
+    }
+  return 0;
+}
+
+static void board_post(board_t *bd, size_t b, simple_obj_t name);
+
+/* Takes the pushes that have arrived (up to 64 looks at the mailbox: every
+ * 64th look on a job of several nodes also polls MPI) and posts them. */
+static int take_pushes(ctx_t *c) {
+  for (int look = 0; look < 64 && c->received < c->expected; look++) {
+    int flag = 0;
+    simple_status_t st;
+    int rc = simple_iprobe(c->s, SIMPLE_ANY_SOURCE, PUSH_TAG, &flag, &st);
+    if (rc) return rc;
+    if (!flag) continue;
+    uint64_t m[4];
+    rc = simple_recv(c->s, m, 4, SIMPLE_UINT64, st.source, PUSH_TAG, NULL);
+    if (rc) return rc;
+    look = -1; /* found one: look again from the start */
+    /* A push of an earlier call that failed (its receivers stopped before
+     * taking it) is dropped. */
+    if (m[3] != c->epoch) continue;
+    c->received++;
+    if (m[0] < (uint64_t)c->N * c->N) board_post(c->board, m[0], (simple_obj_t){m[1], m[2]});
+  }
+  return 0;
+}
+
+/* Sleeps on the board until block b is posted, the node fails, or ns
+ * nanoseconds pass. */
+static void board_sleep(board_t *bd, size_t b, long ns) {
+  pthread_mutex_lock(&bd->mu);
+  atomic_fetch_add(&bd->sleepers, 1); /* seq_cst: before the load of ready */
+  if (!atomic_load(&bd->ready[b]) && !atomic_load(&bd->failed)) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += ns;
+    while (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
+    pthread_cond_timedwait(&bd->cv, &bd->mu, &ts);
+  }
+  atomic_fetch_sub(&bd->sleepers, 1);
+  pthread_mutex_unlock(&bd->mu);
+}
+
+/* Marks the node failed and wakes its sleepers. */
+static void post_failure(board_t *bd) {
+  atomic_store(&bd->failed, 1);
+  pthread_mutex_lock(&bd->mu);
+  pthread_cond_broadcast(&bd->cv);
+  pthread_mutex_unlock(&bd->mu);
+}
+
+/* SIMPLE_ERR_ARG when the factorization failed somewhere (this node's
+ * board, or the job's accumulator: one MPI atomic read at its home). */
+static int failed(ctx_t *c) {
+  if (atomic_load_explicit(&c->board->failed, memory_order_relaxed)) return SIMPLE_ERR_ARG;
+  int64_t f;
+  int rc = simple_shobj_get(c->s, c->sp, c->fail, &f, sizeof f, NULL);
+  if (rc) return rc;
+  if (f) {
+    atomic_store(&c->board->failed, 1);
+    return SIMPLE_ERR_ARG;
+  }
+  return 0;
+}
+
+/* The name of finished block (i, j), waiting for it; SIMPLE_ERR_ARG when
+ * the factorization failed meanwhile (a pivot is in c->fail).
+ * A block finished on this node is on the board: ~100 spins on its flag,
+ * then sleeps of up to 1 ms on the board's condition variable (woken by
+ * the post), looking at the job's failure accumulator between sleeps. A
+ * block of another node: its directory entry polled at the block's home
+ * (an accumulator get), sleeping on the board between looks (20 us
+ * doubling to 1.3 ms), and the name posted on the board for the node's
+ * other threads. */
+static int await(ctx_t *c, int i, int j, simple_obj_t *name) {
+  size_t b = (size_t)i * c->N + j;
+  simple_obj_t *k = &c->known[b];
+  board_t *bd = c->board;
+  if (simple_shobj_kind(*k)) goto found;
+  if (c->node_of[owner(c, i, j)] == c->mynode) {
+    for (int spin = 0; spin < 100; spin++) {
+      if (atomic_load_explicit(&bd->ready[b], memory_order_acquire)) goto posted;
+      sched_yield();
+    }
+    for (;;) {
+      board_sleep(bd, b, 1000000);
+      if (atomic_load_explicit(&bd->ready[b], memory_order_acquire)) goto posted;
+      int rc = failed(c);
+      if (rc) return rc;
+    }
+  }
+  if (c->need && c->need[b * (size_t)c->p + c->me]) {
+    /* A block pushed to this thread: take the pushes until it is posted. */
+    for (unsigned looks = 1;; looks++) {
+      int rc = take_pushes(c);
+      if (rc) return rc;
+      if (atomic_load_explicit(&bd->ready[b], memory_order_acquire)) goto posted;
+      if (looks % 16 == 0 && (rc = failed(c))) return rc;
+      board_sleep(bd, b, 20000L << (looks < 3 ? looks : 3));
+    }
+  }
+  for (unsigned polls = 1;; polls++) {
+    if (atomic_load_explicit(&bd->ready[b], memory_order_acquire)) goto posted;
+    int rc = simple_shobj_get(c->s, c->sp, c->dir[b], k, sizeof *k, NULL);
+    if (rc) return rc;
+    if (simple_shobj_kind(*k)) {
+      board_post(bd, b, *k);
+      goto found;
+    }
+    if (polls % 16 == 0 && (rc = failed(c))) return rc;
+    /* The block's owner is still computing: sleep on the board (a
+     * node-mate's post wakes us), 20 us doubling to 1.3 ms between looks,
+     * leaving the core and the network to the threads that compute. */
+    board_sleep(bd, b, 20000L << (polls < 6 ? polls : 6));
+  }
+posted:
+  *k = bd->names[b];
+found:
   *name = *k;
   return 0;
 }
@@ -137,6 +316,7 @@ static int factor(ctx_t *c) {
         if (info) {
           int64_t piv = (int64_t)j * nb + info; /* + 1: 0 means none */
           simple_shobj_write(c->s, c->sp, c->fail, &piv, sizeof piv);
+          post_failure(c->board);
           return SIMPLE_ERR_ARG;
         }
         for (int y = 0; y < mi; y++) /* the upper part is not L's */
@@ -152,11 +332,25 @@ static int factor(ctx_t *c) {
       }
       simple_obj_t name;
       int rc = simple_shobj_value(c->s, c->sp, a, sizeof(double) * (size_t)mi * mj, &name);
-      if (!rc)
+      if (rc) return rc;
+      /* The node's threads first (the board), then the other nodes (the
+       * directory entry, written only when there are other nodes). */
+      board_post(c->board, (size_t)i * c->N + j, name);
+      rc = push(c, (size_t)i * c->N + j, name);
+      if (c->multi && !rc)
         rc = simple_shobj_write(c->s, c->sp, c->dir[(size_t)i * c->N + j], &name, sizeof name);
       if (rc) return rc;
       c->known[(size_t)i * c->N + j] = name;
     }
+  /* The pushes not taken yet (their blocks were on the board first): every
+   * sent message is received before the job goes on. */
+  for (unsigned looks = 1; c->received < c->expected; looks++) {
+    int rc = take_pushes(c);
+    if (rc) return rc;
+    if (c->received >= c->expected) break;
+    if (looks % 16 == 0 && (rc = failed(c))) return rc;
+    sched_yield();
+  }
   return 0;
 }
 
@@ -513,6 +707,38 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
     return r2 ? r2 : rc ? rc : SIMPLE_ERR_PEER;
   }
   openblas_set_num_threads(1);
+  /* The node's board (node memory: flags, names, the lock and condition)
+   * and every thread's node. */
+  size_t nn = (size_t)c.N * c.N;
+  void *bp = NULL;
+  rc = simple_node_malloc(s, sizeof(board_t) + nn * (sizeof(simple_obj_t) + 1), &bp);
+  int *node_of = malloc(sizeof(int) * (size_t)c.p);
+  if (!rc && !node_of) rc = SIMPLE_ERR_NOMEM;
+  if (!rc) {
+    for (int t = 0; t < c.p; t++) node_of[t] = simple_node_of(s, t);
+    c.node_of = node_of, c.mynode = simple_node(s), c.multi = simple_nodes(s) > 1;
+    c.board = bp;
+    if (simple_thread(s) == 0) {
+      board_t *bd = bp;
+      memset(bd, 0, sizeof *bd);
+      pthread_mutex_init(&bd->mu, NULL);
+      pthread_cond_init(&bd->cv, NULL);
+      bd->names = (simple_obj_t *)(bd + 1);
+      bd->ready = (atomic_uchar *)(bd->names + nn);
+      memset(bd->names, 0, nn * sizeof(simple_obj_t));
+      for (size_t b = 0; b < nn; b++) atomic_init(&bd->ready[b], 0);
+    }
+    rc = simple_node_barrier(s);
+  }
+  bad = rc;
+  r2 = simple_allreduce(s, &rc, &bad, 1, SIMPLE_INT32, SIMPLE_MAX);
+  if (r2 || bad) {
+    if (bp) simple_node_free(s, bp);
+    free(node_of), free(c.dir), free(c.known), free(c.work);
+    simple_node_barrier(s);
+    if (simple_thread(s) == 0) sparse_free(m);
+    return r2 ? r2 : rc ? rc : SIMPLE_ERR_PEER;
+  }
   /* Room for the node's blocks (the whole factor at most) and their
    * directory entries. */
   size_t lower = (size_t)(res->factor_blocks + c.N) * c.nb * c.nb;
@@ -521,7 +747,8 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
                             .cache_bytes = 8 * lower + (1 << 20)};
   rc = simple_shobj_open(s, &so, &c.sp);
   if (rc) {
-    free(c.dir), free(c.known), free(c.work);
+    simple_node_free(s, bp);
+    free(node_of), free(c.dir), free(c.known), free(c.work);
     simple_node_barrier(s);
     if (simple_thread(s) == 0) sparse_free(m);
     return rc;
@@ -539,6 +766,12 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
     r2 = simple_allreduce(s, SIMPLE_IN_PLACE, c.dir, 2 * (size_t)c.N * c.N, SIMPLE_UINT64,
                           SIMPLE_BOR);
   if (!r2 && !bad) r2 = simple_bcast(s, &c.fail, sizeof c.fail, SIMPLE_BYTE, 0);
+  if (r2 || bad) rc = r2 ? r2 : rc ? rc : SIMPLE_ERR_PEER;
+  static _Thread_local uint64_t calls; /* collective: every thread counts alike */
+  c.epoch = ++calls;
+  if (!rc) rc = plan_pushes(&c);
+  bad = rc;
+  r2 = simple_allreduce(s, &rc, &bad, 1, SIMPLE_INT32, SIMPLE_MAX);
   if (r2 || bad) rc = r2 ? r2 : rc ? rc : SIMPLE_ERR_PEER;
   double t0 = simple_time();
   if (!rc) {
@@ -566,7 +799,14 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
     simple_shobj_stats(s, c.sp, &res->cache);
   }
   int r4 = simple_shobj_close(s, c.sp);
-  free(c.dir), free(c.known), free(c.work);
+  /* close's barrier: nobody waits on the board now */
+  if (simple_thread(s) == 0) {
+    pthread_mutex_destroy(&c.board->mu);
+    pthread_cond_destroy(&c.board->cv);
+  }
+  int r5 = simple_node_free(s, bp);
+  if (!r4) r4 = r5;
+  free(node_of), free(c.need), free(c.dir), free(c.known), free(c.work);
   if (simple_thread(s) == 0) sparse_free(m); /* close's barrier: nobody reads it now */
   return rc ? rc : r4;
 }

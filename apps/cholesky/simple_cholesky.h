@@ -9,11 +9,17 @@
  * blocks column by column: block (i, j) subtracts L(i,k) L(j,k)^T for every
  * k < j, then is factored (i = j: dpotrf) or solved against L(j,j)
  * (dtrsm). A finished block becomes a shared value (immutable: cacheable
- * forever), and its name is written into that block's accumulator, the
- * block's directory entry; a thread that needs a block polls the entry
- * until the name is there, then reads the block through the node's cache,
- * so a block crosses the network once per node however many of the node's
- * threads use it. Column by column is a topological order of the
+ * forever); its owner posts the name on its node's board (node memory,
+ * waking the node's threads that sleep on it) and, with several nodes, in
+ * that block's accumulator, the block's directory entry. A thread that
+ * needs a block of its own node spins briefly on the board's flag, then
+ * sleeps until the post. With several nodes the owner also pushes the name
+ * (a 32-byte message) to every thread of another node that will use the
+ * block, known from the block structure beforehand; the receiver takes it
+ * while it waits and posts it on its board for its node-mates (a block it
+ * does not use, as the final check's reads, it polls in the directory
+ * entry). It then reads the block through the node's cache, so a block crosses the network once per
+ * node however many of the node's threads use it. Column by column is a topological order of the
  * dependencies: the first unfinished block of that order never waits, so
  * the factorization cannot deadlock.
  *

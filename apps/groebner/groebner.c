@@ -171,7 +171,42 @@ static poly_t *from_terms(term_t *t, int n, int nv) {
   return p;
 }
 
+/* The Arnborg-Lazard system (Giovini, Mora, Niesi, Robbiano, Traverso, "One
+ * sugar cube, please", ISSAC 1991, section 3.3; the PoSSo test suite, and
+ * SymbolicData's ZeroDim.example_40), in x > y > z (exponents 0, 1, 2):
+ *   x^2yz + xy^2z + xyz^2 + xyz + xy + xz + yz,
+ *   x^2y^2z + xy^2z^2 + x^2yz + xyz + yz + x + z,
+ *   x^2y^2z^2 + x^2y^2z + xy^2z + xyz + xz + z + 1.
+ * Each row: 7 terms of {exponents of x, y, z}, all coefficients 1. */
+static const uint8_t lazard_terms[3][7][3] = {
+    {{2, 1, 1}, {1, 2, 1}, {1, 1, 2}, {1, 1, 1}, {1, 1, 0}, {1, 0, 1}, {0, 1, 1}},
+    {{2, 2, 1}, {1, 2, 2}, {2, 1, 1}, {1, 1, 1}, {0, 1, 1}, {1, 0, 0}, {0, 0, 1}},
+    {{2, 2, 2}, {2, 2, 1}, {1, 2, 1}, {1, 1, 1}, {1, 0, 1}, {0, 0, 1}, {0, 0, 0}}};
+
+static int lazard(poly_t ***out, int *npolys) {
+  poly_t **ps = calloc(3, sizeof *ps);
+  if (!ps) return SIMPLE_ERR_NOMEM;
+  for (int i = 0; i < 3; i++) {
+    term_t t[7];
+    memset(t, 0, sizeof t);
+    for (int k = 0; k < 7; k++) {
+      t[k].coef = 1;
+      memcpy(t[k].e, lazard_terms[i][k], 3);
+    }
+    ps[i] = from_terms(t, 7, 3);
+    if (!ps[i]) {
+      for (int j = 0; j < i; j++) free(ps[j]);
+      free(ps);
+      return SIMPLE_ERR_NOMEM;
+    }
+  }
+  *out = ps;
+  *npolys = 3;
+  return 0;
+}
+
 int simple_groebner_system(simple_groebner_system_t sys, int n, poly_t ***out, int *npolys) {
+  if (sys == SIMPLE_GROEBNER_LAZARD) return n == 3 ? lazard(out, npolys) : SIMPLE_ERR_ARG;
   int nv = sys == SIMPLE_GROEBNER_CYCLIC ? n : n + 1;
   if ((sys != SIMPLE_GROEBNER_CYCLIC && sys != SIMPLE_GROEBNER_KATSURA) || n < 1 ||
       (sys == SIMPLE_GROEBNER_CYCLIC && n < 2) || nv > MAXV)
@@ -197,7 +232,7 @@ int simple_groebner_system(simple_groebner_system_t sys, int n, poly_t ***out, i
   } else {
     /* x0 + 2 sum_{l>=1} x_l - 1 */
     memset(t, 0, (size_t)(nv + 1) * sizeof *t);
-    for (int l = 0; l <= n; l++) t[l].coef = l ? 2 : 1, t[l].e[l] = 1;
+    for (int l = 0; l <= n && l < MAXV; l++) t[l].coef = l ? 2 : 1, t[l].e[l] = 1;
     t[n + 1].coef = P - 1;
     ps[np++] = from_terms(t, n + 2, nv);
     for (int m = 0; m < n; m++) { /* sum_{l=-n}^{n} x_|l| x_|m-l| - x_m */
@@ -551,6 +586,13 @@ int simple_groebner(simple_t *s, simple_groebner_system_t sys, int n,
           all[2 * z] = all[2 * z - 2], all[2 * z + 1] = all[2 * z - 1];
           all[2 * z - 2] = t0n, all[2 * z - 1] = t1n;
         }
+      /* One group fetch of the remainders homed on other nodes: one
+       * latency per round instead of one per remainder (paper 003's
+       * prefetch). Only a prefetch: its error (a full cache) is left to
+       * the reads below, which report their own. newn is free until the
+       * loop writes it, entry a at or before step a. */
+      for (long a = 0; a < tot; a++) newn[a] = all[2 * a + 1];
+      (void)simple_shobj_fetch(s, b.sp, newn, (size_t)tot);
       poly_t **add = malloc(sizeof *add * (size_t)(tot + 1));
       for (long a = 0; a < tot && !rc; a++) {
         const void *hp;

@@ -1,9 +1,10 @@
-/* simple-groebner: the reduced Groebner basis of cyclic-n or katsura-n over
+/* simple-groebner: the reduced Groebner basis of cyclic-n, katsura-n or the
+ * Arnborg-Lazard system over
  * GF(32003) with every thread of the job (simple_groebner), verified as a
  * reduced Groebner basis (every S-pair reduces to 0) and against a
  * sequential run.
  *
- *   simple-groebner [cyclic-N | katsura-N] [--no-seq] [--json]
+ *   simple-groebner [--system] [cyclic-N | katsura-N | lazard] [--no-seq] [--json]
  *   simplerun -N 2 -t 2 build/bin/simple-groebner katsura-6 --json
  */
 #include <stdio.h>
@@ -23,9 +24,11 @@ typedef struct {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: simple-groebner [cyclic-N | katsura-N] [--no-seq] [--json]\n"
+          "usage: simple-groebner [--system] [cyclic-N | katsura-N | lazard] [--no-seq] [--json]\n"
           "  cyclic-N    the cyclic N-roots system, N = 2..%d (default katsura-6)\n"
           "  katsura-N   Katsura's system in N + 1 variables, N = 1..%d\n"
+          "  lazard      the Arnborg-Lazard system (PoSSo test suite; paper 003's input)\n"
+          "  --system S  the same, named after an option\n"
           "  --no-seq    skip the comparison with a sequential run\n"
           "  --json      print one JSON object\n",
           SIMPLE_GROEBNER_MAXV, SIMPLE_GROEBNER_MAXV - 1);
@@ -89,6 +92,17 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage(stdout);
       return 0;
+    } else if (!strcmp(a, "--system")) {
+      if (i + 1 >= argc || argv[i + 1][0] == '-') {
+        fprintf(stderr,
+                "simple-groebner: --system needs a system: cyclic-N, katsura-N or lazard\n");
+        return 2;
+      }
+      continue; /* the next argument is read as the system */
+    } else if (!strcmp(a, "lazard")) {
+      c.sys = SIMPLE_GROEBNER_LAZARD;
+      c.n = 3;
+      c.name = a;
     } else if (!strncmp(a, "cyclic-", 7) || !strncmp(a, "katsura-", 8)) {
       int cyc = a[0] == 'c';
       long lo = cyc ? 2 : 1, hi = cyc ? SIMPLE_GROEBNER_MAXV : SIMPLE_GROEBNER_MAXV - 1;

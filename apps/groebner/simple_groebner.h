@@ -16,7 +16,8 @@
  * basis is made minimal and inter-reduced: the reduced Groebner basis,
  * which is unique, so the parallel and the sequential runs must agree.
  *
- * Systems: cyclic-n (n variables) and katsura-n (n + 1 variables).
+ * Systems: cyclic-n (n variables), katsura-n (n + 1 variables) and the
+ * Arnborg-Lazard system (3 variables), the paper's input.
  */
 #ifndef SIMPLE_GROEBNER_H
 #define SIMPLE_GROEBNER_H
@@ -45,7 +46,15 @@ typedef struct {
   simple_groebner_term_t t[];
 } simple_groebner_poly_t;
 
-typedef enum { SIMPLE_GROEBNER_CYCLIC, SIMPLE_GROEBNER_KATSURA } simple_groebner_system_t;
+/* The input systems: cyclic-n (n variables), katsura-n (n + 1 variables),
+ * and the Arnborg-Lazard system of the PoSSo test suite (3 variables, 3
+ * equations of degrees 4, 5, 6: the "Lazard" input of paper 003's Figure
+ * 5), whose n must be 3. */
+typedef enum {
+  SIMPLE_GROEBNER_CYCLIC,
+  SIMPLE_GROEBNER_KATSURA,
+  SIMPLE_GROEBNER_LAZARD
+} simple_groebner_system_t;
 
 typedef struct {
   int npolys;                     /* the reduced basis's size */
@@ -57,7 +66,8 @@ typedef struct {
 } simple_groebner_result_t;
 
 /* The input system: *out gets npolys polynomials (free each, then the
- * array); n in 2..SIMPLE_GROEBNER_MAXV (cyclic) or 1..MAXV-1 (katsura). */
+ * array); n in 2..SIMPLE_GROEBNER_MAXV (cyclic), 1..MAXV-1 (katsura) or 3
+ * (lazard); SIMPLE_ERR_ARG otherwise. O(n^3) time, O(n^2) terms. */
 int simple_groebner_system(simple_groebner_system_t sys, int n, simple_groebner_poly_t ***out,
                            int *npolys);
 
