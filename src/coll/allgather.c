@@ -6,12 +6,15 @@
  * Cost: 2b + p n/B.
  *
  * Several nodes: the node's blocks are assembled, in rank order, in the
- * node's scratch (every thread copies its own; a node of one thread sends
- * from its buffer directly), the masters exchange the node blocks with one
- * MPI_Allgatherv among nodes into a second scratch area (packed, node
- * order = rank order), and every thread copies the blocks out to its recv
- * at their displacements. MPI forbids the send block inside the receive
- * buffer (without MPI_IN_PLACE, which src/net does not offer), hence the
+ * node's scratch after a verdict word (0, or 1 when the node found an
+ * error: the job's verdict rides in the exchange, 8 bytes per node), the
+ * masters exchange the node blocks with one MPI_Allgatherv among nodes
+ * into a second scratch area (packed, node order = rank order, each node's
+ * word first), and every thread copies the blocks out to its recv at their
+ * displacements, unless some node's word says it failed (then every
+ * thread returns SIMPLE_ERR_PEER, the offender its code). MPI forbids the
+ * send block inside the receive buffer (without MPI_IN_PLACE, which
+ * src/net does not offer), hence the
  * separate node block; receiving into the scratch rather than into the
  * master's recv lets every thread copy out at once and return without a
  * closing barrier (the scratch alternates by call).

@@ -34,7 +34,9 @@
  * node's others SIMPLE_ERR_PEER), but the root's node still completes its
  * transfers with the other nodes so that they do not hang; a mismatch on
  * another node shows up as an MPI error (message longer than expected) or
- * goes unnoticed (shorter).
+ * goes unnoticed (shorter). An argument error on a node (rooted_bad) still
+ * runs its part of the exchange with error marks (src/xchg). Empty node
+ * messages are not sent (an empty message is a mark).
  *
  * Cost (root's node): 2b + (P - 1) alpha + (p - r) n beta, shared by L
  * drivers, + r n/B. Other nodes: 2b + r n/B + alpha + beta r n (3b in the v

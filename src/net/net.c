@@ -98,9 +98,12 @@ int simple__net_waitall(simple__net_req_t *reqs, int count) {
       MPI_Request r;
       MPI_Status st;
       memcpy(&r, &reqs[i].part[p], sizeof r);
+      /* A request that simple__net_testall completed is MPI_REQUEST_NULL,
+       * whose wait returns an empty status: no mark. */
+      int live = r != MPI_REQUEST_NULL;
       if (SIMPLE__NET_WATCHED(MPI_Wait(&r, &st)) != MPI_SUCCESS) {
         rc = SIMPLE_ERR_MPI;
-      } else if (p == 0 && reqs[i].markable && is_mark(&st)) {
+      } else if (live && p == 0 && reqs[i].markable && is_mark(&st)) {
         /* A mark came instead of the first part: the message's other
          * parts will never come, so their receives are taken back. */
         for (int q = 1; q < reqs[i].nparts; q++) {
