@@ -29,6 +29,16 @@
  * Results of reductions and scans combine contributions in global rank
  * order, so they are bitwise reproducible for a given layout and
  * non-commutative user ops get rank order.
+ *
+ * Errors: a thread whose arguments are refused returns its code, and its
+ * node still takes part in every exchange among nodes, carrying an error
+ * mark instead of data (the message that was due anyway, or a verdict
+ * word in it), so that no node waits forever, nothing stays queued, and
+ * the other threads return SIMPLE_ERR_PEER: on every node for the
+ * reductions, allgather(v) and alltoall(v); on the nodes the offender's
+ * data flows to (directly or through others) for bcast, scatter(v),
+ * gather(v) and the scans (docs/api.md has the table). No extra message
+ * on the success path.
  */
 #ifndef SIMPLE_COLL_H
 #define SIMPLE_COLL_H

@@ -6,12 +6,15 @@
  * Cost: 2b + p n/B.
  *
  * Several nodes: the node's blocks are assembled, in rank order, in the
- * node's scratch (every thread copies its own; a node of one thread sends
- * from its buffer directly), the masters exchange the node blocks with one
- * MPI_Allgatherv among nodes into a second scratch area (packed, node
- * order = rank order), and every thread copies the blocks out to its recv
- * at their displacements. MPI forbids the send block inside the receive
- * buffer (without MPI_IN_PLACE, which src/net does not offer), hence the
+ * node's scratch after a verdict word (0, or 1 when the node found an
+ * error: the job's verdict rides in the exchange, 8 bytes per node), the
+ * masters exchange the node blocks with one MPI_Allgatherv among nodes
+ * into a second scratch area (packed, node order = rank order, each node's
+ * word first), and every thread copies the blocks out to its recv at their
+ * displacements, unless some node's word says it failed (then every
+ * thread returns SIMPLE_ERR_PEER, the offender its code). MPI forbids the
+ * send block inside the receive buffer (without MPI_IN_PLACE, which
+ * src/net does not offer), hence the
  * separate node block; receiving into the scratch rather than into the
  * master's recv lets every thread copy out at once and return without a
  * closing barrier (the scratch alternates by call).
@@ -36,6 +39,28 @@ static size_t dsp(const layout_t *l, int i) {
 }
 
 #define ALIGN_UP(x) (((x) + SIMPLE__CACHE_LINE - 1) / SIMPLE__CACHE_LINE * SIMPLE__CACHE_LINE)
+
+/* The verdict word that leads every node's block among nodes. */
+#define WORD sizeof(long long)
+
+/* Thread 0: the node's scratch for the exchange among nodes, with its
+ * table: node block (word + blocks, nb) | packed result (ab) | bytes per
+ * node (word included) | their offsets. NULL if out of memory. */
+static unsigned char *plan(simple_t *s, const layout_t *l, size_t nb, size_t ab, size_t es) {
+  simple__node_t *n = s->node;
+  int P = n->nodes;
+  unsigned char *w = simple__node_scratch(s, nb + ab + 2 * (size_t)P * sizeof(size_t));
+  if (!w) return NULL;
+  size_t *nbytes = (size_t *)(void *)(w + nb + ab), *ndispl = nbytes + P, at = 0;
+  for (int k = 0; k < P; k++) {
+    size_t e = 0;
+    for (int i = n->first_pid[k]; i < n->first_pid[k + 1]; i++) e += cnt(l, i);
+    nbytes[k] = WORD + e * es;
+    ndispl[k] = at;
+    at += nbytes[k];
+  }
+  return w;
+}
 
 static int gather_all(simple_t *s, const void *send, size_t count, void *recv, const size_t *counts,
                       const size_t *displs, simple_type_t type, int v) {
@@ -118,30 +143,36 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
   /* This node's blocks: total and this thread's offset (elements). */
   int first = n->first_pid[n->node];
   size_t node_elems = 0, my_off = 0;
-  for (int u = 0; u < r && !err; u++) {
+  for (int u = 0; u < r && (!v || counts); u++) {
     if (u == me) my_off = node_elems;
     node_elems += cnt(&l, first + u); /* no overflow: part of `all` */
   }
+  /* Every node's block starts with a verdict word (0, or 1 when the node
+   * found an error): the job's verdict travels in band, in the one
+   * exchange among nodes, at 8 bytes per node. A node with an error still
+   * takes part (its thread 0 plans the exchange from its own arguments,
+   * which must give the sizes: count and type, and counts in the v form),
+   * so that every node returns SIMPLE_ERR_PEER (the offender its code). */
   void *scratch = NULL;
-  size_t nb = ALIGN_UP(node_elems * es), ab = ALIGN_UP(all * es);
-  if (!err && me == 0 && all) {
-    /* node block | packed result | bytes per node | their offsets */
-    if (!(scratch = simple__node_scratch(s, nb + ab + 2 * (size_t)P * sizeof(size_t)))) {
-      err = SIMPLE_ERR_NOMEM;
-    } else {
-      size_t *nbytes = (size_t *)((unsigned char *)scratch + nb + ab), *ndispl = nbytes + P, at = 0;
-      for (int k = 0; k < P; k++) {
-        size_t e = 0;
-        for (int i = n->first_pid[k]; i < n->first_pid[k + 1]; i++) e += cnt(&l, i);
-        nbytes[k] = e * es;
-        ndispl[k] = at;
-        at += e * es;
-      }
-    }
+  size_t nb = ALIGN_UP(WORD + node_elems * es), ab = ALIGN_UP(all * es + (size_t)P * WORD);
+  int plannable = es && (!v || counts) && all && all <= (size_t)PTRDIFF_MAX / es;
+  if (me == 0 && plannable && !err) {
+    if (!(scratch = plan(s, &l, nb, ab, es))) err = SIMPLE_ERR_NOMEM;
   }
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, scratch, count, err, &rc);
-  if (!slots) return rc;
+  if (!slots) {
+    if (rc != SIMPLE_ERR_FATAL && me == 0 && plannable) {
+      unsigned char *w = scratch ? scratch : plan(s, &l, nb, ab, es);
+      if (w) {
+        const size_t *nbytes = (const size_t *)(w + nb + ab);
+        long long one = 1;
+        memcpy(w, &one, WORD);
+        simple__net_allgatherv(n, w, nbytes, nbytes + P, w + nb);
+      }
+    }
+    return rc;
+  }
   int bad = 0, mine_bad = v && count != counts[pid];
   for (int u = 0; u < r && v; u++)
     if (slots[u].n != counts[first + u]) bad = 1;
@@ -149,22 +180,30 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
   if (all == 0) return bad ? (mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER) : 0;
   unsigned char *w = slots[0].ptr, *packed = w + nb;
   const size_t *nbytes = (const size_t *)(packed + ab);
-  const void *sbuf = slots[0].send;
-  if (r > 1 || bad) {
-    if (count && !bad) memcpy(w + my_off * es, send, count * es);
-    if ((rc = simple__node_finish(s)) != 0) return rc;
-    sbuf = w;
+  if (count && !bad) memcpy(w + WORD + my_off * es, send, count * es);
+  if (me == 0) {
+    long long word = bad;
+    memcpy(w, &word, WORD);
   }
+  if (r > 1 && (rc = simple__node_finish(s)) != 0) return rc;
   rc = 0;
-  if (me == 0) rc = simple__net_allgatherv(n, sbuf, nbytes, nbytes + P, packed);
-  if ((rc = simple__sync_rc(s, rc)) != 0) return rc;
-  if (bad) return mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
-  size_t at = 0;
-  for (int i = 0; i < p; i++) {
-    size_t b = cnt(&l, i) * es;
-    if (b && !(in_place && i == pid))
-      memcpy((unsigned char *)recv + dsp(&l, i) * es, packed + at, b);
-    at += b;
+  if (me == 0) {
+    rc = simple__net_allgatherv(n, w, nbytes, nbytes + P, packed);
+    for (int k = 0; k < P && !rc; k++) {
+      long long word;
+      memcpy(&word, packed + nbytes[P + k], WORD);
+      if (word) rc = SIMPLE_ERR_PEER;
+    }
+  }
+  if ((rc = simple__sync_rc(s, rc)) != 0) return bad && mine_bad ? SIMPLE_ERR_ARG : rc;
+  for (int k = 0; k < P; k++) {
+    size_t at = nbytes[P + k] + WORD;
+    for (int i = n->first_pid[k]; i < n->first_pid[k + 1]; i++) {
+      size_t b = cnt(&l, i) * es;
+      if (b && !(in_place && i == pid))
+        memcpy((unsigned char *)recv + dsp(&l, i) * es, packed + at, b);
+      at += b;
+    }
   }
   return 0;
 }

@@ -21,13 +21,18 @@ static int reduce_small(simple_t *s, const void *send, void *recv, void *scratch
   int rc, lead;
   const simple__slot_t *slots =
       simple__node_publish_lead(s, send, recv, scratch, count, err, &rc, &lead);
-  if (!slots) return rc;
+  if (!slots) {
+    /* An argument error on this node: the other nodes still wait on the
+     * exchange, which the leader runs with error marks. */
+    if (lead < 0 && count) simple__coll_net_allreduce_rd(n, 0, NULL, NULL, count, type, op, 1);
+    return rc;
+  }
   size_t bytes = count * simple_type_size(type);
   unsigned char *acc = slots[0].ptr;
   if (lead) {
     if (count) {
       simple__node_combine_into(slots, n->threads, type, op, 0, count, acc);
-      rc = simple__coll_net_allreduce_rd(n, 0, acc, acc + bytes, count, type, op);
+      rc = simple__coll_net_allreduce_rd(n, 0, acc, acc + bytes, count, type, op, 0);
     }
     if ((rc = simple__node_lead_done(s, rc))) return rc;
   }
@@ -38,26 +43,40 @@ static int reduce_small(simple_t *s, const void *send, void *recv, void *scratch
 /* Large vectors: every thread combines a slice of the node's inputs into
  * the scratch; lane l of the scratch is then reduced among nodes by thread
  * l of every node, all lanes at once; everyone copies the result out. */
+/* Lane `me`'s piece [*l0, *l1) of the node's vector (cache-line bounds:
+ * lanes are written by different threads). */
+static void lane_piece(size_t count, size_t es, int lanes, int me, size_t *l0, size_t *l1) {
+  size_t line = SIMPLE__CACHE_LINE / es ? SIMPLE__CACHE_LINE / es : 1;
+  size_t per = ((count + (size_t)lanes - 1) / (size_t)lanes + line - 1) / line * line;
+  *l0 = (size_t)me * per < count ? (size_t)me * per : count;
+  *l1 = *l0 + per < count ? *l0 + per : count;
+}
+
 static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, simple_type_t type,
-                        simple_op_t op, int want_result, void *recv) {
+                        simple_op_t op, int want_result, void *recv, int rc) {
   simple__node_t *n = s->node;
-  int me = s->thread, r = n->threads;
-  size_t es = simple_type_size(type), bytes = count * es;
+  int me = s->thread, r = n->threads, lanes = simple__xchg_lanes(n);
+  size_t es = simple_type_size(type), bytes = count * es, l0, l1;
+  if (!slots) {
+    /* An argument error on this node: each lane's driver still runs its
+     * exchange, with error marks, for the nodes that wait on it. */
+    if (rc != SIMPLE_ERR_FATAL && me < lanes) {
+      lane_piece(count, es, lanes, me, &l0, &l1);
+      if (l1 > l0) simple__coll_net_allreduce_rab(n, me, NULL, NULL, l1 - l0, type, op, 1);
+    }
+    return rc;
+  }
   unsigned char *acc = slots[0].ptr, *tmp = acc + bytes;
   size_t lo, hi;
   simple__node_slice(count, es, r, me, &lo, &hi);
   if (lo < hi) simple__node_combine_into(slots, r, type, op, lo, hi, acc);
-  int rc = simple__node_finish(s);
+  rc = simple__node_finish(s);
   if (rc) return rc;
-  /* Lane boundaries on cache lines: lanes are written by different threads. */
-  int lanes = simple__xchg_lanes(n);
   if (me < lanes) {
-    size_t line = SIMPLE__CACHE_LINE / es ? SIMPLE__CACHE_LINE / es : 1;
-    size_t per = ((count + (size_t)lanes - 1) / (size_t)lanes + line - 1) / line * line;
-    size_t l0 = (size_t)me * per < count ? (size_t)me * per : count;
-    size_t l1 = l0 + per < count ? l0 + per : count;
+    lane_piece(count, es, lanes, me, &l0, &l1);
     if (l1 > l0)
-      rc = simple__coll_net_allreduce_rab(n, me, acc + l0 * es, tmp + l0 * es, l1 - l0, type, op);
+      rc =
+          simple__coll_net_allreduce_rab(n, me, acc + l0 * es, tmp + l0 * es, l1 - l0, type, op, 0);
   }
   if ((rc = simple__sync_rc(s, rc))) return rc;
   if (want_result) memcpy(recv, acc, bytes);
@@ -82,19 +101,19 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
   }
   if (!err) err = simple__check_buffer(send, count, type);
   if (!err && want_result) err = simple__check_buffer(recv, count, type);
-  size_t bytes = err ? 0 : count * simple_type_size(type);
+  /* The path follows from count and type alone, the same on every thread
+   * of the job, also on one whose buffers are wrong: a node with an error
+   * runs the same inter-node steps as the others, with error marks. */
+  size_t bytes = count * simple_type_size(type);
+  if (bytes / (simple_type_size(type) ? simple_type_size(type) : 1) != count) bytes = 0;
   void *scratch = NULL;
   if (s->thread == 0 && !err && !(scratch = simple__node_scratch(s, 2 * bytes)))
     err = SIMPLE_ERR_NOMEM;
-  /* A thread with an error (bytes 0) takes the small path whatever the
-   * others take: both paths start with the same barrier, which hands its
-   * flag to all of them. */
   if (bytes <= SMALL_BYTES)
     return reduce_small(s, send, recv, scratch, count, type, op, want_result, err);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, scratch, count, err, &rc);
-  if (!slots) return rc;
-  return reduce_large(s, slots, count, type, op, want_result, recv);
+  return reduce_large(s, slots, count, type, op, want_result, recv, rc);
 }
 
 int simple_allreduce(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,

@@ -474,6 +474,51 @@ static int exchange(simple_t *s, a2a_t *c) {
   return rc;
 }
 
+/* Error mode (src/xchg): the sizes of this node's messages, without the
+ * table (never built then). Regular: r r_k n es both ways. v: from the
+ * count arrays the node's threads published; a thread that passed none
+ * counts as moving nothing (if the other nodes expected blocks from or
+ * for it, the verdict cannot reach them: a documented limitation). */
+static size_t bad_bytes(const a2a_t *c, int k, int out) {
+  int rk = c->first_pid[k + 1] - c->first_pid[k];
+  if (!c->v) return (size_t)c->r * (size_t)rk * c->count * c->es;
+  size_t t = 0;
+  for (int u = 0; u < c->r; u++) {
+    const varrays_t *a = va(c, u);
+    const size_t *cn = out ? a->sc : a->rc;
+    for (int j = c->first_pid[k]; j < c->first_pid[k + 1] && cn; j++) t += cn[j];
+  }
+  return t * c->es;
+}
+static size_t x_bad_out(void *ctx, int k) { return bad_bytes(ctx, k, 1); }
+static size_t x_bad_in(void *ctx, int k) { return bad_bytes(ctx, k, 0); }
+
+/* The verdict when this node found an error in the call (rc, returned):
+ * its drivers still run their steps of the exchange, in error mode (a mark
+ * where each message would go, what comes drained), so that every other
+ * node, which waits on them, hears of it and returns SIMPLE_ERR_PEER. The
+ * v form's drivers read the other threads' arrays: a barrier keeps those
+ * threads in the call until they are done. */
+static int exchange_bad(simple_t *s, a2a_t *c, int rc) {
+  if (rc == SIMPLE_ERR_FATAL || c->P < 2 || (!c->v && c->count == 0) || !c->es) return rc;
+  if (c->me < c->D) {
+    simple__xchg_t x = {.n = c->n,
+                        .tag = SIMPLE__TAG_ALLTOALL,
+                        .drivers = c->D,
+                        .ctx = c,
+                        .out_bytes = x_bad_out,
+                        .in_bytes = x_bad_in,
+                        .bad = 1};
+    if (c->direct) x.blocks = x_blocks;
+    simple__xchg_drive(&x, c->me, 0);
+  }
+  if (c->v) {
+    int rc2 = simple__node_finish(s);
+    if (rc2) return rc2;
+  }
+  return rc;
+}
+
 /* One node, all of a thread's blocks within its slot (p n <= INLINE_CAP):
  * every thread copies its outgoing blocks into its slot before the publish
  * barrier and then takes its block from every slot. One barrier instead of
@@ -523,14 +568,15 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
   a2a_t c;
   init(&c, s, 0, count, type);
   c.in_place = in_place;
-  c.direct = !err && c.P > 1 && count * c.es >= DIRECT_BYTES;
+  /* From count and type alone, as on every node (one with an error too). */
+  c.direct = c.P > 1 && count * c.es >= DIRECT_BYTES && total <= SIZE_MAX / (c.es ? c.es : 1);
   unsigned char *scratch = NULL;
   /* Thread 0 knows the whole layout already: the count is the same
    * everywhere, and so (by contract) is the in-place choice. */
   if (!err && s->thread == 0 && count) err = make_scratch(s, &c, &scratch);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, scratch, count, err, &rc);
-  if (!slots) return rc;
+  if (!slots) return exchange_bad(s, &c, rc);
   if (count == 0) return 0; /* the same everywhere: nothing moves */
   c.slots = slots;
   c.in_place = is_in_place(&c, 0);
@@ -609,6 +655,15 @@ int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts, const
   size_t ext;
   int err = simple__check_buffer(NULL, 0, type);
   if (!err && (!scounts || !sdispls || !rcounts || !rdispls)) err = SIMPLE_ERR_NULL;
+  size_t es = simple_type_size(type);
+  if (!err && !in_place && !(err = simple__size_extent(scounts, sdispls, 0, p, &ext)) &&
+      ext > SIZE_MAX / es)
+    err = SIMPLE_ERR_COUNT;
+  if (!err && !(err = simple__size_extent(rcounts, rdispls, 0, p, &ext)) && ext > SIZE_MAX / es)
+    err = SIMPLE_ERR_COUNT;
+  /* An error in the arrays themselves makes the sizes untrustworthy: the
+   * node then sends no error marks (its published n says so). */
+  int arrays_bad = err != 0;
   if (!err && !in_place && !(err = simple__size_extent(scounts, sdispls, 0, p, &ext)))
     err = simple__check_buffer(send, ext, type);
   if (!err && !(err = simple__size_extent(rcounts, rdispls, 0, p, &ext)))
@@ -623,8 +678,16 @@ int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts, const
                       : send,
            in_place, scounts, sdispls, p, type);
   int rc;
-  const simple__slot_t *slots = simple__node_publish(s, send, recv, NULL, 0, err, &rc);
-  if (!slots) return rc;
+  const simple__slot_t *slots =
+      simple__node_publish(s, send, recv, NULL, (size_t)arrays_bad, err, &rc);
+  if (!slots) {
+    a2a_t c;
+    init(&c, s, 1, 0, type);
+    c.slots = simple__node_slots(s);
+    for (int u = 0; u < c.r; u++)
+      if (c.slots[u].n) return rc; /* sizes unknown: no marks (docs/api.md) */
+    return exchange_bad(s, &c, rc);
+  }
   if (packs) {
     int done = unpack_v(slots, s->thread, recv, rcounts, rdispls, p, type);
     if (done) return done < 0 ? 0 : done;
@@ -640,7 +703,7 @@ int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts, const
     unsigned char *scratch = NULL;
     err = s->thread == 0 ? make_scratch(s, &c, &scratch) : 0;
     const simple__slot_t *second = simple__node_publish(s, NULL, NULL, scratch, 0, err, &rc);
-    if (!second) return rc;
+    if (!second) return exchange_bad(s, &c, rc);
     c.scratch = second[0].ptr;
     c.tab = (const size_t *)(const void *)c.scratch;
   }

@@ -1,5 +1,13 @@
 /* simple_bcast: the root's node master broadcasts the root thread's buffer
- * in place among the node masters; every thread copies from its master. */
+ * in place among the node masters; every thread copies from its master.
+ *
+ * The verdict travels in band: one word (0, or 1 when the root's node
+ * found an error in the call) rides with the data in the one MPI_Bcast
+ * among nodes (simple__net_bcast_word), so every thread of the job
+ * returns SIMPLE_ERR_PEER (the offender its own code) when a thread of the
+ * root's node erred. A node other than the root's that erred still takes
+ * its part in the broadcast (into a temporary block) and fails alone: the
+ * data flows away from it, so the others' results are correct. */
 #include <string.h>
 
 #include "coll/coll.h"
@@ -16,14 +24,27 @@ int simple_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, int r
       root < 0 || root >= n->nprocs ? SIMPLE_ERR_RANK : simple__check_buffer(buf, count, type);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, buf, buf, NULL, count, err, &rc);
-  if (!slots) return rc;
-  if (count == 0) return 0;
   size_t bytes = count * simple_type_size(type);
+  if (!slots) {
+    /* An argument error on this node: its master still takes part in the
+     * broadcast, with the error word (root's node) or into a temporary
+     * block (elsewhere). A root out of range is every thread's error. */
+    long long word = 1;
+    if (rc != SIMPLE_ERR_FATAL && count && s->thread == 0 && root >= 0 && root < n->nprocs &&
+        bytes / count == simple_type_size(type))
+      simple__net_bcast_word(n, &word, NULL, bytes, simple__node_of(n, root));
+    return rc;
+  }
+  if (count == 0) return 0;
   int root_node = simple__node_of(n, root);
   /* The node's source: the root thread itself on the root's node, the
    * master (whose buffer MPI fills) elsewhere. */
   int src = n->node == root_node ? root - n->first_pid[root_node] : 0;
-  if (s->thread == 0) rc = simple__net_bcast(n, slots[src].recv, bytes, root_node);
+  if (s->thread == 0) {
+    long long word = 0;
+    rc = simple__net_bcast_word(n, &word, slots[src].recv, bytes, root_node);
+    if (!rc && word) rc = SIMPLE_ERR_PEER;
+  }
   if ((rc = simple__sync_rc(s, rc))) return rc;
   if (s->thread != src) memcpy(buf, slots[src].recv, bytes);
   /* The source's buffer is read until everyone has copied. */

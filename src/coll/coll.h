@@ -21,11 +21,18 @@
  *   cost (log2 P + 2) (alpha + beta n). Best for small vectors.
  * Rabenseifner: recursive-halving reduce-scatter, recursive-doubling
  * allgather, with the same fold: cost 2 log2 P alpha + 2 beta n + 2 beta n
- * for the fold. Best for large vectors. */
+ * for the fold. Best for large vectors.
+ *
+ * The verdict: `bad` says this node found an error in the call (its
+ * buffers are then not read); it runs the schedule all the same, sending
+ * error marks (src/xchg: simple__xchg_sendrecv), and every node that
+ * receives one passes it on, so that every node returns SIMPLE_ERR_PEER,
+ * the result being made of every node's data. Returns 0, SIMPLE_ERR_PEER
+ * or SIMPLE_ERR_MPI; on SIMPLE_ERR_PEER buf may hold partial results. */
 int simple__coll_net_allreduce_rd(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
-                                  simple_type_t type, simple_op_t op);
+                                  simple_type_t type, simple_op_t op, int bad);
 int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
-                                   simple_type_t type, simple_op_t op);
+                                   simple_type_t type, simple_op_t op, int bad);
 
 /* Exclusive scan of count elements among the nodes, by one thread per node
  * on `lane`, combining in node order. part holds this node's contribution
@@ -36,9 +43,11 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
  * partial (the combination over its aligned block of 2^j nodes) with node
  * i ^ 2^j; a partner from below is combined on the left of both partial and
  * result. ceil(log2 P) steps of one message each way:
- * cost ceil(log2 P) (alpha + beta n). */
+ * cost ceil(log2 P) (alpha + beta n). `bad` and the verdict as for the
+ * allreduces (every node hears of an error: each takes part in steps that
+ * cover every other node's block); res is untouched on SIMPLE_ERR_PEER. */
 int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, void *tmp,
-                            void *spare, size_t count, simple_type_t type, simple_op_t op);
+                            void *spare, size_t count, simple_type_t type, simple_op_t op, int bad);
 
 /* buf = in (op) buf, through tmp (count elements): the left operand is the
  * lower-ranked contribution, as simple__op_apply's acc. */

@@ -34,7 +34,9 @@
  * node's others SIMPLE_ERR_PEER), but the root's node still completes its
  * transfers with the other nodes so that they do not hang; a mismatch on
  * another node shows up as an MPI error (message longer than expected) or
- * goes unnoticed (shorter).
+ * goes unnoticed (shorter). An argument error on a node (rooted_bad) still
+ * runs its part of the exchange with error marks (src/xchg). Empty node
+ * messages are not sent (an empty message is a mark).
  *
  * Cost (root's node): 2b + (P - 1) alpha + (p - r) n beta, shared by L
  * drivers, + r n/B. Other nodes: 2b + r n/B + alpha + beta r n (3b in the v
@@ -135,9 +137,17 @@ static unsigned char *place(root_xc_t *c, int k, int *staged) {
   return *staged ? c->stage + c->off : c->big + base * c->es;
 }
 
+/* Node k's elements in big (counts only: also read in error mode, where
+ * the displacements may be unusable). */
+static size_t node_total(const simple__node_t *n, const layout_t *l, int k) {
+  size_t sum = 0;
+  for (int i = n->first_pid[k]; i < n->first_pid[k + 1]; i++) sum += cnt(l, i);
+  return sum;
+}
+
 static size_t r_bytes(void *ctx, int k) {
-  (void)k;
-  return ((const root_xc_t *)ctx)->k_bytes;
+  const root_xc_t *c = ctx;
+  return node_total(c->n, c->l, k) * c->es;
 }
 
 static const void *r_out(void *ctx, int k, int d) {
@@ -275,6 +285,53 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
   return simple__sync_rc(s, 0);
 }
 
+/* The verdict of a rooted call in which this node found an error (rc, the
+ * thread's code, returned): the node still takes part in the exchange
+ * that the other nodes wait on, in error mode (src/xchg: marks sent, what
+ * comes drained), from the sizes alone: the root's node from the root's
+ * counts (in its slot), another node from its threads' counts (published,
+ * `second`: by the v forms' second publish, whose slots carry the node's
+ * total). The root's node waits for its drivers (a barrier), as its
+ * counts are the root thread's. The root's node then returns
+ * SIMPLE_ERR_PEER everywhere (the offender its code); so does a node that
+ * a scatter's marks reach, and a gather's root, reached by a mark, while
+ * a node that no data flows to from the offender's (a gather's other
+ * nodes, a scatter's when the offender's node is not the root's) cannot
+ * hear of it and succeeds: its result is right. A gatherv or scatterv
+ * whose root passed no counts gives the root's node no sizes: it then
+ * sends and drains nothing (the other nodes' messages, if any, are left
+ * to MPI: a documented limitation). */
+static int rooted_bad(simple_t *s, int scatter, int v, size_t count, size_t es, int root, int rc,
+                      int second) {
+  simple__node_t *n = s->node;
+  int me = s->thread, r = n->threads, lanes = simple__xchg_lanes(n);
+  int root_node = simple__node_of(n, root), rt = root - n->first_pid[root_node];
+  const simple__slot_t *slots = simple__node_slots(s);
+  simple__xchg_t x = {.n = n, .tag = scatter ? SIMPLE__TAG_SCATTER : SIMPLE__TAG_GATHER, .bad = 1};
+  if (n->node == root_node) {
+    layout_t l = {NULL, NULL, count};
+    if (v) {
+      simple__sv_rootlayout_t rl = simple__sv_rootlayout(&slots[rt]);
+      l.counts = rl.counts;
+    }
+    root_xc_t rx = {n, &l, es, NULL, NULL, root_node, 0, 0, 0};
+    x.ctx = &rx;
+    x.out_bytes = x.in_bytes = r_bytes;
+    if (me < lanes && n->nodes > 1 && (!v || l.counts) && es)
+      simple__xchg_rooted(&x, root_node, lanes, me, scatter);
+    int rc2 = simple__sync_rc(s, 0);
+    return rc2 == SIMPLE_ERR_FATAL ? rc2 : rc;
+  }
+  size_t total = 0;
+  if (second)
+    total = slots[0].n;
+  else
+    for (int u = 0; u < r; u++) total += (v ? slots[u].n : count) * es;
+  if (me == simple__xchg_rooted_lane(n, n->node, root_node, lanes))
+    simple__xchg_rooted_peer(&x, root_node, me, NULL, total, !scatter);
+  return rc;
+}
+
 static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void *big,
                   const size_t *counts, const size_t *displs, simple_type_t type, int root) {
   if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
@@ -327,7 +384,11 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
   }
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, own, big, scratch, count, err, &rc);
-  if (!slots) return rc;
+  if (!slots) {
+    /* A root out of range, or nothing to move, is every node's verdict. */
+    if (rc == SIMPLE_ERR_FATAL || root < 0 || root >= p || (!v && count == 0)) return rc;
+    return rooted_bad(s, scatter, v, count, es, root, rc, 0);
+  }
   if (!v && count == 0) return 0; /* count is the same everywhere */
   int lanes = simple__xchg_lanes(n);
 
@@ -374,10 +435,8 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
 
   /* Another node: its blocks as one message. */
   int driver = simple__xchg_rooted_lane(n, n->node, root_node, lanes);
-  int tag = scatter ? SIMPLE__TAG_SCATTER : SIMPLE__TAG_GATHER;
-  if (r == 1)
-    return scatter ? simple__net_recv(n, 0, own, count * es, root_node, tag)
-                   : simple__net_send(n, 0, own, count * es, root_node, tag);
+  simple__xchg_t px = {.n = n, .tag = scatter ? SIMPLE__TAG_SCATTER : SIMPLE__TAG_GATHER};
+  if (r == 1) return simple__xchg_rooted_peer(&px, root_node, 0, own, count * es, !scatter);
   size_t my_off = (size_t)me * count * es, total = node_bytes;
   if (v) {
     /* Counts are per thread: add them up, then size and share the scratch
@@ -391,21 +450,22 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
     if (me == 0 && !err && total && !(scratch = simple__node_scratch(s, total)))
       err = SIMPLE_ERR_NOMEM;
     slots = simple__node_publish(s, NULL, NULL, scratch, total, err, &rc);
-    if (!slots) return rc;
+    if (!slots)
+      return rc == SIMPLE_ERR_FATAL ? rc : rooted_bad(s, scatter, v, count, es, root, rc, 1);
   } else {
     total = (size_t)r * count * es;
   }
   unsigned char *buf = slots[0].ptr;
   rc = 0;
   if (scatter) {
-    if (me == driver) rc = simple__net_recv(n, driver, buf, total, root_node, tag);
+    if (me == driver) rc = simple__xchg_rooted_peer(&px, root_node, driver, buf, total, 0);
     if ((rc = simple__sync_rc(s, rc)) != 0) return rc;
     if (count) memcpy(own, buf + my_off, count * es);
     return 0;
   }
   if (count) memcpy(buf + my_off, own, count * es);
   if ((rc = simple__node_finish(s)) != 0) return rc;
-  return me == driver ? simple__net_send(n, driver, buf, total, root_node, tag) : 0;
+  return me == driver ? simple__xchg_rooted_peer(&px, root_node, driver, buf, total, 1) : 0;
 }
 
 int simple_gather(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,

@@ -16,27 +16,33 @@ void simple__coll_apply_left(simple_op_t op, simple_type_t type, const void *in,
  * the odd one keeping (even op odd); every other node keeps its data.
  * Returns this node's rank among the pof2 survivors, or -1 if it sat out. */
 static int fold_in(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
-                   simple_type_t type, simple_op_t op, int pof2, int *rc) {
+                   simple_type_t type, simple_op_t op, int pof2, int *rc, int *bad) {
   int me = n->node, rem = n->nodes - pof2;
   size_t bytes = count * simple_type_size(type);
   if (me >= 2 * rem) return me - rem;
   if (me % 2 == 0) {
-    *rc = simple__net_send(n, lane, buf, bytes, me + 1, SIMPLE__TAG_FOLD);
+    *rc = simple__xchg_sendrecv(n, lane, buf, bytes, me + 1, NULL, 0, -1, SIMPLE__TAG_FOLD, bad);
     return -1;
   }
-  *rc = simple__net_recv(n, lane, tmp, bytes, me - 1, SIMPLE__TAG_FOLD);
-  /* buf = tmp (op) buf: the even node is the lower rank. */
-  simple__op_apply(op, type, tmp, buf, count);
-  memcpy(buf, tmp, bytes);
+  *rc = simple__xchg_sendrecv(n, lane, NULL, 0, -1, tmp, bytes, me - 1, SIMPLE__TAG_FOLD, bad);
+  if (!*rc && !*bad) {
+    /* buf = tmp (op) buf: the even node is the lower rank. */
+    simple__op_apply(op, type, tmp, buf, count);
+    memcpy(buf, tmp, bytes);
+  }
   return me / 2;
 }
 
-static int fold_out(simple__node_t *n, int lane, void *buf, size_t bytes, int pof2) {
+static int fold_out(simple__node_t *n, int lane, void *buf, size_t bytes, int pof2, int *bad) {
   int me = n->node, rem = n->nodes - pof2;
   if (me >= 2 * rem) return 0;
-  if (me % 2) return simple__net_send(n, lane, buf, bytes, me - 1, SIMPLE__TAG_UNFOLD);
-  return simple__net_recv(n, lane, buf, bytes, me + 1, SIMPLE__TAG_UNFOLD);
+  if (me % 2)
+    return simple__xchg_sendrecv(n, lane, buf, bytes, me - 1, NULL, 0, -1, SIMPLE__TAG_UNFOLD, bad);
+  return simple__xchg_sendrecv(n, lane, NULL, 0, -1, buf, bytes, me + 1, SIMPLE__TAG_UNFOLD, bad);
 }
+
+/* The schedules' result: an MPI error, else the verdict. */
+static int verdict(int rc, int bad) { return rc ? rc : bad ? SIMPLE_ERR_PEER : 0; }
 
 /* The node rank of survivor `newrank`. */
 static int real_rank(int newrank, int rem) {
@@ -50,16 +56,18 @@ static int pof2_below(int P) {
 }
 
 int simple__coll_net_allreduce_rd(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
-                                  simple_type_t type, simple_op_t op) {
+                                  simple_type_t type, simple_op_t op, int bad) {
   int P = n->nodes, pof2 = pof2_below(P), rem = P - pof2, rc = 0;
   size_t bytes = count * simple_type_size(type);
-  int newrank = fold_in(n, lane, buf, tmp, count, type, op, pof2, &rc);
+  int newrank = fold_in(n, lane, buf, tmp, count, type, op, pof2, &rc, &bad);
   if (rc) return rc;
   if (newrank >= 0) {
     for (int mask = 1; mask < pof2; mask <<= 1) {
       int newpartner = newrank ^ mask, partner = real_rank(newpartner, rem);
-      rc = simple__net_sendrecv(n, lane, buf, bytes, partner, tmp, bytes, partner, SIMPLE__TAG_RD);
+      rc = simple__xchg_sendrecv(n, lane, buf, bytes, partner, tmp, bytes, partner, SIMPLE__TAG_RD,
+                                 &bad);
       if (rc) return rc;
+      if (bad) continue;
       if (newpartner < newrank) {
         simple__op_apply(op, type, tmp, buf, count); /* tmp = theirs (op) mine */
         memcpy(buf, tmp, bytes);
@@ -68,7 +76,8 @@ int simple__coll_net_allreduce_rd(simple__node_t *n, int lane, void *buf, void *
       }
     }
   }
-  return fold_out(n, lane, buf, bytes, pof2);
+  rc = fold_out(n, lane, buf, bytes, pof2, &bad);
+  return verdict(rc, bad);
 }
 
 /* First element of piece i when count elements are cut into k pieces. */
@@ -78,11 +87,11 @@ static size_t piece(size_t count, int k, int i) {
 }
 
 int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
-                                   simple_type_t type, simple_op_t op) {
+                                   simple_type_t type, simple_op_t op, int bad) {
   int P = n->nodes, pof2 = pof2_below(P), rem = P - pof2, rc = 0;
   size_t es = simple_type_size(type);
   unsigned char *b = buf, *t = tmp;
-  int newrank = fold_in(n, lane, buf, tmp, count, type, op, pof2, &rc);
+  int newrank = fold_in(n, lane, buf, tmp, count, type, op, pof2, &rc, &bad);
   if (rc) return rc;
   if (newrank >= 0) {
     /* Reduce-scatter by recursive halving, partners at distance 1, 2, 4...:
@@ -99,10 +108,13 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
       int send_lo = newrank < newpartner ? mid : lo, send_hi = newrank < newpartner ? hi : mid;
       size_t k0 = piece(count, pof2, keep_lo), k1 = piece(count, pof2, keep_hi);
       size_t s0 = piece(count, pof2, send_lo), s1 = piece(count, pof2, send_hi);
-      rc = simple__net_sendrecv(n, lane, b + s0 * es, (s1 - s0) * es, partner, t + k0 * es,
-                                (k1 - k0) * es, partner, SIMPLE__TAG_RS);
+      /* A bad node's buffers may be NULL: no address is formed from them. */
+      rc = simple__xchg_sendrecv(n, lane, bad ? NULL : b + s0 * es, (s1 - s0) * es, partner,
+                                 bad ? NULL : t + k0 * es, (k1 - k0) * es, partner, SIMPLE__TAG_RS,
+                                 &bad);
       if (rc) return rc;
-      if (newpartner < newrank) {
+      if (bad) {
+      } else if (newpartner < newrank) {
         simple__op_apply(op, type, t + k0 * es, b + k0 * es, k1 - k0);
         memcpy(b + k0 * es, t + k0 * es, (k1 - k0) * es);
       } else {
@@ -119,8 +131,9 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
       int plo = newpartner < newrank ? lo - width : hi, phi = plo + width;
       size_t m0 = piece(count, pof2, lo), m1 = piece(count, pof2, hi);
       size_t p0 = piece(count, pof2, plo), p1 = piece(count, pof2, phi);
-      rc = simple__net_sendrecv(n, lane, b + m0 * es, (m1 - m0) * es, partner, b + p0 * es,
-                                (p1 - p0) * es, partner, SIMPLE__TAG_AG);
+      rc = simple__xchg_sendrecv(n, lane, bad ? NULL : b + m0 * es, (m1 - m0) * es, partner,
+                                 bad ? NULL : b + p0 * es, (p1 - p0) * es, partner, SIMPLE__TAG_AG,
+                                 &bad);
       if (rc) return rc;
       if (plo < lo)
         lo = plo;
@@ -128,19 +141,23 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
         hi = phi;
     }
   }
-  return fold_out(n, lane, buf, count * es, pof2);
+  rc = fold_out(n, lane, buf, count * es, pof2, &bad);
+  return verdict(rc, bad);
 }
 
 int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, void *tmp,
-                            void *spare, size_t count, simple_type_t type, simple_op_t op) {
+                            void *spare, size_t count, simple_type_t type, simple_op_t op,
+                            int bad) {
   int me = n->node, P = n->nodes, have = 0, rc = 0;
   size_t bytes = count * simple_type_size(type);
   unsigned char *pa = part, *re = res, *tm = tmp, *sp = spare, *x;
   for (int mask = 1; mask < P; mask <<= 1) {
     int partner = me ^ mask;
     if (partner >= P) continue; /* our block is the last; nobody above needs it */
-    rc = simple__net_sendrecv(n, lane, pa, bytes, partner, tm, bytes, partner, SIMPLE__TAG_SCAN);
+    rc = simple__xchg_sendrecv(n, lane, pa, bytes, partner, tm, bytes, partner, SIMPLE__TAG_SCAN,
+                               &bad);
     if (rc) return rc;
+    if (bad) continue;
     if (partner < me) {
       /* The partner's block lies just below ours: it goes on the left. */
       if (have) {
@@ -160,6 +177,7 @@ int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, 
       simple__op_apply(op, type, pa, tm, count);
     }
   }
+  if (bad) return SIMPLE_ERR_PEER;
   if (have && re != (unsigned char *)res) memcpy(res, re, bytes);
   return 0;
 }

@@ -61,16 +61,17 @@ static void apply_left(simple_op_t op, simple_type_t type, const unsigned char *
  * holds four regions of `stride` bytes: total (destroyed), X, and two work
  * regions; X ends in region 1 on every node but node 0. */
 static int exchange(simple__node_t *n, int lane, int lanes, unsigned char *w, size_t stride,
-                    size_t count, simple_type_t type, simple_op_t op) {
+                    size_t count, simple_type_t type, simple_op_t op, int bad) {
   size_t es = simple_type_size(type);
   size_t line = SIMPLE__CACHE_LINE / es ? SIMPLE__CACHE_LINE / es : 1;
   size_t per = ((count + (size_t)lanes - 1) / (size_t)lanes + line - 1) / line * line;
   size_t l0 = (size_t)lane * per < count ? (size_t)lane * per : count;
   size_t l1 = l0 + per < count ? l0 + per : count;
   if (l1 <= l0) return 0;
+  if (bad) return simple__coll_net_exscan(n, lane, NULL, NULL, NULL, NULL, l1 - l0, type, op, 1);
   size_t at = l0 * es;
   return simple__coll_net_exscan(n, lane, w + at, w + stride + at, w + 2 * stride + at,
-                                 w + 3 * stride + at, l1 - l0, type, op);
+                                 w + 3 * stride + at, l1 - l0, type, op, 0);
 }
 
 static int scan_small(simple_t *s, const simple__slot_t *slots, int exclusive, size_t count,
@@ -84,10 +85,11 @@ static int scan_small(simple_t *s, const simple__slot_t *slots, int exclusive, s
     memcpy(w, simple__sv_block(&slots[0]), bytes);
     for (int u = 1; u < r; u++) simple__op_apply(op, type, w, simple__sv_block(&slots[u]), count);
     rc = simple__coll_net_exscan(n, 0, w, w + stride, w + 2 * stride, w + 3 * stride, count, type,
-                                 op);
+                                 op, 0);
   }
-  /* Node 0 has no prefix: its threads need nothing from the exchange. */
-  if (n->node > 0 && (rc = simple__sync_rc(s, rc)) != 0) return rc;
+  /* Node 0 has no prefix, but its threads wait for the exchange too: it
+   * carries the job's verdict. */
+  if ((rc = simple__sync_rc(s, rc)) != 0) return rc;
   int last = exclusive ? me - 1 : me;      /* local threads combined into the result */
   if (n->node == 0 && last < 0) return rc; /* exscan's pid 0: left untouched */
   /* X (op) (local prefix), grouped as on the large path, so that a result
@@ -124,11 +126,11 @@ static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, s
   int rc = simple__node_finish(s);
   if (rc) return rc;
   int lanes = bytes < LANE_MIN_BYTES ? 1 : simple__xchg_lanes(n);
-  if (me < lanes) rc = exchange(n, me, lanes, w, stride, count, type, op);
-  /* Node 0 has no prefix: its results are final, only the lanes' own
-   * return codes remain. */
-  if (n->node == 0) return rc;
+  if (me < lanes) rc = exchange(n, me, lanes, w, stride, count, type, op, 0);
+  /* Node 0 has no prefix (its results are final), but its threads wait
+   * for the exchange too: it carries the job's verdict. */
   if ((rc = simple__sync_rc(s, rc)) != 0) return rc;
+  if (n->node == 0) return 0;
   if (exclusive && me == 0)
     memcpy(recv, w + stride, bytes);
   else
@@ -148,7 +150,7 @@ static int scan_common(simple_t *s, const void *send, void *recv, size_t count, 
   if (!err && send == SIMPLE_IN_PLACE) send = recv;
   if (!err) err = simple__check_buffer(send, count, type);
   if (!err) err = simple__check_buffer(recv, count, type);
-  size_t bytes = err ? 0 : count * simple_type_size(type);
+  size_t bytes = count * simple_type_size(type);
   int small = bytes <= SIMPLE__INLINE_BYTES;
   size_t stride = small
                       ? SIMPLE__INLINE_BYTES
@@ -156,10 +158,19 @@ static int scan_common(simple_t *s, const void *send, void *recv, size_t count, 
   void *w = NULL;
   if (s->thread == 0 && !err && count && !(w = simple__node_scratch(s, 4 * stride)))
     err = SIMPLE_ERR_NOMEM;
-  if (small && bytes) memcpy(simple__sv_block(simple__node_my_slot(s)), send, bytes);
+  if (small && bytes && !err) memcpy(simple__sv_block(simple__node_my_slot(s)), send, bytes);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, w, count, err, &rc);
-  if (!slots) return rc;
+  if (!slots) {
+    /* An argument error on this node: its lane drivers still run the
+     * exchange among nodes, with error marks, for the nodes waiting on it.
+     * The shape follows from count and type, as on every node. */
+    size_t shape = count * simple_type_size(type);
+    int lanes = shape <= SIMPLE__INLINE_BYTES || shape < LANE_MIN_BYTES ? 1 : simple__xchg_lanes(n);
+    if (rc != SIMPLE_ERR_FATAL && count && simple_type_size(type) && s->thread < lanes)
+      exchange(n, s->thread, lanes, NULL, 0, count, type, op, 1);
+    return rc;
+  }
   if (count == 0) return 0;
   return small ? scan_small(s, slots, exclusive, count, type, op, recv)
                : scan_large(s, slots, exclusive, count, type, op, recv);

@@ -633,7 +633,7 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
   int mine = err;
   if (c.me == 0) {
     int32_t v = bad, tmp = 0;
-    int e = simple__coll_net_allreduce_rd(n, 0, &v, &tmp, 1, SIMPLE_INT32, SIMPLE_MAX);
+    int e = simple__coll_net_allreduce_rd(n, 0, &v, &tmp, 1, SIMPLE_INT32, SIMPLE_MAX, 0);
     if (e)
       mine = e;
     else if (v && !err)

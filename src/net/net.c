@@ -10,6 +10,8 @@
 
 /* MPI counts are ints: larger messages go in pieces of this many bytes. */
 #define PART_BYTES ((size_t)1 << 30)
+/* simple__net_bcast_word: up to this many bytes go through a stack copy. */
+#define WORD_COPY_BYTES 1024
 
 int simple__net_open(simple__node_t *n) {
   simple__net_t *t = calloc(1, sizeof *t);
@@ -57,6 +59,7 @@ static int post(simple__node_t *n, int lane, void *buf, size_t bytes, int peer, 
   size_t parts = bytes == 0 ? 1 : (bytes + PART_BYTES - 1) / PART_BYTES;
   if (parts > SIMPLE__NET_REQ_PARTS) return SIMPLE_ERR_COUNT;
   req->nparts = (int)parts;
+  req->markable = !is_send && bytes > 0;
   for (size_t p = 0; p < parts; p++) {
     size_t off = p * PART_BYTES;
     int len = (int)(bytes - off < PART_BYTES ? bytes - off : PART_BYTES);
@@ -80,13 +83,37 @@ int simple__net_irecv(simple__node_t *n, int lane, void *buf, size_t bytes, int 
   return post(n, lane, buf, bytes, src, tag, req, 0);
 }
 
+/* Whether a completed receive of a non-empty message got an error mark
+ * (nothing of it was written: it was empty). */
+static int is_mark(const MPI_Status *st) {
+  int count = 0;
+  MPI_Get_count(st, MPI_BYTE, &count);
+  return count == 0;
+}
+
 int simple__net_waitall(simple__net_req_t *reqs, int count) {
   int rc = 0;
   for (int i = 0; i < count; i++)
     for (int p = 0; p < reqs[i].nparts; p++) {
       MPI_Request r;
+      MPI_Status st;
       memcpy(&r, &reqs[i].part[p], sizeof r);
-      if (SIMPLE__NET_WATCHED(MPI_Wait(&r, MPI_STATUS_IGNORE)) != MPI_SUCCESS) rc = SIMPLE_ERR_MPI;
+      /* A request that simple__net_testall completed is MPI_REQUEST_NULL,
+       * whose wait returns an empty status: no mark. */
+      int live = r != MPI_REQUEST_NULL;
+      if (SIMPLE__NET_WATCHED(MPI_Wait(&r, &st)) != MPI_SUCCESS) {
+        rc = SIMPLE_ERR_MPI;
+      } else if (live && p == 0 && reqs[i].markable && is_mark(&st)) {
+        /* A mark came instead of the first part: the message's other
+         * parts will never come, so their receives are taken back. */
+        for (int q = 1; q < reqs[i].nparts; q++) {
+          memcpy(&r, &reqs[i].part[q], sizeof r);
+          MPI_Cancel(&r);
+          MPI_Wait(&r, MPI_STATUS_IGNORE);
+        }
+        if (!rc) rc = SIMPLE__NET_MARK;
+        break;
+      }
     }
   return rc;
 }
@@ -113,6 +140,24 @@ int simple__net_testall(simple__net_req_t *reqs, int count, int *done) {
   return rc;
 }
 
+int simple__net_mark(simple__node_t *n, int lane, int dest, int tag, simple__net_req_t *req) {
+  return post(n, lane, NULL, 0, dest, tag, req, 1);
+}
+
+int simple__net_drain(simple__node_t *n, int lane, int src, int tag) {
+  MPI_Message m;
+  MPI_Status st;
+  if (SIMPLE__NET_WATCHED(MPI_Mprobe(src, tag, lane_comm(n, lane), &m, &st)) != MPI_SUCCESS)
+    return SIMPLE_ERR_MPI;
+  int count = 0;
+  MPI_Get_count(&st, MPI_BYTE, &count);
+  void *tmp = count ? malloc((size_t)count) : NULL;
+  if (count && !tmp) return SIMPLE_ERR_NOMEM;
+  int rc = simple__net_ok(MPI_Mrecv(tmp, count, MPI_BYTE, &m, MPI_STATUS_IGNORE));
+  free(tmp);
+  return rc;
+}
+
 int simple__net_send(simple__node_t *n, int lane, const void *buf, size_t bytes, int dest,
                      int tag) {
   if (bytes <= PART_BYTES)
@@ -124,9 +169,12 @@ int simple__net_send(simple__node_t *n, int lane, const void *buf, size_t bytes,
 }
 
 int simple__net_recv(simple__node_t *n, int lane, void *buf, size_t bytes, int src, int tag) {
-  if (bytes <= PART_BYTES)
-    return simple__net_ok(SIMPLE__NET_WATCHED(
-        MPI_Recv(buf, (int)bytes, MPI_BYTE, src, tag, lane_comm(n, lane), MPI_STATUS_IGNORE)));
+  if (bytes <= PART_BYTES) {
+    MPI_Status st;
+    int rc = simple__net_ok(SIMPLE__NET_WATCHED(
+        MPI_Recv(buf, (int)bytes, MPI_BYTE, src, tag, lane_comm(n, lane), &st)));
+    return !rc && bytes && is_mark(&st) ? SIMPLE__NET_MARK : rc;
+  }
   simple__net_req_t r;
   int rc = simple__net_irecv(n, lane, buf, bytes, src, tag, &r);
   return rc ? rc : simple__net_waitall(&r, 1);
@@ -134,10 +182,13 @@ int simple__net_recv(simple__node_t *n, int lane, void *buf, size_t bytes, int s
 
 int simple__net_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
                          void *rbuf, size_t rbytes, int src, int tag) {
-  if (sbytes <= PART_BYTES && rbytes <= PART_BYTES && dest >= 0 && src >= 0)
-    return simple__net_ok(SIMPLE__NET_WATCHED(MPI_Sendrecv(sbuf, (int)sbytes, MPI_BYTE, dest, tag,
-                                                           rbuf, (int)rbytes, MPI_BYTE, src, tag,
-                                                           lane_comm(n, lane), MPI_STATUS_IGNORE)));
+  if (sbytes <= PART_BYTES && rbytes <= PART_BYTES && dest >= 0 && src >= 0) {
+    MPI_Status st;
+    int rc = simple__net_ok(
+        SIMPLE__NET_WATCHED(MPI_Sendrecv(sbuf, (int)sbytes, MPI_BYTE, dest, tag, rbuf, (int)rbytes,
+                                         MPI_BYTE, src, tag, lane_comm(n, lane), &st)));
+    return !rc && rbytes && is_mark(&st) ? SIMPLE__NET_MARK : rc;
+  }
   simple__net_req_t r[2];
   int k = 0, rc = 0;
   if (src >= 0) rc = simple__net_irecv(n, lane, rbuf, rbytes, src, tag, &r[k++]);
@@ -159,6 +210,46 @@ int simple__net_bcast(simple__node_t *n, void *buf, size_t bytes, int root) {
     if (bytes == 0) break;
   }
   return 0;
+}
+
+int simple__net_bcast_word(simple__node_t *n, long long *word, void *buf, size_t bytes, int root) {
+  MPI_Comm c = simple__net(n)->coll;
+  void *tmp = NULL;
+  if (bytes && !buf && !(buf = tmp = calloc(1, bytes))) return SIMPLE_ERR_NOMEM;
+  int rc;
+  if (bytes == 0 || bytes > PART_BYTES) {
+    /* Nothing to carry the word, or more than one MPI count: the word goes
+     * alone first (an extra message only beyond 1 GiB). */
+    rc = simple__net_ok(SIMPLE__NET_WATCHED(MPI_Bcast(word, 1, MPI_LONG_LONG, root, c)));
+    if (!rc && bytes && *word == 0) rc = simple__net_bcast(n, buf, bytes, root);
+  } else if (bytes <= WORD_COPY_BYTES) {
+    /* Small: word and data copied through the stack, one plain message
+     * (cheaper than building a datatype, ~1 us). */
+    long long st[1 + WORD_COPY_BYTES / sizeof(long long)];
+    st[0] = *word;
+    if (n->node == root) memcpy(st + 1, buf, bytes);
+    rc = simple__net_ok(
+        SIMPLE__NET_WATCHED(MPI_Bcast(st, (int)(sizeof *word + bytes), MPI_BYTE, root, c)));
+    if (!rc && n->node != root) {
+      *word = st[0];
+      if (*word == 0) memcpy(buf, st + 1, bytes);
+    }
+  } else {
+    /* One message over both places: the word, then the data. */
+    int len[2] = {(int)sizeof *word, (int)bytes};
+    MPI_Aint at[2];
+    MPI_Datatype t;
+    MPI_Get_address(word, &at[0]);
+    MPI_Get_address(buf, &at[1]);
+    rc = simple__net_ok(MPI_Type_create_hindexed(2, len, at, MPI_BYTE, &t));
+    if (!rc) {
+      if (!(rc = simple__net_ok(MPI_Type_commit(&t))))
+        rc = simple__net_ok(SIMPLE__NET_WATCHED(MPI_Bcast(MPI_BOTTOM, 1, t, root, c)));
+      MPI_Type_free(&t);
+    }
+  }
+  free(tmp);
+  return rc;
 }
 
 int simple__net_allgather(simple__node_t *n, const void *sbuf, size_t bytes, void *rbuf) {

@@ -28,7 +28,7 @@ simple__slot_t *simple__node_publish(simple_t *s, const void *send, void *recv, 
   }
   int lead;
   simple__slot_t *slots = simple__node_publish_lead(s, send, recv, ptr, n, err, rc, &lead);
-  if (lead) simple__node_lead_done(s, 0);
+  if (lead > 0) simple__node_lead_done(s, 0);
   return slots;
 }
 
@@ -44,7 +44,7 @@ simple__slot_t *simple__node_publish_lead(simple_t *s, const void *send, void *r
   unsigned flags = simple__barrier_lead(&node->barrier, err ? 1u : 0u, lead);
   if (*lead && flags) {
     simple__barrier_lead_release(&node->barrier, 0);
-    *lead = 0;
+    *lead = (flags & SIMPLE__BARRIER_FATAL) ? 0 : -1;
   }
   *rc = (flags & SIMPLE__BARRIER_FATAL) ? SIMPLE_ERR_FATAL
         : err                           ? err
@@ -89,7 +89,7 @@ simple__slot_t *simple__node_exchange(simple_t *s, const void *data, size_t byte
 }
 
 int simple__node_lead_done(simple_t *s, int rc) {
-  simple__barrier_lead_release(&s->node->barrier, rc ? 1u : 0u);
+  simple__barrier_lead_release(&s->node->barrier, rc ? 2u : 0u);
   return rc;
 }
 

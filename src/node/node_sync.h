@@ -69,8 +69,10 @@ int simple__node_finish(simple_t *s);
  * return after that (*lead = 0) with the slots, or NULL and *rc as for
  * simple__node_publish (SIMPLE_ERR_PEER also when the leader's work
  * failed). On an argument error anywhere the leader releases at once and
- * every thread gets NULL. On a job of several nodes simple__node_publish
- * is this with a leader that releases at once: threads of one call may use
+ * every thread gets NULL; the leader alone gets *lead = -1 then, telling
+ * it to run the node's inter-node step in error mode (src/xchg's marks),
+ * so that the other nodes, which wait on that step, hear the verdict. On a job of several nodes
+ * simple__node_publish is this with a leader that releases at once: threads of one call may use
  * either form (a thread whose own arguments are wrong cannot always tell
  * which path the others take), and an error still reaches all of them.
  * For inter-node steps only: never called on a job of one node. */

@@ -4,37 +4,53 @@
 
 /* One step, one message per block: waves of at most SIMPLE__XCHG_WAVE
  * blocks each way. */
-static int step_blocks(const simple__xchg_t *x, int d, int to, int from, int *also_local) {
+static int step_blocks(const simple__xchg_t *x, int d, int to, int from, int *also_local,
+                       int *marked) {
   int ns = x->blocks(x->ctx, to, 1), nr = x->blocks(x->ctx, from, 0), rc = 0;
   for (int w = 0; (w < ns || w < nr) && !rc; w += SIMPLE__XCHG_WAVE) {
     simple__net_req_t req[2 * SIMPLE__XCHG_WAVE];
     int m = 0;
-    for (int i = w; i < nr && i < w + SIMPLE__XCHG_WAVE && !rc; i++) {
+    for (int i = w; i < nr && i < w + SIMPLE__XCHG_WAVE && !rc && !x->bad; i++) {
       size_t b;
       void *at = x->block(x->ctx, from, 0, i, &b);
       if (!(rc = simple__net_irecv(x->n, d, at, b, from, x->tag, &req[m]))) m++;
     }
     for (int i = w; i < ns && i < w + SIMPLE__XCHG_WAVE && !rc; i++) {
+      if (x->bad) {
+        if (!(rc = simple__net_mark(x->n, d, to, x->tag, &req[m]))) m++;
+        continue;
+      }
       size_t b;
       const void *at = x->block(x->ctx, to, 1, i, &b);
       if (!(rc = simple__net_isend(x->n, d, at, b, to, x->tag, &req[m]))) m++;
     }
+    for (int i = w; i < nr && i < w + SIMPLE__XCHG_WAVE && !rc && x->bad; i++)
+      rc = simple__net_drain(x->n, d, from, x->tag);
     if (*also_local) {
       x->local(x->ctx);
       *also_local = 0;
     }
     int rc2 = simple__net_waitall(req, m);
+    if (rc2 == SIMPLE__NET_MARK) *marked = 1, rc2 = 0;
     if (!rc) rc = rc2;
   }
   return rc;
 }
 
 /* One step, one message each way. */
-static int step_pair(const simple__xchg_t *x, int d, int to, int from, int *also_local) {
+static int step_pair(const simple__xchg_t *x, int d, int to, int from, int *also_local,
+                     int *marked) {
   size_t ob = x->out_bytes(x->ctx, to), ib = x->in_bytes(x->ctx, from);
   simple__net_req_t req[2];
   int m = 0, rc = 0, unpack = 0;
   void *in = NULL;
+  if (x->bad) {
+    /* A mark where the message would go, and whatever comes taken. */
+    if (ob && !(rc = simple__net_mark(x->n, d, to, x->tag, &req[m]))) m++;
+    if (ib && !rc) rc = simple__net_drain(x->n, d, from, x->tag);
+    int rc2 = simple__net_waitall(req, m);
+    return rc ? rc : rc2;
+  }
   if (ib) {
     in = x->in(x->ctx, from, d, &unpack);
     if (!(rc = simple__net_irecv(x->n, d, in, ib, from, x->tag, &req[m]))) m++;
@@ -47,21 +63,39 @@ static int step_pair(const simple__xchg_t *x, int d, int to, int from, int *also
     *also_local = 0;
   }
   int rc2 = simple__net_waitall(req, m);
+  if (rc2 == SIMPLE__NET_MARK) *marked = 1, rc2 = 0, unpack = 0;
   if (!rc) rc = rc2;
   if (!rc && unpack) x->unpack(x->ctx, from, in);
   return rc;
 }
 
 int simple__xchg_drive(const simple__xchg_t *x, int d, int also_local) {
-  int rc = 0;
+  int rc = 0, marked = 0;
+  if (x->bad) also_local = 0;
   for (int st = d + 1; st < x->n->nodes && !rc; st += x->drivers) {
     int to, from;
     simple__xchg_step(x->n, st, &to, &from);
-    rc = x->blocks ? step_blocks(x, d, to, from, &also_local)
-                   : step_pair(x, d, to, from, &also_local);
+    rc = x->blocks ? step_blocks(x, d, to, from, &also_local, &marked)
+                   : step_pair(x, d, to, from, &also_local, &marked);
   }
   if (also_local && x->local) x->local(x->ctx);
-  return rc;
+  return rc ? rc : marked ? SIMPLE_ERR_PEER : x->bad ? SIMPLE_ERR_PEER : 0;
+}
+
+int simple__xchg_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
+                          void *rbuf, size_t rbytes, int src, int tag, int *bad) {
+  if (!*bad) {
+    int rc = simple__net_sendrecv(n, lane, sbuf, sbytes, dest, rbuf, rbytes, src, tag);
+    if (rc != SIMPLE__NET_MARK) return rc;
+    *bad = 1;
+    return 0;
+  }
+  simple__net_req_t req;
+  int m = 0, rc = 0;
+  if (dest >= 0 && !(rc = simple__net_mark(n, lane, dest, tag, &req))) m++;
+  if (src >= 0 && !rc) rc = simple__net_drain(n, lane, src, tag);
+  int rc2 = simple__net_waitall(&req, m);
+  return rc ? rc : rc2;
 }
 
 /* Chunk ch of C of an m-byte message: cache-line aligned cuts. */
@@ -97,25 +131,63 @@ int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int l
   simple__net_req_t req[SIMPLE__XCHG_BATCH];
   int node_of[SIMPLE__XCHG_BATCH], unpack[SIMPLE__XCHG_BATCH];
   void *at[SIMPLE__XCHG_BATCH];
-  int P = x->n->nodes, rc = 0, k = 0;
+  int P = x->n->nodes, rc = 0, k = 0, marked = 0;
   while (k < P && !rc) {
     int m = 0;
     for (; k < P && m < SIMPLE__XCHG_BATCH && !rc; k++) {
       if (k == root_node || simple__xchg_rooted_lane(x->n, k, root_node, lanes) != lane) continue;
       unpack[m] = 0;
+      /* Empty messages are not sent (an empty one is a mark, net.h). */
+      size_t b = out ? x->out_bytes(x->ctx, k) : x->in_bytes(x->ctx, k);
+      if (b == 0) continue;
+      if (x->bad) {
+        if (out)
+          rc = simple__net_mark(x->n, lane, k, x->tag, &req[m]);
+        else
+          rc = simple__net_drain(x->n, lane, k, x->tag);
+        if (!rc && out) node_of[m++] = k;
+        continue;
+      }
       if (out) {
         at[m] = (void *)x->out(x->ctx, k, lane);
-        rc = simple__net_isend(x->n, lane, at[m], x->out_bytes(x->ctx, k), k, x->tag, &req[m]);
+        rc = simple__net_isend(x->n, lane, at[m], b, k, x->tag, &req[m]);
       } else {
         at[m] = x->in(x->ctx, k, lane, &unpack[m]);
-        rc = simple__net_irecv(x->n, lane, at[m], x->in_bytes(x->ctx, k), k, x->tag, &req[m]);
+        rc = simple__net_irecv(x->n, lane, at[m], b, k, x->tag, &req[m]);
       }
       if (!rc) node_of[m++] = k;
     }
-    int rc2 = simple__net_waitall(req, m);
-    if (!rc) rc = rc2;
+    /* A mark in a batch spoils only its own message: the others are
+     * unpacked, whatever the verdict (the root's buffer is written either
+     * way where messages land in it directly). */
+    for (int j = 0; j < m; j++) {
+      int rc2 = simple__net_waitall(&req[j], 1);
+      if (rc2 == SIMPLE__NET_MARK) {
+        marked = 1;
+        unpack[j] = 0;
+      } else if (rc2 && !rc) {
+        rc = rc2;
+      }
+    }
     for (int j = 0; j < m && !rc; j++)
       if (unpack[j]) x->unpack(x->ctx, node_of[j], at[j]);
   }
-  return rc;
+  return rc ? rc : (marked || x->bad) ? SIMPLE_ERR_PEER : 0;
+}
+
+int simple__xchg_rooted_peer(const simple__xchg_t *x, int root_node, int lane, void *buf,
+                             size_t bytes, int out) {
+  simple__node_t *n = x->n;
+  if (bytes == 0) return 0; /* empty messages are not sent (net.h) */
+  if (x->bad) {
+    if (!out)
+      return simple__net_drain(n, lane, root_node, x->tag) ? SIMPLE_ERR_MPI : SIMPLE_ERR_PEER;
+    simple__net_req_t req;
+    int rc = simple__net_mark(n, lane, root_node, x->tag, &req);
+    if (!rc) rc = simple__net_waitall(&req, 1);
+    return rc ? rc : SIMPLE_ERR_PEER;
+  }
+  int rc = out ? simple__net_send(n, lane, buf, bytes, root_node, x->tag)
+               : simple__net_recv(n, lane, buf, bytes, root_node, x->tag);
+  return rc == SIMPLE__NET_MARK ? SIMPLE_ERR_PEER : rc;
 }

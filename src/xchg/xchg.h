@@ -142,11 +142,21 @@ typedef struct {
   void *(*block)(void *ctx, int k, int out, int i, size_t *bytes);
   /* Node-local work for a node without a copier (NULL: none). */
   void (*local)(void *ctx);
+  /* The job-wide verdict: this node found an error in the call's
+   * arguments. It still runs its part of the exchange, so that no other
+   * node waits forever, but sends an error mark (net.h) where a message
+   * would go and drains what it is sent. Only the sizes (out_bytes,
+   * in_bytes, blocks) are asked of the client then: they must be known
+   * without the faulty arguments. A node that receives a mark completes
+   * the rest of its transfers and its driver returns SIMPLE_ERR_PEER. */
+  int bad;
 } simple__xchg_t;
 
 /* Driver d's share of the exchange (d < x->drivers), with the node-local
- * work too when also_local. Returns 0 or the first transfer's error (the
- * driver still waits for what it posted). */
+ * work too when also_local. Returns 0, SIMPLE_ERR_PEER when the node is bad
+ * or a mark reached this driver (the verdict: the driver's node must fail
+ * the call), or the first transfer's error (the driver still waits for
+ * what it posted). */
 int simple__xchg_drive(const simple__xchg_t *x, int d, int also_local);
 
 /* The other way to run an all-pairs exchange, for clients that post every
@@ -171,5 +181,24 @@ int simple__xchg_post(const simple__xchg_t *x, int d, int out, simple__net_req_t
  * driver, each alpha + beta m. */
 #define SIMPLE__XCHG_BATCH 16
 int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int lane, int out);
+/* The other end of a rooted exchange, on a node that is not the root's:
+ * its one message of `bytes` (nothing when 0, as the root's side skips
+ * empty messages) sent to (out = 1) or received from the root's node on
+ * `lane`, or, when x->bad, a mark sent or the root's message drained.
+ * Returns 0, SIMPLE_ERR_PEER (bad, or a mark came from the root's node),
+ * or SIMPLE_ERR_MPI. Both rooted calls return SIMPLE_ERR_PEER the same
+ * way. Only x->n, x->tag and x->bad are read. */
+int simple__xchg_rooted_peer(const simple__xchg_t *x, int root_node, int lane, void *buf,
+                             size_t bytes, int out);
+
+/* One step of a pairwise schedule (src/coll/internode.c) that carries the
+ * verdict: with *bad clear, simple__net_sendrecv (dest or src -1: none),
+ * and a mark received sets *bad (nothing written to rbuf); with *bad set,
+ * a mark to dest and src's message drained. Every node of such a schedule
+ * that has seen an error passes it on at each later step, so the verdict
+ * reaches every node whose result depends on the offender's data, at no
+ * extra message. Returns 0 or SIMPLE_ERR_MPI. */
+int simple__xchg_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
+                          void *rbuf, size_t rbytes, int src, int tag, int *bad);
 
 #endif
