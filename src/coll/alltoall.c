@@ -436,6 +436,8 @@ static void init(a2a_t *c, simple_t *s, int v, size_t count, simple_type_t type)
 }
 
 /* Everything after the scratch is known: the exchange itself. */
+static simple__xchg_t a2a_xchg(a2a_t *c, int bad);
+
 static int exchange(simple_t *s, a2a_t *c) {
   int r = c->r, me = c->me, rc = 0, bad = 0, mine_bad = 0;
   for (int u = 0; u < r; u++)
@@ -449,20 +451,7 @@ static int exchange(simple_t *s, a2a_t *c) {
     if (rc) return rc;
   }
   if (me < c->D) {
-    simple__xchg_t x = {.n = c->n,
-                        .tag = SIMPLE__TAG_ALLTOALL,
-                        .drivers = c->D,
-                        .ctx = c,
-                        .out_bytes = x_out_bytes,
-                        .in_bytes = x_in_bytes,
-                        .out = x_out,
-                        .in = x_in,
-                        .unpack = x_unpack,
-                        .local = x_local};
-    if (c->direct) {
-      x.blocks = x_blocks;
-      x.block = x_block;
-    }
+    simple__xchg_t x = a2a_xchg(c, 0);
     rc = simple__xchg_drive(&x, me, r == 1);
   } else {
     int copiers = r - c->D, ci = me - c->D;
@@ -493,6 +482,27 @@ static size_t bad_bytes(const a2a_t *c, int k, int out) {
 static size_t x_bad_out(void *ctx, int k) { return bad_bytes(ctx, k, 1); }
 static size_t x_bad_in(void *ctx, int k) { return bad_bytes(ctx, k, 0); }
 
+/* The exchange engine's description of this alltoall: the data's
+ * callbacks, or in error mode (bad) only the sizes its marks stand for. */
+static simple__xchg_t a2a_xchg(a2a_t *c, int bad) {
+  simple__xchg_t x = {.n = c->n, .tag = SIMPLE__TAG_ALLTOALL, .drivers = c->D, .ctx = c};
+  if (bad) {
+    x.out_bytes = x_bad_out;
+    x.in_bytes = x_bad_in;
+    x.bad = 1;
+  } else {
+    x.out_bytes = x_out_bytes;
+    x.in_bytes = x_in_bytes;
+    x.out = x_out;
+    x.in = x_in;
+    x.unpack = x_unpack;
+    x.local = x_local;
+    if (c->direct) x.block = x_block;
+  }
+  if (c->direct) x.blocks = x_blocks;
+  return x;
+}
+
 /* The verdict when this node found an error in the call (rc, returned):
  * its drivers still run their steps of the exchange, in error mode (a mark
  * where each message would go, what comes drained), so that every other
@@ -502,14 +512,7 @@ static size_t x_bad_in(void *ctx, int k) { return bad_bytes(ctx, k, 0); }
 static int exchange_bad(simple_t *s, a2a_t *c, int rc) {
   if (rc == SIMPLE_ERR_FATAL || c->P < 2 || (!c->v && c->count == 0) || !c->es) return rc;
   if (c->me < c->D) {
-    simple__xchg_t x = {.n = c->n,
-                        .tag = SIMPLE__TAG_ALLTOALL,
-                        .drivers = c->D,
-                        .ctx = c,
-                        .out_bytes = x_bad_out,
-                        .in_bytes = x_bad_in,
-                        .bad = 1};
-    if (c->direct) x.blocks = x_blocks;
+    simple__xchg_t x = a2a_xchg(c, 1);
     simple__xchg_drive(&x, c->me, 0);
   }
   if (c->v) {
