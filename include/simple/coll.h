@@ -66,7 +66,14 @@ SIMPLE_API int simple_barrier(simple_t *s);
 SIMPLE_API int simple_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, int root);
 
 /* recv at thread root gets the combination of every thread's send.
- * Same algorithm as allreduce, the result kept at the root only. */
+ * Same algorithm as allreduce, the result kept at the root only, except
+ * above 8 KiB on 2 or 3 nodes with a built-in op: after the sliced
+ * combine, each lane's slice goes up a binomial tree to the root's node in
+ * 128 KiB segments, each combined as it arrives, and a 1-byte verdict
+ * token comes back down (docs/api.md, "Which algorithm runs among nodes").
+ *   Cost there: 2b + 2 n/B + ceil(log2 P) (2 alpha + beta n): for 2 nodes
+ *   one message of n bytes, one way, against the allreduce's 2 of n/2
+ *   each way. */
 SIMPLE_API int simple_reduce(simple_t *s, const void *send, void *recv, size_t count,
                              simple_type_t type, simple_op_t op, int root);
 
@@ -90,9 +97,12 @@ SIMPLE_API int simple_allreduce(simple_t *s, const void *send, void *recv, size_
 
 /* Inclusive scan over global ranks: thread i's recv combines threads 0..i.
  * Node-local scan in shared memory, an exclusive scan of the node totals
- * among nodes, and a local fix-up combining the node prefix with each
+ * among nodes (recursive doubling; at its last step the upper node sends
+ * only a 1-byte verdict token down, as the lower one needs no data from
+ * above), and a local fix-up combining the node prefix with each
  * thread's result.
- * Cost: 2b + 2 n/B + exscan among P (~log2 P (alpha + beta n)). */
+ * Cost: 2b + 2 n/B + exscan among P (~log2 P (alpha + beta n); 2 nodes:
+ * one message of n bytes one way, and a token back). */
 SIMPLE_API int simple_scan(simple_t *s, const void *send, void *recv, size_t count,
                            simple_type_t type, simple_op_t op);
 /* Exclusive scan: thread i > 0 gets threads 0..i-1; thread 0's recv is
@@ -135,7 +145,12 @@ SIMPLE_API int simple_scatterv(simple_t *s, const void *send, const size_t *coun
  * recv + pid * count.
  * Node blocks assembled in shared memory, node masters exchange them
  * (MPI_Allgatherv of one block per node), every thread copies the whole.
- * Cost: 2b + allgather among P of r n bytes + p n/B. */
+ * Cost: 2b + allgather among P of r n bytes + p n/B. From 64 KiB per
+ * thread the node block is assembled in thread 0's recv and exchanged in
+ * place there (the verdict in an 8-byte allreduce overlapped with it):
+ * thread 0 copies nothing out, and with one thread per node nothing is
+ * copied at all; cost 4b + allgather among P of r n bytes + p n/B on the
+ * other threads. */
 SIMPLE_API int simple_allgather(simple_t *s, const void *send, void *recv, size_t count,
                                 simple_type_t type);
 /* As allgather with per-thread counts: thread i sends `count` elements,

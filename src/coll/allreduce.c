@@ -5,11 +5,8 @@
 #include "simple/coll.h"
 #include "simple/node.h"
 
-/* Up to this many bytes, node masters combine the whole vector and run
- * recursive doubling among nodes (latency-bound: log2 P messages); above,
- * all threads share the combining and several lanes run Rabenseifner's
- * bandwidth-optimal allreduce at once. */
-#define SMALL_BYTES 8192
+/* Two paths, chosen by choose.c's table (by default: up to 8 KiB the
+ * first, above it the second). */
 /* Small vectors, with one node barrier (simple__node_publish_lead): the
  * node's last thread to arrive combines the inputs into the scratch (paper
  * 001: the other threads only raise their flags, by arriving), reduces
@@ -52,17 +49,34 @@ static void lane_piece(size_t count, size_t es, int lanes, int me, size_t *l0, s
   *l1 = *l0 + per < count ? *l0 + per : count;
 }
 
+/* Lane `me`'s exchange among nodes of count elements at buf: the tree to
+ * the root's node (root_node >= 0: half the bytes of an allreduce cross,
+ * one way), else Rabenseifner's allreduce. */
+static int lane_exchange(simple__node_t *n, int me, void *buf, void *tmp, size_t count,
+                         simple_type_t type, simple_op_t op, int root_node, int bad) {
+  if (root_node >= 0)
+    return simple__coll_net_reduce_tree(n, me, buf, tmp, count, type, op, root_node, bad);
+  return simple__coll_net_allreduce_rab(n, me, buf, tmp, count, type, op, bad);
+}
+
 static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, simple_type_t type,
-                        simple_op_t op, int want_result, void *recv, int rc) {
+                        simple_op_t op, int root, int tree, void *recv, int rc) {
   simple__node_t *n = s->node;
-  int me = s->thread, r = n->threads, lanes = simple__xchg_lanes(n);
+  int me = s->thread, r = n->threads, lanes = simple__xchg_lanes(n), want_result;
   size_t es = simple_type_size(type), bytes = count * es, l0, l1;
+  /* The tree's root follows from root alone, the same on every node (an
+   * invalid root, refused on every node, still gives one). User ops need
+   * not commute: they keep the allreduce's node order. */
+  int root_node = !tree || root < 0 || op >= SIMPLE_OP_USER_FIRST ? -1
+                  : root < n->nprocs                              ? simple__node_of(n, root)
+                                                                  : 0;
+  want_result = root < 0 || s->pid == root;
   if (!slots) {
     /* An argument error on this node: each lane's driver still runs its
      * exchange, with error marks, for the nodes that wait on it. */
     if (rc != SIMPLE_ERR_FATAL && me < lanes) {
       lane_piece(count, es, lanes, me, &l0, &l1);
-      if (l1 > l0) simple__coll_net_allreduce_rab(n, me, NULL, NULL, l1 - l0, type, op, 1);
+      if (l1 > l0) lane_exchange(n, me, NULL, NULL, l1 - l0, type, op, root_node, 1);
     }
     return rc;
   }
@@ -74,9 +88,7 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
   if (rc) return rc;
   if (me < lanes) {
     lane_piece(count, es, lanes, me, &l0, &l1);
-    if (l1 > l0)
-      rc =
-          simple__coll_net_allreduce_rab(n, me, acc + l0 * es, tmp + l0 * es, l1 - l0, type, op, 0);
+    if (l1 > l0) rc = lane_exchange(n, me, acc + l0 * es, tmp + l0 * es, l1 - l0, type, op, root_node, 0);
   }
   if ((rc = simple__sync_rc(s, rc))) return rc;
   if (want_result) memcpy(recv, acc, bytes);
@@ -87,6 +99,9 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
 static int reduce_common(simple_t *s, const void *send, void *recv, size_t count,
                          simple_type_t type, simple_op_t op, int root) {
   if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
+  /* A malformed SIMPLE_COLL_ALG, the same in every process: every thread
+   * refuses alike, nothing crosses. */
+  if (simple__coll_choose_status()) return SIMPLE_ERR_ARG;
   simple__node_t *n = s->node;
   if (n->nodes == 1) {
     /* One node: the node library is the whole job. */
@@ -109,11 +124,13 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
   void *scratch = NULL;
   if (s->thread == 0 && !err && !(scratch = simple__node_scratch(s, 2 * bytes)))
     err = SIMPLE_ERR_NOMEM;
-  if (bytes <= SMALL_BYTES)
+  simple__coll_alg_t alg =
+      simple__coll_choose(root < 0 ? SIMPLE__COLL_ALLREDUCE : SIMPLE__COLL_REDUCE, n->nodes, bytes);
+  if (alg == SIMPLE__ALG_RD)
     return reduce_small(s, send, recv, scratch, count, type, op, want_result, err);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, scratch, count, err, &rc);
-  return reduce_large(s, slots, count, type, op, want_result, recv, rc);
+  return reduce_large(s, slots, count, type, op, root, alg == SIMPLE__ALG_TREE, recv, rc);
 }
 
 int simple_allreduce(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,

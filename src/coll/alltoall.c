@@ -26,7 +26,7 @@
  *             node of one thread has no copier: its driver copies its own
  *             block once its first transfers are posted.
  *
- * Large blocks (regular form, at least DIRECT_BYTES each) cross nodes as
+ * Large blocks (regular form, 256 KiB and up: choose.c) cross nodes as
  * one message per block instead: the driver posts a receive for every
  * block (i -> u) from node `from` straight into thread u's recv, and a send
  * for every block (u -> j) to node `to` straight from thread u's send (from
@@ -86,9 +86,6 @@
 #include "net/net.h"
 #include "simple/coll.h"
 
-/* Blocks of at least this many bytes travel as messages of their own (see
- * above); below it the copies cost less than the extra messages. */
-#define DIRECT_BYTES ((size_t)262144)
 
 #define ALIGN ((size_t)SIMPLE__CACHE_LINE)
 
@@ -558,6 +555,9 @@ static int alltoall_inline(simple_t *s, const void *out, void *recv, size_t coun
 int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type) {
   SIMPLE__COLL_CHECK(s, "alltoall", count, type, -1, -1);
   if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
+  /* A malformed SIMPLE_COLL_ALG, the same in every process: every thread
+   * refuses alike, nothing crosses. */
+  if (simple__coll_choose_status()) return SIMPLE_ERR_ARG;
   simple__node_t *n = s->node;
   int in_place = send == SIMPLE_IN_PLACE;
   size_t total = 0;
@@ -572,7 +572,8 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
   init(&c, s, 0, count, type);
   c.in_place = in_place;
   /* From count and type alone, as on every node (one with an error too). */
-  c.direct = c.P > 1 && count * c.es >= DIRECT_BYTES && total <= SIZE_MAX / (c.es ? c.es : 1);
+  c.direct = c.P > 1 && total <= SIZE_MAX / (c.es ? c.es : 1) &&
+             simple__coll_choose(SIMPLE__COLL_ALLTOALL, c.P, count * c.es) == SIMPLE__ALG_DIRECT;
   unsigned char *scratch = NULL;
   /* Thread 0 knows the whole layout already: the count is the same
    * everywhere, and so (by contract) is the in-place choice. */

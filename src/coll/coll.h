@@ -6,6 +6,7 @@
 
 #include "base/size.h"
 #include "base/sync.h"
+#include "coll/choose.h"
 #include "node/node_sync.h"
 #include "node/ops.h"
 #include "run/job.h"
@@ -34,6 +35,23 @@ int simple__coll_net_allreduce_rd(simple__node_t *n, int lane, void *buf, void *
 int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
                                    simple_type_t type, simple_op_t op, int bad);
 
+/* Reduce of count elements to node root_node, one thread per node on
+ * `lane`, for commutative ops only (the built-in ones: a subtree's
+ * combination reaches its parent whatever the node order). Binomial tree
+ * on ranks relative to the root: at step 2^j a node with bit j set sends
+ * its subtree's combination up and stops; the vector travels in 128 KiB
+ * segments, up to 4 in flight, each combined as it arrives while the next
+ * ones are on the wire (as MPI's pipelined reduce). Then the root's verdict
+ * goes back down the same tree as a 1-byte token, so that every node
+ * returns the same verdict. buf holds this node's contribution and, on the
+ * root's node, receives the result; elsewhere it is left partial. tmp has
+ * room for count elements.
+ * Cost: ceil(log2 P) (alpha + beta n) up (for 2 nodes one message of n
+ * bytes, pipelined with the combining: beta n + one segment's op), plus
+ * ceil(log2 P) alpha down. `bad` and the verdict as for the allreduces. */
+int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
+                                 simple_type_t type, simple_op_t op, int root_node, int bad);
+
 /* Exclusive scan of count elements among the nodes, by one thread per node
  * on `lane`, combining in node order. part holds this node's contribution
  * (destroyed); on return res holds the combination of nodes 0..node-1
@@ -42,8 +60,10 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
  * Recursive doubling (works for any P): at step 2^j, node i exchanges its
  * partial (the combination over its aligned block of 2^j nodes) with node
  * i ^ 2^j; a partner from below is combined on the left of both partial and
- * result. ceil(log2 P) steps of one message each way:
- * cost ceil(log2 P) (alpha + beta n). `bad` and the verdict as for the
+ * result. ceil(log2 P) steps of one message each way, except at the last
+ * step, where the lower node needs no partial from above: a 1-byte token
+ * goes down instead (the verdict's path): cost ceil(log2 P) (alpha + beta
+ * n), for 2 nodes one message of n bytes. `bad` and the verdict as for the
  * allreduces (every node hears of an error: each takes part in steps that
  * cover every other node's block); res is untouched on SIMPLE_ERR_PEER. */
 int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, void *tmp,

@@ -145,20 +145,136 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
   return verdict(rc, bad);
 }
 
+/* The rooted reduce (simple__coll_net_reduce_tree). Segments of this many
+ * bytes are reduced as they arrive while the next ones are in flight
+ * (Open MPI's tuned pipeline reduce cuts 32-64 KiB segments; larger ones
+ * here, as every segment also costs a wait and an op call); WINDOW of them
+ * are posted at once each way. */
+#define SEG_BYTES (128 * 1024)
+#define SEG_WINDOW 4
+
+/* The child's whole vector, segment by segment, combined into buf (buf =
+ * buf op child's: only commutative ops come here). With *bad set on entry
+ * the segments are drained; a mark among them sets *bad (the remaining
+ * segments are still taken, as the child sends every one). */
+static int reduce_from(simple__node_t *n, int lane, unsigned char *buf, unsigned char *tmp,
+                       size_t count, size_t per, simple_type_t type, simple_op_t op, int child,
+                       int *bad) {
+  size_t es = simple_type_size(type), nseg = (count + per - 1) / per, posted = 0, done = 0;
+  simple__net_req_t req[SEG_WINDOW];
+  int rc = 0;
+  if (*bad) {
+    for (size_t i = 0; i < nseg && !rc; i++) rc = simple__net_drain(n, lane, child, SIMPLE__TAG_REDUCE);
+    return rc;
+  }
+  while (done < nseg) {
+    for (; !rc && posted < nseg && posted - done < SEG_WINDOW; posted++) {
+      size_t m = count - posted * per < per ? count - posted * per : per;
+      rc = simple__net_irecv(n, lane, tmp + posted * per * es, m * es, child, SIMPLE__TAG_REDUCE,
+                             &req[posted % SEG_WINDOW]);
+      if (rc) break;
+    }
+    if (done == posted) break; /* a receive failed to post: what was posted is done */
+    int w = simple__net_waitall(&req[done % SEG_WINDOW], 1);
+    if (w == SIMPLE__NET_MARK) {
+      *bad = 1;
+    } else if (w) {
+      if (!rc) rc = w;
+    } else if (!*bad && !rc) {
+      size_t m = count - done * per < per ? count - done * per : per;
+      simple__op_apply(op, type, buf + done * per * es, tmp + done * per * es, m);
+    }
+    done++;
+  }
+  return rc;
+}
+
+/* buf, segment by segment, to the parent; marks instead when bad. */
+static int reduce_to(simple__node_t *n, int lane, const unsigned char *buf, size_t count,
+                     size_t per, size_t es, int parent, int bad) {
+  size_t nseg = (count + per - 1) / per, posted = 0, done = 0;
+  simple__net_req_t req[SEG_WINDOW];
+  int rc = 0;
+  for (; posted < nseg; posted++) {
+    if (posted - done == SEG_WINDOW && (rc = simple__net_waitall(&req[done++ % SEG_WINDOW], 1)))
+      break;
+    size_t m = count - posted * per < per ? count - posted * per : per;
+    rc = bad ? simple__net_mark(n, lane, parent, SIMPLE__TAG_REDUCE, &req[posted % SEG_WINDOW])
+             : simple__net_isend(n, lane, buf + posted * per * es, m * es, parent,
+                                 SIMPLE__TAG_REDUCE, &req[posted % SEG_WINDOW]);
+    if (rc) break;
+  }
+  for (; done < posted; done++) {
+    int w = simple__net_waitall(&req[done % SEG_WINDOW], 1);
+    if (!rc) rc = w;
+  }
+  return rc;
+}
+
+int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
+                                 simple_type_t type, simple_op_t op, int root_node, int bad) {
+  int P = n->nodes, rel = (n->node - root_node + P) % P, parent = -1, rc = 0, mask;
+  size_t es = simple_type_size(type), per = SEG_BYTES / es ? SEG_BYTES / es : 1;
+  /* Up: at step 2^j a node whose bit j is set sends its combination over
+   * its subtree to rel - 2^j and is done; the others receive from rel +
+   * 2^j (if any) and combine. */
+  for (mask = 1; mask < P; mask <<= 1) {
+    if (rel & mask) {
+      parent = (rel - mask + root_node) % P;
+      break;
+    }
+    if (rel + mask < P) {
+      rc = reduce_from(n, lane, buf, tmp, count, per, type, op, (rel + mask + root_node) % P,
+                       &bad);
+      if (rc) return rc;
+    }
+  }
+  if (parent >= 0 && (rc = reduce_to(n, lane, buf, count, per, es, parent, bad)) != 0) return rc;
+  /* Down: the root's verdict, a 1-byte token (or a mark) along the same
+   * tree, so that every node hears of an error anywhere. */
+  static const unsigned char token = 0;
+  unsigned char token_in;
+  if (parent >= 0) {
+    rc = simple__xchg_sendrecv(n, lane, NULL, 0, -1, &token_in, 1, parent, SIMPLE__TAG_VERDICT,
+                               &bad);
+    if (rc) return rc;
+  }
+  for (mask >>= 1; mask >= 1; mask >>= 1) {
+    if (rel + mask >= P) continue;
+    rc = simple__xchg_sendrecv(n, lane, &token, 1, (rel + mask + root_node) % P, NULL, 0, -1,
+                               SIMPLE__TAG_VERDICT, &bad);
+    if (rc) return rc;
+  }
+  return verdict(0, bad);
+}
+
 int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, void *tmp,
                             void *spare, size_t count, simple_type_t type, simple_op_t op,
                             int bad) {
   int me = n->node, P = n->nodes, have = 0, rc = 0;
   size_t bytes = count * simple_type_size(type);
   unsigned char *pa = part, *re = res, *tm = tmp, *sp = spare, *x;
+  /* The token that stands for a partial nobody needs (see below). */
+  static const unsigned char token = 0;
+  unsigned char token_in;
   for (int mask = 1; mask < P; mask <<= 1) {
     int partner = me ^ mask;
     if (partner >= P) continue; /* our block is the last; nobody above needs it */
-    rc = simple__xchg_sendrecv(n, lane, pa, bytes, partner, tm, bytes, partner, SIMPLE__TAG_SCAN,
-                               &bad);
+    /* The lower node uses the upper's partial only to pass it on at a later
+     * step: at the last step the upper sends a 1-byte token instead, which
+     * still carries the verdict (an error mark is an empty message) but
+     * not the data (for 2 nodes, one message of n bytes instead of one
+     * each way: on a link whose ends share a core, half the time). */
+    int later = (mask << 1) < P;
+    int up = partner > me; /* the partner's block lies above ours */
+    const void *sb = !up && !later ? &token : pa;
+    size_t sn = !up && !later ? 1 : bytes;
+    void *rb = up && !later ? &token_in : (void *)tm;
+    size_t rn = up && !later ? 1 : bytes;
+    rc = simple__xchg_sendrecv(n, lane, sb, sn, partner, rb, rn, partner, SIMPLE__TAG_SCAN, &bad);
     if (rc) return rc;
     if (bad) continue;
-    if (partner < me) {
+    if (!up) {
       /* The partner's block lies just below ours: it goes on the left. */
       if (have) {
         memcpy(sp, tm, bytes);
@@ -169,11 +285,11 @@ int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, 
         have = 1;
       }
       /* The partial is needed only if a later step sends it. */
-      if ((mask << 1) < P) {
+      if (later) {
         simple__op_apply(op, type, tm, pa, count);
         x = pa, pa = tm, tm = x;
       }
-    } else {
+    } else if (later) {
       simple__op_apply(op, type, pa, tm, count);
     }
   }

@@ -38,10 +38,14 @@
 
 /* The accumulator a thread scans through: small enough to stay in L1. */
 #define CHUNK_BYTES 2048
-/* Below this many bytes one lane does the exchange among nodes: a message
- * costs alpha whatever its size, so splitting small vectors only adds
- * messages. */
-#define LANE_MIN_BYTES 8192
+/* How many lanes exchange n bytes among nodes (choose.c: one below 8 KiB,
+ * where a message costs alpha whatever its size and splitting only adds
+ * messages). */
+static int scan_lanes(simple__node_t *n, size_t bytes) {
+  return simple__coll_choose(SIMPLE__COLL_SCAN, n->nodes, bytes) == SIMPLE__ALG_ONE_LANE
+             ? 1
+             : simple__xchg_lanes(n);
+}
 
 /* buf = x (op) buf, count elements, through a stack accumulator. */
 static void apply_left(simple_op_t op, simple_type_t type, const unsigned char *x,
@@ -125,7 +129,7 @@ static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, s
   if (lo < hi) simple__node_scan_slice(slots, r, exclusive, type, op, lo, hi, w);
   int rc = simple__node_finish(s);
   if (rc) return rc;
-  int lanes = bytes < LANE_MIN_BYTES ? 1 : simple__xchg_lanes(n);
+  int lanes = scan_lanes(n, bytes);
   if (me < lanes) rc = exchange(n, me, lanes, w, stride, count, type, op, 0);
   /* Node 0 has no prefix (its results are final), but its threads wait
    * for the exchange too: it carries the job's verdict. */
@@ -141,6 +145,9 @@ static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, s
 static int scan_common(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
                        simple_op_t op, int exclusive) {
   if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
+  /* A malformed SIMPLE_COLL_ALG, the same in every process: every thread
+   * refuses alike, nothing crosses. */
+  if (simple__coll_choose_status()) return SIMPLE_ERR_ARG;
   simple__node_t *n = s->node;
   /* One node: the node library's scan is the whole job's. */
   if (n->nodes == 1)
@@ -166,7 +173,7 @@ static int scan_common(simple_t *s, const void *send, void *recv, size_t count, 
      * exchange among nodes, with error marks, for the nodes waiting on it.
      * The shape follows from count and type, as on every node. */
     size_t shape = count * simple_type_size(type);
-    int lanes = shape <= SIMPLE__INLINE_BYTES || shape < LANE_MIN_BYTES ? 1 : simple__xchg_lanes(n);
+    int lanes = shape <= SIMPLE__INLINE_BYTES ? 1 : scan_lanes(n, shape);
     if (rc != SIMPLE_ERR_FATAL && count && simple_type_size(type) && s->thread < lanes)
       exchange(n, s->thread, lanes, NULL, 0, count, type, op, 1);
     return rc;

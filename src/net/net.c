@@ -275,3 +275,30 @@ int simple__net_allgatherv(simple__node_t *n, const void *sbuf, const size_t *co
   free(c);
   return rc;
 }
+
+int simple__net_allgatherv_word(simple__node_t *n, long long *word, const size_t *counts,
+                                const size_t *displs, void *rbuf) {
+  int P = n->nodes;
+  int *c = malloc(sizeof(int) * 2 * (size_t)P);
+  if (!c) return SIMPLE_ERR_NOMEM;
+  int *d = c + P, rc = 0;
+  for (int k = 0; k < P; k++) {
+    if (counts[k] > INT_MAX || displs[k] > INT_MAX) rc = SIMPLE_ERR_COUNT;
+    c[k] = (int)counts[k];
+    d[k] = (int)displs[k];
+  }
+  /* Every node checks the same counts: all go on, or none. */
+  if (!rc) {
+    MPI_Comm comm = simple__net(n)->coll;
+    MPI_Request req;
+    rc = simple__net_ok(MPI_Iallreduce(MPI_IN_PLACE, word, 1, MPI_LONG_LONG, MPI_MAX, comm, &req));
+    if (!rc) {
+      int rc2 = simple__net_ok(SIMPLE__NET_WATCHED(
+          MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, rbuf, c, d, MPI_BYTE, comm)));
+      rc = simple__net_ok(SIMPLE__NET_WATCHED(MPI_Wait(&req, MPI_STATUS_IGNORE)));
+      if (!rc) rc = rc2;
+    }
+  }
+  free(c);
+  return rc;
+}

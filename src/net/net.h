@@ -86,6 +86,17 @@ int simple__net_bcast(simple__node_t *n, void *buf, size_t bytes, int root);
  * data at buf (NULL with bytes > 0: into a temporary block, dropped; the
  * error path only). Cost: one MPI_Bcast of bytes + 8. */
 int simple__net_bcast_word(simple__node_t *n, long long *word, void *buf, size_t bytes, int root);
+/* Allgather in place with the job's verdict beside the data: node k's
+ * counts[k] bytes are already at rbuf + displs[k] on node k, and end up
+ * there on every node; *word (0, or 1 when this node found an error)
+ * becomes the largest over the nodes. The word travels in an
+ * MPI_Iallreduce posted first on the same communicator (MPI matches
+ * collectives in call order, blocking or not) and completed after the
+ * data, so its latency hides in the data's: for large blocks only.
+ * Cost: one MPI_Allgatherv of the data, in place, plus one 8-byte
+ * allreduce overlapped with it. */
+int simple__net_allgatherv_word(simple__node_t *n, long long *word, const size_t *counts,
+                                const size_t *displs, void *rbuf);
 /* Every node contributes `bytes`; rbuf gets them in node order. */
 int simple__net_allgather(simple__node_t *n, const void *sbuf, size_t bytes, void *rbuf);
 /* Node k contributes counts[k] bytes, placed at displs[k] (bytes) in rbuf.

@@ -1,0 +1,131 @@
+/* The decision table of the collectives' phase among nodes (choose.h).
+ *
+ * The crossovers, measured with simple-bench coll on the virtual cluster
+ * (docs/bench.md, "Algorithms among nodes"):
+ *  - allreduce, reduce: up to 8 KiB the master's recursive doubling wins
+ *    (one exchange per round, no slicing barrier); above, the sliced
+ *    combine and Rabenseifner's 2 n bytes per node beat log2 P exchanges
+ *    of n.
+ *  - reduce above 8 KiB on 2 or 3 nodes: the tree moves n bytes one way
+ *    into the root (2 nodes: one message; 3: two) where the allreduce
+ *    moves 2 n (n/2 each way, twice) and, at 3 nodes, folds a third node in
+ *    and out (3 n); from 4 nodes Rabenseifner's 2 n (P - 1) / P bytes per
+ *    node beat the tree's (log2 P) n at the root.
+ *  - scan: below 8 KiB one lane (a message costs alpha whatever its size,
+ *    splitting adds messages).
+ *  - alltoall: blocks of 256 KiB and up go as messages of their own, below
+ *    they are packed (Open MPI's TCP transport moves one large message
+ *    faster than several eager ones: 4 blocks of 64 KiB took 182-184 us
+ *    against 83-102 us packed, 2 x 2; 1 MiB blocks 2.71 -> 2.38 ms
+ *    direct). */
+#include "coll/choose.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simple/core.h"
+
+typedef struct {
+  simple__coll_kind_t kind;
+  int max_nodes;    /* the row applies up to this many nodes */
+  size_t max_bytes; /* ... and up to this many bytes (inclusive) */
+  simple__coll_alg_t alg;
+} rule_t;
+
+#define ANY_NODES INT32_MAX
+#define ANY_BYTES SIZE_MAX
+
+/* First matching row wins; every kind ends with a catch-all row. */
+static const rule_t rules[] = {
+    {SIMPLE__COLL_ALLREDUCE, ANY_NODES, 8192, SIMPLE__ALG_RD},
+    {SIMPLE__COLL_ALLREDUCE, ANY_NODES, ANY_BYTES, SIMPLE__ALG_RAB},
+    {SIMPLE__COLL_REDUCE, ANY_NODES, 8192, SIMPLE__ALG_RD},
+    {SIMPLE__COLL_REDUCE, 3, ANY_BYTES, SIMPLE__ALG_TREE},
+    {SIMPLE__COLL_REDUCE, ANY_NODES, ANY_BYTES, SIMPLE__ALG_RAB},
+    {SIMPLE__COLL_SCAN, ANY_NODES, 8191, SIMPLE__ALG_ONE_LANE},
+    {SIMPLE__COLL_SCAN, ANY_NODES, ANY_BYTES, SIMPLE__ALG_LANES},
+    {SIMPLE__COLL_ALLTOALL, ANY_NODES, 262143, SIMPLE__ALG_PACKED},
+    {SIMPLE__COLL_ALLTOALL, ANY_NODES, ANY_BYTES, SIMPLE__ALG_DIRECT},
+    {SIMPLE__COLL_ALLGATHER, ANY_NODES, 65535, SIMPLE__ALG_PACKED},
+    {SIMPLE__COLL_ALLGATHER, ANY_NODES, ANY_BYTES, SIMPLE__ALG_DIRECT},
+};
+
+/* SIMPLE_COLL_ALG: comma-separated COLL=ALG, each forcing ALG for COLL at
+ * every size and node count. */
+static const char *const kind_names[SIMPLE__COLL_KINDS] = {"allreduce", "reduce", "scan",
+                                                           "alltoall", "allgather"};
+static const struct {
+  const char *name;
+  simple__coll_kind_t kind;
+  simple__coll_alg_t alg;
+} names[] = {
+    {"rd", SIMPLE__COLL_ALLREDUCE, SIMPLE__ALG_RD},
+    {"rab", SIMPLE__COLL_ALLREDUCE, SIMPLE__ALG_RAB},
+    {"rd", SIMPLE__COLL_REDUCE, SIMPLE__ALG_RD},
+    {"rab", SIMPLE__COLL_REDUCE, SIMPLE__ALG_RAB},
+    {"tree", SIMPLE__COLL_REDUCE, SIMPLE__ALG_TREE},
+    {"one-lane", SIMPLE__COLL_SCAN, SIMPLE__ALG_ONE_LANE},
+    {"lanes", SIMPLE__COLL_SCAN, SIMPLE__ALG_LANES},
+    {"packed", SIMPLE__COLL_ALLTOALL, SIMPLE__ALG_PACKED},
+    {"direct", SIMPLE__COLL_ALLTOALL, SIMPLE__ALG_DIRECT},
+    {"packed", SIMPLE__COLL_ALLGATHER, SIMPLE__ALG_PACKED},
+    {"direct", SIMPLE__COLL_ALLGATHER, SIMPLE__ALG_DIRECT},
+};
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int forced[SIMPLE__COLL_KINDS]; /* alg + 1, or 0: the table decides */
+static int env_status;
+
+static int parse_item(const char *item, size_t len) {
+  const char *eq = memchr(item, '=', len);
+  if (!eq) return -1;
+  size_t klen = (size_t)(eq - item), alen = len - klen - 1;
+  for (int k = 0; k < SIMPLE__COLL_KINDS; k++) {
+    if (strlen(kind_names[k]) != klen || memcmp(kind_names[k], item, klen) != 0) continue;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+      if ((int)names[i].kind == k && strlen(names[i].name) == alen &&
+          memcmp(names[i].name, eq + 1, alen) == 0) {
+        forced[k] = (int)names[i].alg + 1;
+        return 0;
+      }
+  }
+  return -1;
+}
+
+static void read_env(void) {
+  const char *s = getenv("SIMPLE_COLL_ALG");
+  if (!s || !*s) return;
+  for (const char *p = s;;) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    if (parse_item(p, len) != 0) {
+      memset(forced, 0, sizeof forced);
+      env_status = SIMPLE_ERR_ARG;
+      fprintf(stderr,
+              "simple: SIMPLE_COLL_ALG='%s': expected COLL=ALG[,COLL=ALG...] with "
+              "allreduce=rd|rab, reduce=rd|rab|tree, scan=one-lane|lanes, "
+              "alltoall=packed|direct, allgather=packed|direct; allreduce, reduce, scan, exscan, alltoall and allgather refuse every call (SIMPLE_ERR_ARG)\n",
+              s);
+      return;
+    }
+    if (!comma) return;
+    p = comma + 1;
+  }
+}
+
+int simple__coll_choose_status(void) {
+  pthread_once(&once, read_env);
+  return env_status;
+}
+
+simple__coll_alg_t simple__coll_choose(simple__coll_kind_t kind, int nodes, size_t bytes) {
+  pthread_once(&once, read_env);
+  if (forced[kind]) return (simple__coll_alg_t)(forced[kind] - 1);
+  for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+    if (rules[i].kind == kind && nodes <= rules[i].max_nodes && bytes <= rules[i].max_bytes)
+      return rules[i].alg;
+  return SIMPLE__ALG_COUNT; /* not reached: every kind has a catch-all row */
+}

@@ -1,0 +1,55 @@
+/* Internal: which algorithm each collective's phase among nodes runs, by
+ * (collective, nodes, bytes): the one table of crossovers (choose.c), read
+ * like Open MPI's tuned decision rules, and overridable for experiments by
+ * SIMPLE_COLL_ALG (docs/api.md). Every input of a choice is the same on
+ * every thread of every node (the call's count and type, the layout, the
+ * environment, which simplerun gives every process alike), so both ends of
+ * every transfer run the same schedule. Cost of a choice: a scan of a
+ * table of a few rows (~10 ns). */
+#ifndef SIMPLE_COLL_CHOOSE_H
+#define SIMPLE_COLL_CHOOSE_H
+
+#include <stddef.h>
+
+typedef enum {
+  SIMPLE__COLL_ALLREDUCE,
+  SIMPLE__COLL_REDUCE,
+  SIMPLE__COLL_SCAN, /* scan and exscan */
+  SIMPLE__COLL_ALLTOALL,
+  SIMPLE__COLL_ALLGATHER, /* the regular form */
+  SIMPLE__COLL_KINDS
+} simple__coll_kind_t;
+
+typedef enum {
+  /* allreduce, reduce: the node masters combine, then recursive doubling
+   * among nodes on one lane (latency-bound: log2 P messages). */
+  SIMPLE__ALG_RD,
+  /* allreduce, reduce: every thread combines a slice, then Rabenseifner's
+   * reduce-scatter + allgather among nodes on every lane. */
+  SIMPLE__ALG_RAB,
+  /* reduce (commutative ops; others fall back to RAB): as RAB inside the
+   * node, then a pipelined binomial tree to the root's node on every lane,
+   * half the bytes of an allreduce, one way. */
+  SIMPLE__ALG_TREE,
+  /* scan: the node total exchanged on one lane, or cut over every lane. */
+  SIMPLE__ALG_ONE_LANE,
+  SIMPLE__ALG_LANES,
+  /* alltoall: node-pair messages packed from (unpacked into) the threads'
+   * buffers, or one message per block straight between the buffers.
+   * allgather: node blocks packed in the scratch after a verdict word, or
+   * assembled in thread 0's recv and exchanged there in place, the
+   * verdict in a small collective beside them. */
+  SIMPLE__ALG_PACKED,
+  SIMPLE__ALG_DIRECT,
+  SIMPLE__ALG_COUNT
+} simple__coll_alg_t;
+
+/* The algorithm of collective `kind` among `nodes` nodes for `bytes` per
+ * thread (alltoall: per block). */
+simple__coll_alg_t simple__coll_choose(simple__coll_kind_t kind, int nodes, size_t bytes);
+
+/* 0, or SIMPLE_ERR_ARG when SIMPLE_COLL_ALG is malformed (printed once on
+ * stderr with what it accepts): the collectives refuse every call then. */
+int simple__coll_choose_status(void);
+
+#endif
