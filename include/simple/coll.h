@@ -145,7 +145,7 @@ SIMPLE_API int simple_scatterv(simple_t *s, const void *send, const size_t *coun
  * recv + pid * count.
  * Node blocks assembled in shared memory, node masters exchange them
  * (MPI_Allgatherv of one block per node), every thread copies the whole.
- * Cost: 2b + allgather among P of r n bytes + p n/B. From 64 KiB per
+ * Cost: 2b + allgather among P of r n bytes + p n/B. From 1 MiB per
  * thread the node block is assembled in thread 0's recv and exchanged in
  * place there (the verdict in an 8-byte allreduce overlapped with it):
  * thread 0 copies nothing out, and with one thread per node nothing is

@@ -205,7 +205,7 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
     return simple__node_finish(s);
   }
 
-  if (!v && simple__coll_choose(SIMPLE__COLL_ALLGATHER, P, count * es) == SIMPLE__ALG_DIRECT)
+  if (!v && simple__coll_choose(SIMPLE__COLL_ALLGATHER, n, count * es) == SIMPLE__ALG_DIRECT)
     return gather_all_direct(s, send, recv, count, es, in_place, err);
 
   /* This node's blocks: total and this thread's offset (elements). */

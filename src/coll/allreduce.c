@@ -125,7 +125,7 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
   if (s->thread == 0 && !err && !(scratch = simple__node_scratch(s, 2 * bytes)))
     err = SIMPLE_ERR_NOMEM;
   simple__coll_alg_t alg =
-      simple__coll_choose(root < 0 ? SIMPLE__COLL_ALLREDUCE : SIMPLE__COLL_REDUCE, n->nodes, bytes);
+      simple__coll_choose(root < 0 ? SIMPLE__COLL_ALLREDUCE : SIMPLE__COLL_REDUCE, n, bytes);
   if (alg == SIMPLE__ALG_RD)
     return reduce_small(s, send, recv, scratch, count, type, op, want_result, err);
   int rc;

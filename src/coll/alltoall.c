@@ -573,7 +573,7 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
   c.in_place = in_place;
   /* From count and type alone, as on every node (one with an error too). */
   c.direct = c.P > 1 && total <= SIZE_MAX / (c.es ? c.es : 1) &&
-             simple__coll_choose(SIMPLE__COLL_ALLTOALL, c.P, count * c.es) == SIMPLE__ALG_DIRECT;
+             simple__coll_choose(SIMPLE__COLL_ALLTOALL, c.n, count * c.es) == SIMPLE__ALG_DIRECT;
   unsigned char *scratch = NULL;
   /* Thread 0 knows the whole layout already: the count is the same
    * everywhere, and so (by contract) is the in-place choice. */

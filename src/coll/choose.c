@@ -17,7 +17,15 @@
  *    they are packed (Open MPI's TCP transport moves one large message
  *    faster than several eager ones: 4 blocks of 64 KiB took 182-184 us
  *    against 83-102 us packed, 2 x 2; 1 MiB blocks 2.71 -> 2.38 ms
- *    direct). */
+ *    direct). With one thread per node a node pair's message is one block,
+ *    which the packed path already sends from the caller's buffer: there
+ *    the direct path only adds its posting order (2 x 1, 256 KiB: 133-143
+ *    us packed, 166-245 direct; 1 MiB 541-543 against 597-1051).
+ *  - allgather: the in-place exchange saves the copies of the node block
+ *    and of the result but its verdict needs an allreduce of its own
+ *    (libnbc's MPI_Iallreduce, ~20 us here): from 1 MiB per thread (2 x 1:
+ *    1 MiB 634-750 us against 764-935 packed, 4 MiB 2.9-3.9 ms against
+ *    4.8-5.3; 256 KiB 125-215 against 102). */
 #include "coll/choose.h"
 
 #include <pthread.h>
@@ -26,12 +34,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run/job.h"
 #include "simple/core.h"
 
 typedef struct {
   simple__coll_kind_t kind;
-  int max_nodes;    /* the row applies up to this many nodes */
-  size_t max_bytes; /* ... and up to this many bytes (inclusive) */
+  int max_nodes;    /* the row applies up to this many nodes, */
+  int min_threads;  /* from this many threads on the largest node, */
+  size_t max_bytes; /* and up to this many bytes (inclusive) */
   simple__coll_alg_t alg;
 } rule_t;
 
@@ -40,17 +50,18 @@ typedef struct {
 
 /* First matching row wins; every kind ends with a catch-all row. */
 static const rule_t rules[] = {
-    {SIMPLE__COLL_ALLREDUCE, ANY_NODES, 8192, SIMPLE__ALG_RD},
-    {SIMPLE__COLL_ALLREDUCE, ANY_NODES, ANY_BYTES, SIMPLE__ALG_RAB},
-    {SIMPLE__COLL_REDUCE, ANY_NODES, 8192, SIMPLE__ALG_RD},
-    {SIMPLE__COLL_REDUCE, 3, ANY_BYTES, SIMPLE__ALG_TREE},
-    {SIMPLE__COLL_REDUCE, ANY_NODES, ANY_BYTES, SIMPLE__ALG_RAB},
-    {SIMPLE__COLL_SCAN, ANY_NODES, 8191, SIMPLE__ALG_ONE_LANE},
-    {SIMPLE__COLL_SCAN, ANY_NODES, ANY_BYTES, SIMPLE__ALG_LANES},
-    {SIMPLE__COLL_ALLTOALL, ANY_NODES, 262143, SIMPLE__ALG_PACKED},
-    {SIMPLE__COLL_ALLTOALL, ANY_NODES, ANY_BYTES, SIMPLE__ALG_DIRECT},
-    {SIMPLE__COLL_ALLGATHER, ANY_NODES, 65535, SIMPLE__ALG_PACKED},
-    {SIMPLE__COLL_ALLGATHER, ANY_NODES, ANY_BYTES, SIMPLE__ALG_DIRECT},
+    {SIMPLE__COLL_ALLREDUCE, ANY_NODES, 1, 8192, SIMPLE__ALG_RD},
+    {SIMPLE__COLL_ALLREDUCE, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_RAB},
+    {SIMPLE__COLL_REDUCE, ANY_NODES, 1, 8192, SIMPLE__ALG_RD},
+    {SIMPLE__COLL_REDUCE, 3, 1, ANY_BYTES, SIMPLE__ALG_TREE},
+    {SIMPLE__COLL_REDUCE, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_RAB},
+    {SIMPLE__COLL_SCAN, ANY_NODES, 1, 8191, SIMPLE__ALG_ONE_LANE},
+    {SIMPLE__COLL_SCAN, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_LANES},
+    {SIMPLE__COLL_ALLTOALL, ANY_NODES, 2, 262143, SIMPLE__ALG_PACKED},
+    {SIMPLE__COLL_ALLTOALL, ANY_NODES, 2, ANY_BYTES, SIMPLE__ALG_DIRECT},
+    {SIMPLE__COLL_ALLTOALL, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_PACKED},
+    {SIMPLE__COLL_ALLGATHER, ANY_NODES, 1, (1 << 20) - 1, SIMPLE__ALG_PACKED},
+    {SIMPLE__COLL_ALLGATHER, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_DIRECT},
 };
 
 /* SIMPLE_COLL_ALG: comma-separated COLL=ALG, each forcing ALG for COLL at
@@ -121,11 +132,18 @@ int simple__coll_choose_status(void) {
   return env_status;
 }
 
-simple__coll_alg_t simple__coll_choose(simple__coll_kind_t kind, int nodes, size_t bytes) {
+simple__coll_alg_t simple__coll_choose(simple__coll_kind_t kind, const simple__node_t *n,
+                                       size_t bytes) {
   pthread_once(&once, read_env);
   if (forced[kind]) return (simple__coll_alg_t)(forced[kind] - 1);
-  for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
-    if (rules[i].kind == kind && nodes <= rules[i].max_nodes && bytes <= rules[i].max_bytes)
-      return rules[i].alg;
+  int most = 0; /* threads of the largest node, counted when a row asks */
+  for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+    const rule_t *u = &rules[i];
+    if (u->kind != kind || n->nodes > u->max_nodes || bytes > u->max_bytes) continue;
+    if (u->min_threads > 1 && !most)
+      for (int k = 0; k < n->nodes; k++)
+        if (n->threads_of[k] > most) most = n->threads_of[k];
+    if (u->min_threads <= 1 || most >= u->min_threads) return u->alg;
+  }
   return SIMPLE__ALG_COUNT; /* not reached: every kind has a catch-all row */
 }

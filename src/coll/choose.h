@@ -1,5 +1,5 @@
 /* Internal: which algorithm each collective's phase among nodes runs, by
- * (collective, nodes, bytes): the one table of crossovers (choose.c), read
+ * (collective, nodes, threads, bytes): the one table of crossovers (choose.c), read
  * like Open MPI's tuned decision rules, and overridable for experiments by
  * SIMPLE_COLL_ALG (docs/api.md). Every input of a choice is the same on
  * every thread of every node (the call's count and type, the layout, the
@@ -44,9 +44,12 @@ typedef enum {
   SIMPLE__ALG_COUNT
 } simple__coll_alg_t;
 
-/* The algorithm of collective `kind` among `nodes` nodes for `bytes` per
- * thread (alltoall: per block). */
-simple__coll_alg_t simple__coll_choose(simple__coll_kind_t kind, int nodes, size_t bytes);
+/* The algorithm of collective `kind` on node n's job (its node count, and
+ * the threads of its largest node) for `bytes` per thread (alltoall: per
+ * block). */
+struct simple__node;
+simple__coll_alg_t simple__coll_choose(simple__coll_kind_t kind, const struct simple__node *n,
+                                       size_t bytes);
 
 /* 0, or SIMPLE_ERR_ARG when SIMPLE_COLL_ALG is malformed (printed once on
  * stderr with what it accepts): the collectives refuse every call then. */

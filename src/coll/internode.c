@@ -269,7 +269,10 @@ int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, 
     int up = partner > me; /* the partner's block lies above ours */
     const void *sb = !up && !later ? &token : pa;
     size_t sn = !up && !later ? 1 : bytes;
-    void *rb = up && !later ? &token_in : (void *)tm;
+    /* The first block from below at the last step is the result itself:
+     * received straight into res (nothing reaches res on a mark). */
+    int direct = !up && !later && !have;
+    void *rb = up && !later ? &token_in : direct ? (void *)re : (void *)tm;
     size_t rn = up && !later ? 1 : bytes;
     rc = simple__xchg_sendrecv(n, lane, sb, sn, partner, rb, rn, partner, SIMPLE__TAG_SCAN, &bad);
     if (rc) return rc;
@@ -281,7 +284,7 @@ int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, 
         simple__op_apply(op, type, sp, re, count);
         x = re, re = sp, sp = x;
       } else {
-        memcpy(re, tm, bytes);
+        if (!direct) memcpy(re, tm, bytes);
         have = 1;
       }
       /* The partial is needed only if a later step sends it. */

@@ -42,7 +42,7 @@
  * where a message costs alpha whatever its size and splitting only adds
  * messages). */
 static int scan_lanes(simple__node_t *n, size_t bytes) {
-  return simple__coll_choose(SIMPLE__COLL_SCAN, n->nodes, bytes) == SIMPLE__ALG_ONE_LANE
+  return simple__coll_choose(SIMPLE__COLL_SCAN, n, bytes) == SIMPLE__ALG_ONE_LANE
              ? 1
              : simple__xchg_lanes(n);
 }
