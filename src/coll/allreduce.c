@@ -88,7 +88,8 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
   if (rc) return rc;
   if (me < lanes) {
     lane_piece(count, es, lanes, me, &l0, &l1);
-    if (l1 > l0) rc = lane_exchange(n, me, acc + l0 * es, tmp + l0 * es, l1 - l0, type, op, root_node, 0);
+    if (l1 > l0)
+      rc = lane_exchange(n, me, acc + l0 * es, tmp + l0 * es, l1 - l0, type, op, root_node, 0);
   }
   if ((rc = simple__sync_rc(s, rc))) return rc;
   if (want_result) memcpy(recv, acc, bytes);

@@ -118,7 +118,8 @@ static void read_env(void) {
       fprintf(stderr,
               "simple: SIMPLE_COLL_ALG='%s': expected COLL=ALG[,COLL=ALG...] with "
               "allreduce=rd|rab, reduce=rd|rab|tree, scan=one-lane|lanes, "
-              "alltoall=packed|direct, allgather=packed|direct; allreduce, reduce, scan, exscan, alltoall and allgather refuse every call (SIMPLE_ERR_ARG)\n",
+              "alltoall=packed|direct, allgather=packed|direct; allreduce, reduce, scan, exscan, "
+              "alltoall and allgather refuse every call (SIMPLE_ERR_ARG)\n",
               s);
       return;
     }

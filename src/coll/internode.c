@@ -150,7 +150,7 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
  * (Open MPI's tuned pipeline reduce cuts 32-64 KiB segments; larger ones
  * here, as every segment also costs a wait and an op call); WINDOW of them
  * are posted at once each way. */
-#define SEG_BYTES (128 * 1024)
+#define SEG_BYTES  (128 * 1024)
 #define SEG_WINDOW 4
 
 /* The child's whole vector, segment by segment, combined into buf (buf =
@@ -164,7 +164,8 @@ static int reduce_from(simple__node_t *n, int lane, unsigned char *buf, unsigned
   simple__net_req_t req[SEG_WINDOW];
   int rc = 0;
   if (*bad) {
-    for (size_t i = 0; i < nseg && !rc; i++) rc = simple__net_drain(n, lane, child, SIMPLE__TAG_REDUCE);
+    for (size_t i = 0; i < nseg && !rc; i++)
+      rc = simple__net_drain(n, lane, child, SIMPLE__TAG_REDUCE);
     return rc;
   }
   while (done < nseg) {
@@ -224,8 +225,7 @@ int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *t
       break;
     }
     if (rel + mask < P) {
-      rc = reduce_from(n, lane, buf, tmp, count, per, type, op, (rel + mask + root_node) % P,
-                       &bad);
+      rc = reduce_from(n, lane, buf, tmp, count, per, type, op, (rel + mask + root_node) % P, &bad);
       if (rc) return rc;
     }
   }
