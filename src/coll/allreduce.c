@@ -59,17 +59,21 @@ static int lane_exchange(simple__node_t *n, int me, void *buf, void *tmp, size_t
   return simple__coll_net_allreduce_rab(n, me, buf, tmp, count, type, op, bad);
 }
 
+/* The tree's root node for a reduce to root by `tree` (-1: the allreduce
+ * schedule). It follows from root and op alone, the same on every node (an
+ * invalid root, refused on every node, still gives one). User ops need not
+ * commute: they keep the allreduce's node order. */
+static int tree_root(const simple__node_t *n, int root, simple_op_t op, int tree) {
+  if (!tree || root < 0 || op >= SIMPLE_OP_USER_FIRST) return -1;
+  return root < n->nprocs ? simple__node_of(n, root) : 0;
+}
+
 static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, simple_type_t type,
                         simple_op_t op, int root, int tree, void *recv, int rc) {
   simple__node_t *n = s->node;
   int me = s->thread, r = n->threads, lanes = simple__xchg_lanes(n), want_result;
   size_t es = simple_type_size(type), bytes = count * es, l0, l1;
-  /* The tree's root follows from root alone, the same on every node (an
-   * invalid root, refused on every node, still gives one). User ops need
-   * not commute: they keep the allreduce's node order. */
-  int root_node = !tree || root < 0 || op >= SIMPLE_OP_USER_FIRST ? -1
-                  : root < n->nprocs                              ? simple__node_of(n, root)
-                                                                  : 0;
+  int root_node = tree_root(n, root, op, tree);
   want_result = root < 0 || s->pid == root;
   if (!slots) {
     /* An argument error on this node: each lane's driver still runs its
@@ -94,6 +98,34 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
   if ((rc = simple__sync_rc(s, rc))) return rc;
   if (want_result) memcpy(recv, acc, bytes);
   return 0;
+}
+
+/* The large paths on a node of one thread: no node phase to run, so the
+ * exchange among nodes works on the caller's buffers (lane 0 carries the
+ * whole vector: the job's lanes are its smallest node's threads, 1).
+ * Against the sliced path it saves the copies into and out of the scratch
+ * (one memory pass of n each): the result is built in recv, which MPI's
+ * own collectives fill the same way (recv = send, then combined into);
+ * a leaf of the reduce tree sends straight from send. */
+static int reduce_alone(simple_t *s, const void *send, void *recv, void *scratch, size_t count,
+                        simple_type_t type, simple_op_t op, int root, int tree, int err) {
+  simple__node_t *n = s->node;
+  int root_node = tree_root(n, root, op, tree), P = n->nodes;
+  size_t bytes = count * simple_type_size(type);
+  if (err || count == 0) {
+    if (count) lane_exchange(n, 0, NULL, NULL, count, type, op, root_node, 1);
+    return err;
+  }
+  unsigned char *acc = scratch, *tmp = acc + bytes;
+  if (root_node >= 0 && root_node != n->node) {
+    int rel = (n->node - root_node + P) % P;
+    if ((rel & 1) || rel + 1 >= P) /* a leaf: it only sends */
+      return lane_exchange(n, 0, (void *)send, NULL, count, type, op, root_node, 0);
+  }
+  /* Where the result builds: recv where it is wanted, else the scratch. */
+  void *buf = root < 0 || s->pid == root ? recv : acc;
+  if (buf != send) memcpy(buf, send, bytes);
+  return lane_exchange(n, 0, buf, tmp, count, type, op, root_node, 0);
 }
 
 /* root < 0: allreduce. */
@@ -129,6 +161,9 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
       simple__coll_choose(root < 0 ? SIMPLE__COLL_ALLREDUCE : SIMPLE__COLL_REDUCE, n, bytes);
   if (alg == SIMPLE__ALG_RD)
     return reduce_small(s, send, recv, scratch, count, type, op, want_result, err);
+  if (n->threads == 1)
+    return reduce_alone(s, send, recv, scratch, count, type, op, root, alg == SIMPLE__ALG_TREE,
+                        err);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, scratch, count, err, &rc);
   return reduce_large(s, slots, count, type, op, root, alg == SIMPLE__ALG_TREE, recv, rc);
