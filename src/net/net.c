@@ -13,6 +13,15 @@
 /* simple__net_bcast_word: up to this many bytes go through a stack copy. */
 #define WORD_COPY_BYTES 1024
 
+int simple__comm_init(simple__comm_t *c, MPI_Comm base) {
+  c->comm = MPI_COMM_NULL;
+  if (SIMPLE__NET_WATCHED(MPI_Comm_dup(base, &c->comm)) != MPI_SUCCESS) return SIMPLE_ERR_MPI;
+  MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(c->comm, &c->rank);
+  MPI_Comm_size(c->comm, &c->size);
+  return 0;
+}
+
 int simple__net_open(simple__node_t *n) {
   simple__net_t *t = calloc(1, sizeof *t);
   if (!t) return SIMPLE_ERR_NOMEM;
@@ -20,31 +29,47 @@ int simple__net_open(simple__node_t *n) {
   int maxthreads = 1;
   for (int k = 0; k < n->nodes; k++)
     if (n->threads_of[k] > maxthreads) maxthreads = n->threads_of[k];
-  t->nlanes = maxthreads < SIMPLE__NET_MAX_LANES ? maxthreads : SIMPLE__NET_MAX_LANES;
-  int rc = MPI_Comm_dup(base, &t->coll);
-  if (rc == MPI_SUCCESS) rc = MPI_Comm_dup(base, &t->msg);
-  if (rc == MPI_SUCCESS) rc = MPI_Comm_dup(base, &t->rma);
-  for (int l = 0; l < t->nlanes && rc == MPI_SUCCESS; l++) {
-    rc = MPI_Comm_dup(base, &t->lane[l]);
-    if (rc == MPI_SUCCESS) MPI_Comm_set_errhandler(t->lane[l], MPI_ERRORS_RETURN);
+  int rc = simple__comm_init(&t->nodes, base);
+  int want = maxthreads < SIMPLE__NET_MAX_LANES ? maxthreads : SIMPLE__NET_MAX_LANES;
+  while (!rc && t->nlanes < want) {
+    simple__comm_t lane;
+    if ((rc = simple__comm_init(&lane, base)) == 0) t->lane[t->nlanes++] = lane.comm;
   }
-  MPI_Comm_set_errhandler(t->coll, MPI_ERRORS_RETURN);
-  MPI_Comm_set_errhandler(t->msg, MPI_ERRORS_RETURN);
-  MPI_Comm_set_errhandler(t->rma, MPI_ERRORS_RETURN);
   n->net = t;
   n->lanes = t->nlanes;
-  return simple__net_ok(rc);
+  return rc;
 }
 
 void simple__net_close(simple__node_t *n) {
   simple__net_t *t = simple__net(n);
   if (!t) return;
   for (int l = 0; l < t->nlanes; l++) MPI_Comm_free(&t->lane[l]);
-  MPI_Comm_free(&t->rma);
-  MPI_Comm_free(&t->msg);
-  MPI_Comm_free(&t->coll);
+  if (t->nodes.comm != MPI_COMM_NULL) MPI_Comm_free(&t->nodes.comm);
   free(t);
   n->net = NULL;
+}
+
+int simple__comm_dup(simple__node_t *n, simple__comm_t **out) {
+  *out = NULL;
+  simple__comm_t *c = malloc(sizeof *c);
+  if (!c) return SIMPLE_ERR_NOMEM;
+  /* From the job's communicator, which nothing else uses once the job
+   * runs, so that a duplicate never interleaves with the node-level
+   * collectives of net.h. */
+  int rc = simple__comm_init(c, *(MPI_Comm *)n->comm);
+  if (rc) {
+    free(c);
+    return rc;
+  }
+  *out = c;
+  return 0;
+}
+
+void simple__comm_free(simple__comm_t **c) {
+  if (!*c) return;
+  MPI_Comm_free(&(*c)->comm);
+  free(*c);
+  *c = NULL;
 }
 
 static MPI_Comm lane_comm(simple__node_t *n, int lane) {
@@ -109,7 +134,7 @@ int simple__net_waitall(simple__net_req_t *reqs, int count) {
         for (int q = 1; q < reqs[i].nparts; q++) {
           memcpy(&r, &reqs[i].part[q], sizeof r);
           MPI_Cancel(&r);
-          MPI_Wait(&r, MPI_STATUS_IGNORE);
+          SIMPLE__NET_WATCHED(MPI_Wait(&r, MPI_STATUS_IGNORE));
         }
         if (!rc) rc = SIMPLE__NET_MARK;
         break;
@@ -153,7 +178,8 @@ int simple__net_drain(simple__node_t *n, int lane, int src, int tag) {
   MPI_Get_count(&st, MPI_BYTE, &count);
   void *tmp = count ? malloc((size_t)count) : NULL;
   if (count && !tmp) return SIMPLE_ERR_NOMEM;
-  int rc = simple__net_ok(MPI_Mrecv(tmp, count, MPI_BYTE, &m, MPI_STATUS_IGNORE));
+  int rc =
+      simple__net_ok(SIMPLE__NET_WATCHED(MPI_Mrecv(tmp, count, MPI_BYTE, &m, MPI_STATUS_IGNORE)));
   free(tmp);
   return rc;
 }
@@ -198,14 +224,14 @@ int simple__net_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t s
 }
 
 int simple__net_barrier(simple__node_t *n) {
-  return simple__net_ok(SIMPLE__NET_WATCHED(MPI_Barrier(simple__net(n)->coll)));
+  return simple__comm_barrier(&simple__net(n)->nodes);
 }
 
 int simple__net_bcast(simple__node_t *n, void *buf, size_t bytes, int root) {
+  MPI_Comm c = simple__net(n)->nodes.comm;
   for (size_t off = 0; off < bytes || (bytes == 0 && off == 0); off += PART_BYTES) {
     int len = (int)(bytes - off < PART_BYTES ? bytes - off : PART_BYTES);
-    if (SIMPLE__NET_WATCHED(
-            MPI_Bcast((char *)buf + off, len, MPI_BYTE, root, simple__net(n)->coll)) != MPI_SUCCESS)
+    if (SIMPLE__NET_WATCHED(MPI_Bcast((char *)buf + off, len, MPI_BYTE, root, c)) != MPI_SUCCESS)
       return SIMPLE_ERR_MPI;
     if (bytes == 0) break;
   }
@@ -213,7 +239,7 @@ int simple__net_bcast(simple__node_t *n, void *buf, size_t bytes, int root) {
 }
 
 int simple__net_bcast_word(simple__node_t *n, long long *word, void *buf, size_t bytes, int root) {
-  MPI_Comm c = simple__net(n)->coll;
+  MPI_Comm c = simple__net(n)->nodes.comm;
   void *tmp = NULL;
   if (bytes && !buf && !(buf = tmp = calloc(1, bytes))) return SIMPLE_ERR_NOMEM;
   int rc;
@@ -254,24 +280,12 @@ int simple__net_bcast_word(simple__node_t *n, long long *word, void *buf, size_t
 
 int simple__net_allgather(simple__node_t *n, const void *sbuf, size_t bytes, void *rbuf) {
   if (bytes > INT_MAX) return SIMPLE_ERR_COUNT;
+  MPI_Comm c = simple__net(n)->nodes.comm;
   return simple__net_ok(SIMPLE__NET_WATCHED(
-      MPI_Allgather(sbuf, (int)bytes, MPI_BYTE, rbuf, (int)bytes, MPI_BYTE, simple__net(n)->coll)));
+      MPI_Allgather(sbuf, (int)bytes, MPI_BYTE, rbuf, (int)bytes, MPI_BYTE, c)));
 }
 
 int simple__net_allgatherv(simple__node_t *n, const void *sbuf, const size_t *counts,
                            const size_t *displs, void *rbuf) {
-  int P = n->nodes;
-  int *c = malloc(sizeof(int) * 2 * (size_t)P);
-  if (!c) return SIMPLE_ERR_NOMEM;
-  int *d = c + P, rc = 0;
-  for (int k = 0; k < P; k++) {
-    if (counts[k] > INT_MAX || displs[k] > INT_MAX) rc = SIMPLE_ERR_COUNT;
-    c[k] = (int)counts[k];
-    d[k] = (int)displs[k];
-  }
-  if (!rc)
-    rc = simple__net_ok(SIMPLE__NET_WATCHED(
-        MPI_Allgatherv(sbuf, c[n->node], MPI_BYTE, rbuf, c, d, MPI_BYTE, simple__net(n)->coll)));
-  free(c);
-  return rc;
+  return simple__comm_allgatherv(&simple__net(n)->nodes, sbuf, counts, displs, rbuf);
 }

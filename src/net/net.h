@@ -1,6 +1,11 @@
 /* The inter-node communication layer (paper 000's ICL): messages and
  * collectives between nodes, over MPI. With src/run (MPI start and end),
- * the only code that calls MPI.
+ * the only code that calls MPI. A transport that names no client: this
+ * header holds what src/net keeps for every layer (the lanes, the
+ * node-level collectives); a layer with traffic of its own takes its own
+ * communicator handle (net_comm.h) and windows (net_win.h). Every call
+ * that may block on another node is marked for the watchdog
+ * (SIMPLE__NET_WATCHED, net_state.h).
  *
  * Lanes: a node's threads may drive transfers to other nodes at the same
  * time. Each lane is its own MPI communicator, used by at most one thread
@@ -21,7 +26,8 @@
 /* Lanes available: min(max threads on any node, SIMPLE__NET_MAX_LANES). */
 #define SIMPLE__NET_MAX_LANES 64
 
-/* Called once per process by simple_run after MPI is up. */
+/* Called once per process by simple_run after MPI is up, before the
+ * layers' open hooks (run/job.h); close after their close hooks. */
 int simple__net_open(simple__node_t *n);
 void simple__net_close(simple__node_t *n);
 

@@ -1,18 +1,27 @@
 /* Internal to src/net: the MPI objects behind a node's inter-node layer.
  * Only the sources of src/net include this (they alone may see MPI types); the layers
- * above reach it through the functions of net.h, net_msg.h and net_rma.h. */
+ * above reach it through the functions of net.h, net_comm.h and net_win.h. */
 #ifndef SIMPLE_NET_NET_STATE_H
 #define SIMPLE_NET_NET_STATE_H
 
 #include <mpi.h>
 
 #include "net/net.h"
+#include "net/net_comm.h"
 #include "run/watchdog.h"
 
+/* A communicator handle (net_comm.h): the MPI communicator and this
+ * node's place in it, read by the collectives without asking MPI. */
+struct simple__comm {
+  MPI_Comm comm;
+  int rank, size;
+};
+
+/* What src/net keeps for itself: no communicator of any client, only the
+ * node-level collectives' own (net.h: one thread per node calls them, in
+ * one order) and the lanes. */
 typedef struct {
-  MPI_Comm coll; /* node-level collectives */
-  MPI_Comm msg;  /* point-to-point messages between threads (src/msg) */
-  MPI_Comm rma;  /* one-sided traffic and its windows (src/rma) */
+  simple__comm_t nodes;
   int nlanes;
   MPI_Comm lane[SIMPLE__NET_MAX_LANES];
 } simple__net_t;
@@ -30,6 +39,10 @@ static inline int simple__net_watched(int mpi_rc) {
 }
 #define SIMPLE__NET_WATCHED(call) \
   (simple__watch_enter("MPI (an inter-node transfer or collective)"), simple__net_watched(call))
+
+/* A duplicate of `base` that reports errors as return codes: the one
+ * way src/net makes a communicator. Collective over base. */
+int simple__comm_init(simple__comm_t *c, MPI_Comm base);
 
 /* An MPI return code as a simple error code. */
 static inline int simple__net_ok(int mpi_rc) { return mpi_rc == MPI_SUCCESS ? 0 : SIMPLE_ERR_MPI; }

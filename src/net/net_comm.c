@@ -1,7 +1,9 @@
-#include "net/net_msg.h"
+/* Communicator handles and the transport calls on them: see net_comm.h. */
+#include "net/net_comm.h"
 
 #include <limits.h>
 #include <mpi.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "net/net_state.h"
@@ -10,37 +12,35 @@
 _Static_assert(sizeof(MPI_Request) <= sizeof(long long), "MPI_Request fits a long long");
 _Static_assert(sizeof(MPI_Message) <= sizeof(long long), "MPI_Message fits a long long");
 
-static MPI_Comm msg_comm(simple__node_t *n) { return simple__net(n)->msg; }
-
-int simple__net_msg_tag_ub(simple__node_t *n) {
+int simple__comm_tag_ub(const simple__comm_t *c) {
   int *ub = NULL, flag = 0;
-  if (MPI_Comm_get_attr(msg_comm(n), MPI_TAG_UB, &ub, &flag) != MPI_SUCCESS || !flag || !ub)
+  if (MPI_Comm_get_attr(c->comm, MPI_TAG_UB, &ub, &flag) != MPI_SUCCESS || !flag || !ub)
     return 32767;
   return *ub;
 }
 
-int simple__net_msg_send(simple__node_t *n, const void *buf, size_t bytes, int dest, int tag) {
+int simple__comm_send(simple__comm_t *c, const void *buf, size_t bytes, int dest, int tag) {
   if (bytes > INT_MAX) return SIMPLE_ERR_COUNT;
   return simple__net_ok(
-      SIMPLE__NET_WATCHED(MPI_Send(buf, (int)bytes, MPI_BYTE, dest, tag, msg_comm(n))));
+      SIMPLE__NET_WATCHED(MPI_Send(buf, (int)bytes, MPI_BYTE, dest, tag, c->comm)));
 }
 
-int simple__net_msg_isend(simple__node_t *n, const void *buf, size_t bytes, int dest, int tag,
+int simple__comm_isend(simple__comm_t *c, const void *buf, size_t bytes, int dest, int tag,
                           long long *req) {
   if (bytes > INT_MAX) return SIMPLE_ERR_COUNT;
   MPI_Request r;
-  int rc = MPI_Isend(buf, (int)bytes, MPI_BYTE, dest, tag, msg_comm(n), &r);
+  int rc = MPI_Isend(buf, (int)bytes, MPI_BYTE, dest, tag, c->comm, &r);
   if (rc != MPI_SUCCESS) return SIMPLE_ERR_MPI;
   memcpy(req, &r, sizeof r);
   return 0;
 }
 
-int simple__net_msg_improbe(simple__node_t *n, int *found, int *src, int *tag, size_t *bytes,
-                            long long *msg) {
+int simple__comm_improbe(simple__comm_t *c, int *found, int *src, int *tag, size_t *bytes,
+                            long long *match) {
   MPI_Message m;
   MPI_Status st;
   int flag = 0;
-  if (MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, msg_comm(n), &flag, &m, &st) != MPI_SUCCESS)
+  if (MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, c->comm, &flag, &m, &st) != MPI_SUCCESS)
     return SIMPLE_ERR_MPI;
   *found = flag;
   if (!flag) return 0;
@@ -49,31 +49,31 @@ int simple__net_msg_improbe(simple__node_t *n, int *found, int *src, int *tag, s
   *src = st.MPI_SOURCE;
   *tag = st.MPI_TAG;
   *bytes = (size_t)count;
-  memcpy(msg, &m, sizeof m);
+  memcpy(match, &m, sizeof m);
   return 0;
 }
 
-int simple__net_msg_mrecv(long long *msg, void *buf, size_t bytes) {
+int simple__comm_mrecv(long long *match, void *buf, size_t bytes) {
   MPI_Message m;
-  memcpy(&m, msg, sizeof m);
+  memcpy(&m, match, sizeof m);
   int rc = SIMPLE__NET_WATCHED(MPI_Mrecv(buf, (int)bytes, MPI_BYTE, &m, MPI_STATUS_IGNORE));
   return simple__net_ok(rc);
 }
 
-int simple__net_msg_imrecv(long long *msg, void *buf, size_t bytes, long long *req) {
+int simple__comm_imrecv(long long *match, void *buf, size_t bytes, long long *req) {
   MPI_Message m;
   MPI_Request r;
-  memcpy(&m, msg, sizeof m);
+  memcpy(&m, match, sizeof m);
   if (MPI_Imrecv(buf, (int)bytes, MPI_BYTE, &m, &r) != MPI_SUCCESS) return SIMPLE_ERR_MPI;
   memcpy(req, &r, sizeof r);
   return 0;
 }
 
-int simple__net_msg_irecv(simple__node_t *n, void *buf, size_t bytes, int src, int tag,
+int simple__comm_irecv(simple__comm_t *c, void *buf, size_t bytes, int src, int tag,
                           long long *req) {
   MPI_Request r;
   int count = bytes > INT_MAX ? INT_MAX : (int)bytes;
-  if (MPI_Irecv(buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, msg_comm(n), &r) !=
+  if (MPI_Irecv(buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, c->comm, &r) !=
       MPI_SUCCESS)
     return SIMPLE_ERR_MPI;
   memcpy(req, &r, sizeof r);
@@ -97,19 +97,19 @@ static int status_out(int rc, MPI_Status *st, int *tag, size_t *bytes) {
   return rc == MPI_SUCCESS ? 0 : SIMPLE_ERR_TRUNCATE;
 }
 
-int simple__net_msg_recv(simple__node_t *n, void *buf, size_t bytes, int src, int tag, int *mtag,
+int simple__comm_recv(simple__comm_t *c, void *buf, size_t bytes, int src, int tag, int *mtag,
                          size_t *got) {
   MPI_Status st;
   int count = bytes > INT_MAX ? INT_MAX : (int)bytes;
   if (!mtag && !got)
     return recv_rc(SIMPLE__NET_WATCHED(MPI_Recv(
-        buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, msg_comm(n), MPI_STATUS_IGNORE)));
+        buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, c->comm, MPI_STATUS_IGNORE)));
   int rc = SIMPLE__NET_WATCHED(
-      MPI_Recv(buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, msg_comm(n), &st));
+      MPI_Recv(buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, c->comm, &st));
   return status_out(rc, &st, mtag, got);
 }
 
-int simple__net_msg_test(long long *req, int *done, int *tag, size_t *bytes) {
+int simple__comm_test(long long *req, int *done, int *tag, size_t *bytes) {
   MPI_Request r;
   MPI_Status st;
   memcpy(&r, req, sizeof r);
@@ -120,11 +120,38 @@ int simple__net_msg_test(long long *req, int *done, int *tag, size_t *bytes) {
   return status_out(rc, &st, tag, bytes);
 }
 
-int simple__net_msg_wait(long long *req, int *tag, size_t *bytes) {
+int simple__comm_wait(long long *req, int *tag, size_t *bytes) {
   MPI_Request r;
   MPI_Status st;
   memcpy(&r, req, sizeof r);
   int rc = SIMPLE__NET_WATCHED(MPI_Wait(&r, &st));
   memcpy(req, &r, sizeof r);
   return status_out(rc, &st, tag, bytes);
+}
+
+int simple__comm_barrier(simple__comm_t *c) {
+  return simple__net_ok(SIMPLE__NET_WATCHED(MPI_Barrier(c->comm)));
+}
+
+int simple__comm_alltoall_u64(simple__comm_t *c, const uint64_t *send, uint64_t *recv, int per) {
+  return simple__net_ok(
+      SIMPLE__NET_WATCHED(MPI_Alltoall(send, per, MPI_UINT64_T, recv, per, MPI_UINT64_T, c->comm)));
+}
+
+int simple__comm_allgatherv(simple__comm_t *c, const void *sbuf, const size_t *counts,
+                            const size_t *displs, void *rbuf) {
+  int P = c->size;
+  int *cn = malloc(sizeof(int) * 2 * (size_t)P);
+  if (!cn) return SIMPLE_ERR_NOMEM;
+  int *d = cn + P, rc = 0;
+  for (int k = 0; k < P; k++) {
+    if (counts[k] > INT_MAX || displs[k] > INT_MAX) rc = SIMPLE_ERR_COUNT;
+    cn[k] = (int)counts[k];
+    d[k] = (int)displs[k];
+  }
+  if (!rc)
+    rc = simple__net_ok(SIMPLE__NET_WATCHED(
+        MPI_Allgatherv(sbuf, cn[c->rank], MPI_BYTE, rbuf, cn, d, MPI_BYTE, c->comm)));
+  free(cn);
+  return rc;
 }
