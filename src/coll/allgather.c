@@ -25,7 +25,6 @@
 
 #include "coll/coll.h"
 #include "coll/slot_views.h"
-#include "net/net.h"
 #include "simple/coll.h"
 
 typedef struct {
@@ -168,7 +167,7 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
         const size_t *nbytes = (const size_t *)(w + nb + ab);
         long long one = 1;
         memcpy(w, &one, WORD);
-        simple__net_allgatherv(n, w, nbytes, nbytes + P, w + nb);
+        simple__comm_allgatherv(simple__coll_comm(n), w, nbytes, nbytes + P, w + nb);
       }
     }
     return rc;
@@ -188,7 +187,7 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
   if (r > 1 && (rc = simple__node_finish(s)) != 0) return rc;
   rc = 0;
   if (me == 0) {
-    rc = simple__net_allgatherv(n, w, nbytes, nbytes + P, packed);
+    rc = simple__comm_allgatherv(simple__coll_comm(n), w, nbytes, nbytes + P, packed);
     for (int k = 0; k < P && !rc; k++) {
       long long word;
       memcpy(&word, packed + nbytes[P + k], WORD);

@@ -10,8 +10,6 @@
 
 /* MPI counts are ints: larger messages go in pieces of this many bytes. */
 #define PART_BYTES ((size_t)1 << 30)
-/* simple__net_bcast_word: up to this many bytes go through a stack copy. */
-#define WORD_COPY_BYTES 1024
 
 int simple__comm_init(simple__comm_t *c, MPI_Comm base) {
   c->comm = MPI_COMM_NULL;
@@ -29,7 +27,7 @@ int simple__net_open(simple__node_t *n) {
   int maxthreads = 1;
   for (int k = 0; k < n->nodes; k++)
     if (n->threads_of[k] > maxthreads) maxthreads = n->threads_of[k];
-  int rc = simple__comm_init(&t->nodes, base);
+  int rc = 0;
   int want = maxthreads < SIMPLE__NET_MAX_LANES ? maxthreads : SIMPLE__NET_MAX_LANES;
   while (!rc && t->nlanes < want) {
     simple__comm_t lane;
@@ -44,7 +42,6 @@ void simple__net_close(simple__node_t *n) {
   simple__net_t *t = simple__net(n);
   if (!t) return;
   for (int l = 0; l < t->nlanes; l++) MPI_Comm_free(&t->lane[l]);
-  if (t->nodes.comm != MPI_COMM_NULL) MPI_Comm_free(&t->nodes.comm);
   free(t);
   n->net = NULL;
 }
@@ -54,8 +51,8 @@ int simple__comm_dup(simple__node_t *n, simple__comm_t **out) {
   simple__comm_t *c = malloc(sizeof *c);
   if (!c) return SIMPLE_ERR_NOMEM;
   /* From the job's communicator, which nothing else uses once the job
-   * runs, so that a duplicate never interleaves with the node-level
-   * collectives of net.h. */
+   * runs, so that making a duplicate never interleaves with any layer's
+   * traffic. */
   int rc = simple__comm_init(c, *(MPI_Comm *)n->comm);
   if (rc) {
     free(c);
@@ -221,71 +218,4 @@ int simple__net_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t s
   if (!rc && dest >= 0) rc = simple__net_isend(n, lane, sbuf, sbytes, dest, tag, &r[k++]);
   int rc2 = simple__net_waitall(r, k);
   return rc ? rc : rc2;
-}
-
-int simple__net_barrier(simple__node_t *n) {
-  return simple__comm_barrier(&simple__net(n)->nodes);
-}
-
-int simple__net_bcast(simple__node_t *n, void *buf, size_t bytes, int root) {
-  MPI_Comm c = simple__net(n)->nodes.comm;
-  for (size_t off = 0; off < bytes || (bytes == 0 && off == 0); off += PART_BYTES) {
-    int len = (int)(bytes - off < PART_BYTES ? bytes - off : PART_BYTES);
-    if (SIMPLE__NET_WATCHED(MPI_Bcast((char *)buf + off, len, MPI_BYTE, root, c)) != MPI_SUCCESS)
-      return SIMPLE_ERR_MPI;
-    if (bytes == 0) break;
-  }
-  return 0;
-}
-
-int simple__net_bcast_word(simple__node_t *n, long long *word, void *buf, size_t bytes, int root) {
-  MPI_Comm c = simple__net(n)->nodes.comm;
-  void *tmp = NULL;
-  if (bytes && !buf && !(buf = tmp = calloc(1, bytes))) return SIMPLE_ERR_NOMEM;
-  int rc;
-  if (bytes == 0 || bytes > PART_BYTES) {
-    /* Nothing to carry the word, or more than one MPI count: the word goes
-     * alone first (an extra message only beyond 1 GiB). */
-    rc = simple__net_ok(SIMPLE__NET_WATCHED(MPI_Bcast(word, 1, MPI_LONG_LONG, root, c)));
-    if (!rc && bytes && *word == 0) rc = simple__net_bcast(n, buf, bytes, root);
-  } else if (bytes <= WORD_COPY_BYTES) {
-    /* Small: word and data copied through the stack, one plain message
-     * (cheaper than building a datatype, ~1 us). */
-    long long st[1 + WORD_COPY_BYTES / sizeof(long long)];
-    st[0] = *word;
-    if (n->node == root) memcpy(st + 1, buf, bytes);
-    rc = simple__net_ok(
-        SIMPLE__NET_WATCHED(MPI_Bcast(st, (int)(sizeof *word + bytes), MPI_BYTE, root, c)));
-    if (!rc && n->node != root) {
-      *word = st[0];
-      if (*word == 0) memcpy(buf, st + 1, bytes);
-    }
-  } else {
-    /* One message over both places: the word, then the data. */
-    int len[2] = {(int)sizeof *word, (int)bytes};
-    MPI_Aint at[2];
-    MPI_Datatype t;
-    MPI_Get_address(word, &at[0]);
-    MPI_Get_address(buf, &at[1]);
-    rc = simple__net_ok(MPI_Type_create_hindexed(2, len, at, MPI_BYTE, &t));
-    if (!rc) {
-      if (!(rc = simple__net_ok(MPI_Type_commit(&t))))
-        rc = simple__net_ok(SIMPLE__NET_WATCHED(MPI_Bcast(MPI_BOTTOM, 1, t, root, c)));
-      MPI_Type_free(&t);
-    }
-  }
-  free(tmp);
-  return rc;
-}
-
-int simple__net_allgather(simple__node_t *n, const void *sbuf, size_t bytes, void *rbuf) {
-  if (bytes > INT_MAX) return SIMPLE_ERR_COUNT;
-  MPI_Comm c = simple__net(n)->nodes.comm;
-  return simple__net_ok(SIMPLE__NET_WATCHED(
-      MPI_Allgather(sbuf, (int)bytes, MPI_BYTE, rbuf, (int)bytes, MPI_BYTE, c)));
-}
-
-int simple__net_allgatherv(simple__node_t *n, const void *sbuf, const size_t *counts,
-                           const size_t *displs, void *rbuf) {
-  return simple__comm_allgatherv(&simple__net(n)->nodes, sbuf, counts, displs, rbuf);
 }

@@ -1,9 +1,10 @@
 /* The inter-node communication layer (paper 000's ICL): messages and
  * collectives between nodes, over MPI. With src/run (MPI start and end),
  * the only code that calls MPI. A transport that names no client: this
- * header holds what src/net keeps for every layer (the lanes, the
- * node-level collectives); a layer with traffic of its own takes its own
- * communicator handle (net_comm.h) and windows (net_win.h). Every call
+ * header holds the one thing src/net keeps for every layer, the lanes; a
+ * layer with traffic of its own (node-level collectives, messages, one-
+ * sided transfers) takes its own communicator handle (net_comm.h) and
+ * windows (net_win.h). Every call
  * that may block on another node is marked for the watchdog
  * (SIMPLE__NET_WATCHED, net_state.h).
  *
@@ -12,8 +13,7 @@
  * per node at a time (by convention thread t of each node uses lane t), so
  * concurrent transfers never match each other's messages and MPI's
  * per-communicator ordering keeps successive collectives apart without
- * sequence numbers in the tags. Node-level collectives (one thread per node
- * calling) run on a communicator of their own.
+ * sequence numbers in the tags.
  *
  * Sizes are in bytes; messages larger than MPI's int count are split. */
 #ifndef SIMPLE_NET_NET_H
@@ -76,27 +76,11 @@ int simple__net_mark(simple__node_t *n, int lane, int dest, int tag, simple__net
 int simple__net_drain(simple__node_t *n, int lane, int src, int tag);
 
 int simple__net_send(simple__node_t *n, int lane, const void *buf, size_t bytes, int dest, int tag);
+/* simple__net_recv and simple__net_sendrecv return SIMPLE__NET_MARK as
+ * simple__net_waitall does. */
 int simple__net_recv(simple__node_t *n, int lane, void *buf, size_t bytes, int src, int tag);
 /* Sends to dest and receives from src at once (either may be -1: none). */
 int simple__net_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
                          void *rbuf, size_t rbytes, int src, int tag);
-
-/* Node-level collectives: exactly one thread per node calls, in the same
- * order on every node. They use MPI's own algorithms. simple__net_recv and
- * simple__net_sendrecv return SIMPLE__NET_MARK as simple__net_waitall. */
-int simple__net_barrier(simple__node_t *n);
-int simple__net_bcast(simple__node_t *n, void *buf, size_t bytes, int root);
-/* A broadcast that carries the root node's verdict in band: the root's
- * *word and its `bytes` at buf travel as one message (an MPI datatype over
- * both places, no copy); the others receive the word into *word and the
- * data at buf (NULL with bytes > 0: into a temporary block, dropped; the
- * error path only). Cost: one MPI_Bcast of bytes + 8. */
-int simple__net_bcast_word(simple__node_t *n, long long *word, void *buf, size_t bytes, int root);
-/* Every node contributes `bytes`; rbuf gets them in node order. */
-int simple__net_allgather(simple__node_t *n, const void *sbuf, size_t bytes, void *rbuf);
-/* Node k contributes counts[k] bytes, placed at displs[k] (bytes) in rbuf.
- * Counts and displacements must fit MPI's int. */
-int simple__net_allgatherv(simple__node_t *n, const void *sbuf, const size_t *counts,
-                           const size_t *displs, void *rbuf);
 
 #endif

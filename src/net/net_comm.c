@@ -9,6 +9,11 @@
 #include "net/net_state.h"
 #include "simple/core.h"
 
+/* MPI counts are ints: larger broadcasts go in pieces of this many bytes. */
+#define PART_BYTES ((size_t)1 << 30)
+/* simple__comm_bcast_word: up to this many bytes go through a stack copy. */
+#define WORD_COPY_BYTES 1024
+
 _Static_assert(sizeof(MPI_Request) <= sizeof(long long), "MPI_Request fits a long long");
 _Static_assert(sizeof(MPI_Message) <= sizeof(long long), "MPI_Message fits a long long");
 
@@ -131,6 +136,61 @@ int simple__comm_wait(long long *req, int *tag, size_t *bytes) {
 
 int simple__comm_barrier(simple__comm_t *c) {
   return simple__net_ok(SIMPLE__NET_WATCHED(MPI_Barrier(c->comm)));
+}
+
+int simple__comm_bcast(simple__comm_t *c, void *buf, size_t bytes, int root) {
+  for (size_t off = 0; off < bytes || (bytes == 0 && off == 0); off += PART_BYTES) {
+    int len = (int)(bytes - off < PART_BYTES ? bytes - off : PART_BYTES);
+    int rc = SIMPLE__NET_WATCHED(MPI_Bcast((char *)buf + off, len, MPI_BYTE, root, c->comm));
+    if (rc != MPI_SUCCESS) return SIMPLE_ERR_MPI;
+    if (bytes == 0) break;
+  }
+  return 0;
+}
+
+int simple__comm_bcast_word(simple__comm_t *c, long long *word, void *buf, size_t bytes, int root) {
+  void *tmp = NULL;
+  if (bytes && !buf && !(buf = tmp = calloc(1, bytes))) return SIMPLE_ERR_NOMEM;
+  int rc;
+  if (bytes == 0 || bytes > PART_BYTES) {
+    /* Nothing to carry the word, or more than one MPI count: the word goes
+     * alone first (an extra message only beyond 1 GiB). */
+    rc = simple__net_ok(SIMPLE__NET_WATCHED(MPI_Bcast(word, 1, MPI_LONG_LONG, root, c->comm)));
+    if (!rc && bytes && *word == 0) rc = simple__comm_bcast(c, buf, bytes, root);
+  } else if (bytes <= WORD_COPY_BYTES) {
+    /* Small: word and data copied through the stack, one plain message
+     * (cheaper than building a datatype, ~1 us). */
+    long long st[1 + WORD_COPY_BYTES / sizeof(long long)];
+    st[0] = *word;
+    if (c->rank == root) memcpy(st + 1, buf, bytes);
+    rc = simple__net_ok(
+        SIMPLE__NET_WATCHED(MPI_Bcast(st, (int)(sizeof *word + bytes), MPI_BYTE, root, c->comm)));
+    if (!rc && c->rank != root) {
+      *word = st[0];
+      if (*word == 0) memcpy(buf, st + 1, bytes);
+    }
+  } else {
+    /* One message over both places: the word, then the data. */
+    int len[2] = {(int)sizeof *word, (int)bytes};
+    MPI_Aint at[2];
+    MPI_Datatype t;
+    MPI_Get_address(word, &at[0]);
+    MPI_Get_address(buf, &at[1]);
+    rc = simple__net_ok(MPI_Type_create_hindexed(2, len, at, MPI_BYTE, &t));
+    if (!rc) {
+      if (!(rc = simple__net_ok(MPI_Type_commit(&t))))
+        rc = simple__net_ok(SIMPLE__NET_WATCHED(MPI_Bcast(MPI_BOTTOM, 1, t, root, c->comm)));
+      MPI_Type_free(&t);
+    }
+  }
+  free(tmp);
+  return rc;
+}
+
+int simple__comm_allgather(simple__comm_t *c, const void *sbuf, size_t bytes, void *rbuf) {
+  if (bytes > INT_MAX) return SIMPLE_ERR_COUNT;
+  return simple__net_ok(SIMPLE__NET_WATCHED(
+      MPI_Allgather(sbuf, (int)bytes, MPI_BYTE, rbuf, (int)bytes, MPI_BYTE, c->comm)));
 }
 
 int simple__comm_alltoall_u64(simple__comm_t *c, const uint64_t *send, uint64_t *recv, int per) {

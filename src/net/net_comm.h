@@ -8,8 +8,7 @@
  * run/job.h). A duplicate is a separate matching space: nothing sent on it
  * can match a receive on any other, so a layer owns its tags and the order
  * of its collectives outright. src/net names no layer; it keeps for itself
- * only the lanes and the communicator of its node-level collectives
- * (net.h).
+ * only the lanes (net.h).
  *
  * Nodes are ranks of every such communicator. Sizes are bytes, at most
  * INT_MAX for a single message here (the lanes of net.h split larger
@@ -78,6 +77,17 @@ int simple__comm_wait(long long *req, int *tag, size_t *bytes);
  * order on every node. MPI's own algorithms. */
 
 int simple__comm_barrier(simple__comm_t *c);
+/* Sizes in bytes (split at 1 GiB). */
+int simple__comm_bcast(simple__comm_t *c, void *buf, size_t bytes, int root);
+/* A broadcast that carries the root node's verdict in band: the root's
+ * *word and its `bytes` at buf travel as one message (an MPI datatype over
+ * both places, or a stack copy up to 1 KiB); the others receive the word
+ * into *word and, when it is 0, the data at buf (NULL with bytes > 0:
+ * into a temporary block, dropped; the error path only). Cost: one
+ * MPI_Bcast of bytes + 8. */
+int simple__comm_bcast_word(simple__comm_t *c, long long *word, void *buf, size_t bytes, int root);
+/* Every node contributes `bytes`; rbuf gets them in node order. */
+int simple__comm_allgather(simple__comm_t *c, const void *sbuf, size_t bytes, void *rbuf);
 /* `per` uint64 values to and from every node (MPI_Alltoall). Cost: one
  * all-to-all of 8 per bytes per node pair ((P-1) alpha, or log P alpha). */
 int simple__comm_alltoall_u64(simple__comm_t *c, const uint64_t *send, uint64_t *recv, int per);

@@ -17,11 +17,9 @@ struct simple__comm {
   int rank, size;
 };
 
-/* What src/net keeps for itself: no communicator of any client, only the
- * node-level collectives' own (net.h: one thread per node calls them, in
- * one order) and the lanes. */
+/* What src/net keeps for itself: the lanes, no communicator of any
+ * client. */
 typedef struct {
-  simple__comm_t nodes;
   int nlanes;
   MPI_Comm lane[SIMPLE__NET_MAX_LANES];
 } simple__net_t;

@@ -55,7 +55,7 @@ static int create(MPI_Comm parent, size_t bytes, void **base, simple__win_t **ou
 }
 
 int simple__win_create(simple__node_t *n, size_t bytes, void **base, simple__win_t **out) {
-  return create(simple__net(n)->nodes.comm, bytes, base, out);
+  return create(*(MPI_Comm *)n->comm, bytes, base, out);
 }
 
 int simple__win_create_on(simple__comm_t *c, size_t bytes, void **base, simple__win_t **out) {

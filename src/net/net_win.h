@@ -34,9 +34,9 @@ typedef struct simple__win simple__win_t;
  * on every node, >= 64) of this node's memory, 64-byte aligned at *base,
  * zero-filled, open for access from every node. The window gets its own
  * duplicate of the communicator (so its creation and free never
- * interleave with other traffic): src/net's node-level one (create, in
- * the order of the node-level collectives of net.h), or the caller's
- * (create_on, in the order of the caller's collectives on c). Cost: a
+ * interleave with other traffic): of the job's communicator (create, in
+ * the order of the node's other communicator duplicates, simple__comm_dup),
+ * or of the caller's (create_on, in the order of its collectives on c). Cost: a
  * communicator duplicate, MPI_Win_allocate, a memset of bytes and a
  * barrier among the nodes: for windows made once, or grown rarely. */
 int simple__win_create(simple__node_t *n, size_t bytes, void **base, simple__win_t **out);
