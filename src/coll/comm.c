@@ -19,7 +19,10 @@ static int comm_open(simple__node_t *n) {
 }
 
 static void comm_close(simple__node_t *n) {
-  simple__comm_free((simple__comm_t **)simple__layer_slot(n, &simple__coll_comm_key));
+  void **slot = simple__layer_slot(n, &simple__coll_comm_key);
+  simple__comm_t *c = *slot;
+  simple__comm_free(&c);
+  *slot = NULL;
 }
 
 __attribute__((constructor)) static void register_hooks(void) {

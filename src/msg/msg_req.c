@@ -27,10 +27,13 @@ static int comm_open(simple__node_t *n) {
   return rc;
 }
 
-/* After msg_close (an at-close hook) let every request on it go. */
+/* Runs after msg_close (an at-close hook), which completed every request
+ * on the communicator. */
 static void comm_close(simple__node_t *n) {
-  simple__comm_t **c = (simple__comm_t **)simple__layer_slot(n, &comm_key);
-  simple__comm_free(c);
+  void **slot = simple__layer_slot(n, &comm_key);
+  simple__comm_t *c = *slot;
+  simple__comm_free(&c);
+  *slot = NULL;
 }
 
 __attribute__((constructor)) static void register_hooks(void) {
