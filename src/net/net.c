@@ -20,44 +20,21 @@ int simple__comm_init(simple__comm_t *c, MPI_Comm base) {
   return 0;
 }
 
-int simple__net_open(simple__node_t *n) {
-  simple__net_t *t = calloc(1, sizeof *t);
-  if (!t) return SIMPLE_ERR_NOMEM;
-  MPI_Comm base = *(MPI_Comm *)n->comm;
-  int maxthreads = 1;
-  for (int k = 0; k < n->nodes; k++)
-    if (n->threads_of[k] > maxthreads) maxthreads = n->threads_of[k];
-  int rc = 0;
-  int want = maxthreads < SIMPLE__NET_MAX_LANES ? maxthreads : SIMPLE__NET_MAX_LANES;
-  while (!rc && t->nlanes < want) {
-    simple__comm_t lane;
-    if ((rc = simple__comm_init(&lane, base)) == 0) t->lane[t->nlanes++] = lane.comm;
-  }
-  n->net = t;
-  n->lanes = t->nlanes;
-  return rc;
-}
-
-void simple__net_close(simple__node_t *n) {
-  simple__net_t *t = simple__net(n);
-  if (!t) return;
-  for (int l = 0; l < t->nlanes; l++) MPI_Comm_free(&t->lane[l]);
-  free(t);
-  n->net = NULL;
-}
-
 int simple__comm_dup(simple__node_t *n, simple__comm_t **out) {
   *out = NULL;
+  /* The duplicate first, so that every node makes the same collective
+   * calls whatever fails locally. From the job's communicator, which
+   * nothing else uses once the job runs, so that making a duplicate never
+   * interleaves with any layer's traffic. */
+  simple__comm_t tmp;
+  int rc = simple__comm_init(&tmp, *(MPI_Comm *)n->comm);
+  if (rc) return rc;
   simple__comm_t *c = malloc(sizeof *c);
-  if (!c) return SIMPLE_ERR_NOMEM;
-  /* From the job's communicator, which nothing else uses once the job
-   * runs, so that making a duplicate never interleaves with any layer's
-   * traffic. */
-  int rc = simple__comm_init(c, *(MPI_Comm *)n->comm);
-  if (rc) {
-    free(c);
-    return rc;
+  if (!c) {
+    MPI_Comm_free(&tmp.comm);
+    return SIMPLE_ERR_NOMEM;
   }
+  *c = tmp;
   *out = c;
   return 0;
 }
@@ -69,15 +46,10 @@ void simple__comm_free(simple__comm_t **c) {
   *c = NULL;
 }
 
-static MPI_Comm lane_comm(simple__node_t *n, int lane) {
-  simple__net_t *t = simple__net(n);
-  return t->lane[lane % t->nlanes];
-}
-
 /* Splits a transfer into int-sized parts; each part gets its own request. */
-static int post(simple__node_t *n, int lane, void *buf, size_t bytes, int peer, int tag,
+static int post(simple__comm_t *comm, void *buf, size_t bytes, int peer, int tag,
                 simple__net_req_t *req, int is_send) {
-  MPI_Comm c = lane_comm(n, lane);
+  MPI_Comm c = comm->comm;
   size_t parts = bytes == 0 ? 1 : (bytes + PART_BYTES - 1) / PART_BYTES;
   if (parts > SIMPLE__NET_REQ_PARTS) return SIMPLE_ERR_COUNT;
   req->nparts = (int)parts;
@@ -95,14 +67,14 @@ static int post(simple__node_t *n, int lane, void *buf, size_t bytes, int peer, 
   return 0;
 }
 
-int simple__net_isend(simple__node_t *n, int lane, const void *buf, size_t bytes, int dest, int tag,
+int simple__net_isend(simple__comm_t *c, const void *buf, size_t bytes, int dest, int tag,
                       simple__net_req_t *req) {
-  return post(n, lane, (void *)buf, bytes, dest, tag, req, 1);
+  return post(c, (void *)buf, bytes, dest, tag, req, 1);
 }
 
-int simple__net_irecv(simple__node_t *n, int lane, void *buf, size_t bytes, int src, int tag,
+int simple__net_irecv(simple__comm_t *c, void *buf, size_t bytes, int src, int tag,
                       simple__net_req_t *req) {
-  return post(n, lane, buf, bytes, src, tag, req, 0);
+  return post(c, buf, bytes, src, tag, req, 0);
 }
 
 /* Whether a completed receive of a non-empty message got an error mark
@@ -162,14 +134,14 @@ int simple__net_testall(simple__net_req_t *reqs, int count, int *done) {
   return rc;
 }
 
-int simple__net_mark(simple__node_t *n, int lane, int dest, int tag, simple__net_req_t *req) {
-  return post(n, lane, NULL, 0, dest, tag, req, 1);
+int simple__net_mark(simple__comm_t *c, int dest, int tag, simple__net_req_t *req) {
+  return post(c, NULL, 0, dest, tag, req, 1);
 }
 
-int simple__net_drain(simple__node_t *n, int lane, int src, int tag) {
+int simple__net_drain(simple__comm_t *c, int src, int tag) {
   MPI_Message m;
   MPI_Status st;
-  if (SIMPLE__NET_WATCHED(MPI_Mprobe(src, tag, lane_comm(n, lane), &m, &st)) != MPI_SUCCESS)
+  if (SIMPLE__NET_WATCHED(MPI_Mprobe(src, tag, c->comm, &m, &st)) != MPI_SUCCESS)
     return SIMPLE_ERR_MPI;
   int count = 0;
   MPI_Get_count(&st, MPI_BYTE, &count);
@@ -181,41 +153,41 @@ int simple__net_drain(simple__node_t *n, int lane, int src, int tag) {
   return rc;
 }
 
-int simple__net_send(simple__node_t *n, int lane, const void *buf, size_t bytes, int dest,
+int simple__net_send(simple__comm_t *c, const void *buf, size_t bytes, int dest,
                      int tag) {
   if (bytes <= PART_BYTES)
     return simple__net_ok(
-        SIMPLE__NET_WATCHED(MPI_Send(buf, (int)bytes, MPI_BYTE, dest, tag, lane_comm(n, lane))));
+        SIMPLE__NET_WATCHED(MPI_Send(buf, (int)bytes, MPI_BYTE, dest, tag, c->comm)));
   simple__net_req_t r;
-  int rc = simple__net_isend(n, lane, buf, bytes, dest, tag, &r);
+  int rc = simple__net_isend(c, buf, bytes, dest, tag, &r);
   return rc ? rc : simple__net_waitall(&r, 1);
 }
 
-int simple__net_recv(simple__node_t *n, int lane, void *buf, size_t bytes, int src, int tag) {
+int simple__net_recv(simple__comm_t *c, void *buf, size_t bytes, int src, int tag) {
   if (bytes <= PART_BYTES) {
     MPI_Status st;
     int rc = simple__net_ok(SIMPLE__NET_WATCHED(
-        MPI_Recv(buf, (int)bytes, MPI_BYTE, src, tag, lane_comm(n, lane), &st)));
+        MPI_Recv(buf, (int)bytes, MPI_BYTE, src, tag, c->comm, &st)));
     return !rc && bytes && is_mark(&st) ? SIMPLE__NET_MARK : rc;
   }
   simple__net_req_t r;
-  int rc = simple__net_irecv(n, lane, buf, bytes, src, tag, &r);
+  int rc = simple__net_irecv(c, buf, bytes, src, tag, &r);
   return rc ? rc : simple__net_waitall(&r, 1);
 }
 
-int simple__net_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
+int simple__net_sendrecv(simple__comm_t *c, const void *sbuf, size_t sbytes, int dest,
                          void *rbuf, size_t rbytes, int src, int tag) {
   if (sbytes <= PART_BYTES && rbytes <= PART_BYTES && dest >= 0 && src >= 0) {
     MPI_Status st;
     int rc = simple__net_ok(
         SIMPLE__NET_WATCHED(MPI_Sendrecv(sbuf, (int)sbytes, MPI_BYTE, dest, tag, rbuf, (int)rbytes,
-                                         MPI_BYTE, src, tag, lane_comm(n, lane), &st)));
+                                         MPI_BYTE, src, tag, c->comm, &st)));
     return !rc && rbytes && is_mark(&st) ? SIMPLE__NET_MARK : rc;
   }
   simple__net_req_t r[2];
   int k = 0, rc = 0;
-  if (src >= 0) rc = simple__net_irecv(n, lane, rbuf, rbytes, src, tag, &r[k++]);
-  if (!rc && dest >= 0) rc = simple__net_isend(n, lane, sbuf, sbytes, dest, tag, &r[k++]);
+  if (src >= 0) rc = simple__net_irecv(c, rbuf, rbytes, src, tag, &r[k++]);
+  if (!rc && dest >= 0) rc = simple__net_isend(c, sbuf, sbytes, dest, tag, &r[k++]);
   int rc2 = simple__net_waitall(r, k);
   return rc ? rc : rc2;
 }

@@ -7,12 +7,12 @@
  * at-close hook, or the close hook it registered with the runtime:
  * run/job.h). A duplicate is a separate matching space: nothing sent on it
  * can match a receive on any other, so a layer owns its tags and the order
- * of its collectives outright. src/net names no layer; it keeps for itself
- * only the lanes (net.h).
+ * of its collectives outright. src/net names no layer and keeps no state
+ * of its own.
  *
  * Nodes are ranks of every such communicator. Sizes are bytes, at most
  * INT_MAX for a single message here (the lanes of net.h split larger
- * ones). Request and matched-message handles (MPI_Request, MPI_Message)
+ * ones, net.h). Request and matched-message handles (MPI_Request, MPI_Message)
  * are opaque long longs, so that no layer above sees an MPI type.
  * Blocking calls are watched (SIMPLE_WATCHDOG, the hang report). */
 #ifndef SIMPLE_NET_NET_COMM_H

@@ -17,15 +17,6 @@ struct simple__comm {
   int rank, size;
 };
 
-/* What src/net keeps for itself: the lanes, no communicator of any
- * client. */
-typedef struct {
-  int nlanes;
-  MPI_Comm lane[SIMPLE__NET_MAX_LANES];
-} simple__net_t;
-
-static inline simple__net_t *simple__net(simple__node_t *n) { return n->net; }
-
 /* A blocking MPI call, marked for the watchdog (SIMPLE_WATCHDOG): the
  * comma operator marks the thread as waiting before the call is made, and
  * simple__net_watched unmarks it after. Every blocking MPI call of src/net

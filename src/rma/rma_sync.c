@@ -348,8 +348,9 @@ static int post(simple__node_t *n, th_t *T, int send, void *buf, size_t bytes, i
                 int lane) {
   simple__net_req_t *q = gb_add(&T->reqs, sizeof *q);
   if (!q) return SIMPLE_ERR_NOMEM;
-  return send ? simple__net_isend(n, lane, buf, bytes, peer, tag, q)
-              : simple__net_irecv(n, lane, buf, bytes, peer, tag, q);
+  simple__comm_t *c = simple__xchg_lane(n, lane);
+  return send ? simple__net_isend(c, buf, bytes, peer, tag, q)
+              : simple__net_irecv(c, buf, bytes, peer, tag, q);
 }
 
 static int wait_reqs(th_t *T) {

@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "net/net.h"
 #include "run/hosts.h"
 #include "run/options.h"
 #include "run/pin.h"
@@ -158,10 +157,10 @@ int simple__layer_hooks(const simple__layer_hooks_t *h) {
 }
 
 /* Every open hook, each on every node (a failed one does not stop the
- * others: they may be collective), then the job-wide verdict on them and
- * on rc (src/net's opening): the first failing node's code, or 0.
- * Collective over comm. */
-static int open_layers(simple__node_t *n, MPI_Comm comm, int rc) {
+ * others: they may be collective), then the job-wide verdict: the first
+ * failing node's code, or 0. Collective over comm. */
+static int open_layers(simple__node_t *n, MPI_Comm comm) {
+  int rc = 0;
   for (int i = 0; i < hooks.n; i++) {
     int r = hooks.h[i]->open ? hooks.h[i]->open(n) : 0;
     if (!rc) rc = r;
@@ -512,7 +511,6 @@ static void finish(void) {
 
   while (n->nclose > 0) n->at_close[--n->nclose](n);
   close_layers(n);
-  simple__net_close(n);
   simple__pin_close();
   simple__wait_policy.fatal = NULL;
   simple__wait_policy.departed = NULL;
@@ -627,9 +625,8 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
     return rc;
   }
 
-  if ((rc = open_layers(node, comm, simple__net_open(node))) != 0) {
+  if ((rc = open_layers(node, comm)) != 0) {
     close_layers(node);
-    simple__net_close(node);
     free(team);
     free(tids);
     free_node(node);
