@@ -1,6 +1,7 @@
-/* Internal to src/net: the MPI objects behind a node's inter-node layer.
- * Only the sources of src/net include this (they alone may see MPI types); the layers
- * above reach it through the functions of net.h, net_comm.h and net_win.h. */
+/* Internal to src/net: what a communicator handle holds, and the wrappers
+ * every MPI call of src/net goes through. Only the sources of src/net
+ * include this (they alone may see MPI types); the layers above reach MPI
+ * through the functions of net.h, net_comm.h and net_win.h. */
 #ifndef SIMPLE_NET_NET_STATE_H
 #define SIMPLE_NET_NET_STATE_H
 
@@ -21,7 +22,9 @@ struct simple__comm {
  * comma operator marks the thread as waiting before the call is made, and
  * simple__net_watched unmarks it after. Every blocking MPI call of src/net
  * goes through this one wrapper, so the watchdog sees every wait on
- * another node. Cost: two thread-local stores (~1 ns). */
+ * another node. Cost: with the watchdog and the hang report off, one
+ * atomic load on each side; on, a clock read and two stores (~20-30 ns),
+ * against a blocking MPI call's microseconds. */
 static inline int simple__net_watched(int mpi_rc) {
   simple__watch_leave();
   return mpi_rc;
