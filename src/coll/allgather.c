@@ -26,7 +26,6 @@
 
 #include "coll/coll.h"
 #include "coll/slot_views.h"
-#include "net/net.h"
 #include "simple/coll.h"
 
 typedef struct {
@@ -73,7 +72,7 @@ static int direct_exchange(simple__node_t *n, long long *word, size_t block, voi
     c[k] = (size_t)n->threads_of[k] * block;
     c[P + k] = (size_t)n->first_pid[k] * block;
   }
-  int rc = simple__net_allgatherv_word(n, word, c, c + P, all0);
+  int rc = simple__comm_allgatherv_word(simple__coll_comm(n), word, c, c + P, all0);
   free(c);
   return rc;
 }
@@ -236,7 +235,7 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
         const size_t *nbytes = (const size_t *)(w + nb + ab);
         long long one = 1;
         memcpy(w, &one, WORD);
-        simple__net_allgatherv(n, w, nbytes, nbytes + P, w + nb);
+        simple__comm_allgatherv(simple__coll_comm(n), w, nbytes, nbytes + P, w + nb);
       }
     }
     return rc;
@@ -256,7 +255,7 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
   if (r > 1 && (rc = simple__node_finish(s)) != 0) return rc;
   rc = 0;
   if (me == 0) {
-    rc = simple__net_allgatherv(n, w, nbytes, nbytes + P, packed);
+    rc = simple__comm_allgatherv(simple__coll_comm(n), w, nbytes, nbytes + P, packed);
     for (int k = 0; k < P && !rc; k++) {
       long long word;
       memcpy(&word, packed + nbytes[P + k], WORD);

@@ -1,6 +1,5 @@
 /* simple_barrier: node barrier, node masters in MPI's barrier, release. */
 #include "coll/coll.h"
-#include "net/net.h"
 #include "simple/coll.h"
 
 int simple_barrier(simple_t *s) {
@@ -13,5 +12,5 @@ int simple_barrier(simple_t *s) {
    * flag. */
   int rc, lead;
   if (!simple__node_publish_lead(s, NULL, NULL, NULL, 0, 0, &rc, &lead)) return rc;
-  return lead ? simple__node_lead_done(s, simple__net_barrier(n)) : 0;
+  return lead ? simple__node_lead_done(s, simple__comm_barrier(simple__coll_comm(n))) : 0;
 }

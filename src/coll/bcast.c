@@ -3,7 +3,7 @@
  *
  * The verdict travels in band: one word (0, or 1 when the root's node
  * found an error in the call) rides with the data in the one MPI_Bcast
- * among nodes (simple__net_bcast_word), so every thread of the job
+ * among nodes (simple__comm_bcast_word), so every thread of the job
  * returns SIMPLE_ERR_PEER (the offender its own code) when a thread of the
  * root's node erred. A node other than the root's that erred still takes
  * its part in the broadcast (into a temporary block) and fails alone: the
@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "coll/coll.h"
-#include "net/net.h"
 #include "simple/coll.h"
 #include "simple/node.h"
 
@@ -32,7 +31,7 @@ int simple_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, int r
     long long word = 1;
     if (rc != SIMPLE_ERR_FATAL && count && s->thread == 0 && root >= 0 && root < n->nprocs &&
         bytes / count == simple_type_size(type))
-      simple__net_bcast_word(n, &word, NULL, bytes, simple__node_of(n, root));
+      simple__comm_bcast_word(simple__coll_comm(n), &word, NULL, bytes, simple__node_of(n, root));
     return rc;
   }
   if (count == 0) return 0;
@@ -42,7 +41,7 @@ int simple_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, int r
   int src = n->node == root_node ? root - n->first_pid[root_node] : 0;
   if (s->thread == 0) {
     long long word = 0;
-    rc = simple__net_bcast_word(n, &word, slots[src].recv, bytes, root_node);
+    rc = simple__comm_bcast_word(simple__coll_comm(n), &word, slots[src].recv, bytes, root_node);
     if (!rc && word) rc = SIMPLE_ERR_PEER;
   }
   if ((rc = simple__sync_rc(s, rc))) return rc;

@@ -16,7 +16,6 @@
 
 #include "coll/coll.h"
 #include "coll/slot_views.h"
-#include "net/net.h"
 
 typedef struct {
   char call[24];   /* "simple_allreduce" without the prefix */
@@ -90,7 +89,7 @@ int simple__coll_check(simple_t *s, const simple__call_t *call) {
         signature_t sig;
         int weight;
       } me = {sig[m], agree}, all[P];
-      rc = simple__net_allgather(n, &me, sizeof me, all);
+      rc = simple__comm_allgather(simple__coll_comm(n), &me, sizeof me, all);
       for (int k = 0; k < P; k++) {
         nodes[k] = all[k].sig;
         node_weight[k] = all[k].weight;

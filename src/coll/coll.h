@@ -8,6 +8,7 @@
 #include "base/sync.h"
 #include "coll/choose.h"
 #include "node/node_sync.h"
+#include "net/net_comm.h"
 #include "node/ops.h"
 #include "run/job.h"
 #include "xchg/xchg.h"
@@ -93,5 +94,12 @@ int simple__coll_check(simple_t *s, const simple__call_t *call);
       if (check_rc_) return check_rc_;                                                       \
     }                                                                                        \
   } while (0)
+
+/* The collectives' own communicator (comm.c), for the node-level steps
+ * that use MPI's own algorithms. One acquire load. */
+extern simple__layer_key_t simple__coll_comm_key;
+static inline simple__comm_t *simple__coll_comm(simple__node_t *n) {
+  return *simple__layer_slot(n, &simple__coll_comm_key);
+}
 
 #endif

@@ -165,14 +165,14 @@ static int reduce_from(simple__node_t *n, int lane, unsigned char *buf, unsigned
   int rc = 0;
   if (*bad) {
     for (size_t i = 0; i < nseg && !rc; i++)
-      rc = simple__net_drain(n, lane, child, SIMPLE__TAG_REDUCE);
+      rc = simple__net_drain(simple__xchg_lane(n, lane), child, SIMPLE__TAG_REDUCE);
     return rc;
   }
   while (done < nseg) {
     for (; !rc && posted < nseg && posted - done < SEG_WINDOW; posted++) {
       size_t m = count - posted * per < per ? count - posted * per : per;
-      rc = simple__net_irecv(n, lane, tmp + posted * per * es, m * es, child, SIMPLE__TAG_REDUCE,
-                             &req[posted % SEG_WINDOW]);
+      rc = simple__net_irecv(simple__xchg_lane(n, lane), tmp + posted * per * es, m * es, child,
+                             SIMPLE__TAG_REDUCE, &req[posted % SEG_WINDOW]);
       if (rc) break;
     }
     if (done == posted) break; /* a receive failed to post: what was posted is done */
@@ -200,9 +200,10 @@ static int reduce_to(simple__node_t *n, int lane, const unsigned char *buf, size
     if (posted - done == SEG_WINDOW && (rc = simple__net_waitall(&req[done++ % SEG_WINDOW], 1)))
       break;
     size_t m = count - posted * per < per ? count - posted * per : per;
-    rc = bad ? simple__net_mark(n, lane, parent, SIMPLE__TAG_REDUCE, &req[posted % SEG_WINDOW])
-             : simple__net_isend(n, lane, buf + posted * per * es, m * es, parent,
-                                 SIMPLE__TAG_REDUCE, &req[posted % SEG_WINDOW]);
+    rc = bad ? simple__net_mark(simple__xchg_lane(n, lane), parent, SIMPLE__TAG_REDUCE,
+                                &req[posted % SEG_WINDOW])
+             : simple__net_isend(simple__xchg_lane(n, lane), buf + posted * per * es, m * es,
+                                 parent, SIMPLE__TAG_REDUCE, &req[posted % SEG_WINDOW]);
     if (rc) break;
   }
   for (; done < posted; done++) {

@@ -12,7 +12,6 @@
 
 #include "base/buf.h"
 #include "base/sync.h"
-#include "net/net_msg.h"
 #include "node/ops.h"
 
 /* An iprobe that finds nothing polls MPI once every this many calls: MPI's
@@ -133,8 +132,8 @@ int simple_send(simple_t *s, const void *buf, size_t count, simple_type_t type, 
   size_t bytes = count * simple_type_size(type);
   int dnode = simple__node_of(n, dest);
   if (dnode != n->node)
-    return simple__net_msg_send(n, buf, bytes, dnode,
-                                simple__msg_mpi_tag(m, tag, s->thread, dest - n->first_pid[dnode]));
+    return simple__comm_send(m->comm, buf, bytes, dnode,
+                             simple__msg_mpi_tag(m, tag, s->thread, dest - n->first_pid[dnode]));
   simple__req_t *r = &me->blocking;
   simple__msg_req_init(r, SIMPLE__REQ_SEND);
   int rdv;
@@ -160,9 +159,9 @@ int simple_isend(simple_t *s, const void *buf, size_t count, simple_type_t type,
   }
   int dnode = simple__node_of(n, dest), rc;
   if (dnode != n->node) {
-    rc = simple__net_msg_isend(n, buf, bytes, dnode,
-                               simple__msg_mpi_tag(m, tag, s->thread, dest - n->first_pid[dnode]),
-                               &r->mpireq);
+    rc = simple__comm_isend(m->comm, buf, bytes, dnode,
+                            simple__msg_mpi_tag(m, tag, s->thread, dest - n->first_pid[dnode]),
+                            &r->mpireq);
     if (!rc) atomic_store_explicit(r->word, SIMPLE__REQ_MPI, memory_order_relaxed);
   } else {
     int rdv;
@@ -243,7 +242,7 @@ static int post_direct(simple__msg_node_t *m, simple__mth_t *me, simple__req_t *
   }
   int node = simple__node_of(n, r->src), sth = r->src - n->first_pid[node];
   int mtag = r->tag == SIMPLE_ANY_TAG ? -1 : simple__msg_mpi_tag(m, r->tag, sth, me - m->th);
-  int rc = simple__net_msg_irecv(n, r->buf, r->cap, node, mtag, &r->mpireq);
+  int rc = simple__comm_irecv(m->comm, r->buf, r->cap, node, mtag, &r->mpireq);
   atomic_store_explicit(&m->poll_lock, 0, memory_order_release);
   r->st.source = r->src;
   r->st.tag = r->tag;
@@ -273,8 +272,8 @@ int simple_recv(simple_t *s, void *buf, size_t count, simple_type_t type, int so
      * when the caller wants none). */
     int node = simple__node_of(n, source), mtag = 0;
     size_t got = 0;
-    int rc = simple__net_msg_recv(
-        n, buf, cap, node,
+    int rc = simple__comm_recv(
+        m->comm, buf, cap, node,
         tag == SIMPLE_ANY_TAG ? -1 : simple__msg_mpi_tag(m, tag, source - n->first_pid[node], 0),
         status ? &mtag : NULL, status ? &got : NULL);
     if (status && rc != SIMPLE_ERR_MPI) {
@@ -381,7 +380,7 @@ int simple_test(simple_t *s, simple_request_t *req, int *flag, simple_status_t *
   if (st == SIMPLE__REQ_MPI) {
     int done = 0, mtag = 0;
     size_t bytes = 0;
-    int rc = simple__net_msg_test(&r->mpireq, &done, &mtag, &bytes);
+    int rc = simple__comm_test(&r->mpireq, &done, &mtag, &bytes);
     if (!done) return 0;
     simple__msg_direct_status(m, r, rc, mtag, bytes);
     atomic_store_explicit(r->word, SIMPLE__REQ_DONE, memory_order_relaxed);
@@ -456,9 +455,9 @@ int simple__msg_buf_send(simple_t *s, simple__mbuf_t *b, int dest, int tag) {
     int rc = b->size > INT_MAX ? SIMPLE_ERR_COUNT : 0;
     if (!rc) rc = simple__array_grow(&me->pend, &me->cappend, me->npend, sizeof *me->pend, 16);
     if (!rc)
-      rc = simple__net_msg_isend(n, b->data, b->size, dnode,
-                                 simple__msg_mpi_tag(m, tag, s->thread, dest - n->first_pid[dnode]),
-                                 &me->pend[me->npend].req);
+      rc = simple__comm_isend(m->comm, b->data, b->size, dnode,
+                              simple__msg_mpi_tag(m, tag, s->thread, dest - n->first_pid[dnode]),
+                              &me->pend[me->npend].req);
     if (rc) {
       simple__mbuf_free(me, b);
       return rc;

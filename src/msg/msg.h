@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "base/sync.h"
+#include "net/net_comm.h"
 #include "run/job.h"
 #include "simple/msg.h"
 
@@ -164,8 +165,9 @@ typedef struct {
 
 typedef struct {
   simple__node_t *n;
-  int tbits;  /* bits of a thread index in the MPI tag */
-  int tag_ub; /* largest user tag */
+  simple__comm_t *comm; /* the layer's own communicator (msg_req.c) */
+  int tbits;            /* bits of a thread index in the MPI tag */
+  int tag_ub;           /* largest user tag */
   _Alignas(SIMPLE__CACHE_LINE) atomic_int poll_lock;
   _Alignas(SIMPLE__CACHE_LINE) simple__mth_t *th; /* [threads] */
 } simple__msg_node_t;

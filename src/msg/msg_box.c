@@ -6,7 +6,6 @@
 
 #include "base/buf.h"
 #include "base/sync.h"
-#include "net/net_msg.h"
 #include "node/ops.h"
 
 /* ------------------------------------------------------------------------
@@ -87,14 +86,14 @@ void simple__msg_deliver(simple__mth_t *me, simple__req_t *r, simple__env_t *e) 
       if (!tmp) {
         r->err = SIMPLE_ERR_NOMEM;
       } else {
-        int rc = simple__net_msg_mrecv(&e->mpimsg, tmp, n);
+        int rc = simple__comm_mrecv(&e->mpimsg, tmp, n);
         if (rc) r->err = rc;
         if (take) memcpy(r->buf, tmp, take);
         free(tmp);
       }
       free(e);
     } else {
-      int rc = simple__net_msg_imrecv(&e->mpimsg, r->buf, n, &r->mpireq);
+      int rc = simple__comm_imrecv(&e->mpimsg, r->buf, n, &r->mpireq);
       if (rc)
         r->err = rc;
       else
@@ -113,7 +112,7 @@ void simple__msg_deliver(simple__mth_t *me, simple__req_t *r, simple__env_t *e) 
         if (e->sreq) simple__msg_req_complete(e->sreq, SIMPLE__REQ_DONE);
       } else {
         if (b) {
-          int rc = simple__net_msg_imrecv(&e->mpimsg, b->data, n, &r->mpireq);
+          int rc = simple__comm_imrecv(&e->mpimsg, b->data, n, &r->mpireq);
           if (rc) {
             r->err = rc;
             simple__mbuf_free(me, b);

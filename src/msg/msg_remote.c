@@ -6,7 +6,6 @@
 
 #include "base/buf.h"
 #include "base/sync.h"
-#include "net/net_msg.h"
 #include "node/ops.h"
 #include "run/wait.h"
 
@@ -29,7 +28,7 @@ void simple__msg_poll_mpi(simple__msg_node_t *m, simple__mth_t *me) {
     int found = 0, node = 0, mtag = 0;
     size_t bytes = 0;
     long long msg;
-    if (simple__net_msg_improbe(n, &found, &node, &mtag, &bytes, &msg) != 0 || !found) break;
+    if (simple__comm_improbe(m->comm, &found, &node, &mtag, &bytes, &msg) != 0 || !found) break;
     simple__env_t *e = malloc(sizeof *e);
     if (!e) {
       atomic_store_explicit(&m->poll_lock, 0, memory_order_release);
@@ -54,7 +53,7 @@ void simple__msg_progress_sends(simple__mth_t *me) {
   int k = 0;
   while (k < me->npend) {
     int done = 0;
-    if (simple__net_msg_test(&me->pend[k].req, &done, NULL, NULL) != 0) done = 1;
+    if (simple__comm_test(&me->pend[k].req, &done, NULL, NULL) != 0) done = 1;
     if (done) {
       simple__mbuf_free(me, me->pend[k].b);
       me->pend[k] = me->pend[--me->npend];
@@ -93,7 +92,7 @@ int simple__msg_req_finish(const simple__msg_node_t *m, simple__req_t *r) {
   if (atomic_load_explicit(r->word, memory_order_acquire) == SIMPLE__REQ_MPI) {
     int mtag = 0;
     size_t bytes = 0;
-    int rc = simple__net_msg_wait(&r->mpireq, &mtag, &bytes);
+    int rc = simple__comm_wait(&r->mpireq, &mtag, &bytes);
     simple__msg_direct_status(m, r, rc, mtag, bytes);
     atomic_store_explicit(r->word, SIMPLE__REQ_DONE, memory_order_relaxed);
   }

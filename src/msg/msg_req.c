@@ -7,12 +7,39 @@
 
 #include "base/buf.h"
 #include "base/sync.h"
-#include "net/net_msg.h"
 #include "node/ops.h"
 
 /* ------------------------------------------------------------------------
  * Node state. */
 static void msg_close(simple__node_t *n);
+
+/* The layer's communicator, made when the job starts: messages are not
+ * collective, so the layer cannot make it when it sets up (on the first
+ * message, from any thread of any node at any time), yet a duplicate is
+ * made by every node at once. A slot of its own, since the state that
+ * reads it is made later. Cost: one MPI_Comm_dup per job, used or not. */
+static simple__layer_key_t comm_key;
+
+static int comm_open(simple__node_t *n) {
+  simple__comm_t *c = NULL;
+  int rc = simple__comm_dup(n, &c);
+  *simple__layer_slot(n, &comm_key) = c;
+  return rc;
+}
+
+/* Runs after msg_close (an at-close hook), which completed every request
+ * on the communicator. */
+static void comm_close(simple__node_t *n) {
+  void **slot = simple__layer_slot(n, &comm_key);
+  simple__comm_t *c = *slot;
+  simple__comm_free(&c);
+  *slot = NULL;
+}
+
+__attribute__((constructor)) static void register_hooks(void) {
+  static const simple__layer_hooks_t h = {"msg", comm_open, comm_close};
+  if (simple__layer_hooks(&h) != 0) abort(); /* a build error: more layers than slots */
+}
 
 static void *msg_create(simple__node_t *n) {
   simple__msg_node_t *m = aligned_alloc(SIMPLE__CACHE_LINE, sizeof *m);
@@ -32,7 +59,8 @@ static void *msg_create(simple__node_t *n) {
   while ((1 << m->tbits) < maxt) m->tbits++;
   /* The same bound on every node and in every layout with the same
    * largest node, whether the message crosses nodes or not. */
-  m->tag_ub = simple__net_msg_tag_ub(n) >> (2 * m->tbits);
+  m->comm = *simple__layer_slot(n, &comm_key);
+  m->tag_ub = simple__comm_tag_ub(m->comm) >> (2 * m->tbits);
   return m;
 }
 
@@ -50,7 +78,7 @@ static void env_drop(simple__mth_t *t, simple__env_t *e) {
   } else if (e->kind == SIMPLE__ENV_MPI) {
     /* A matched message must be received, or MPI keeps it forever. */
     void *tmp = malloc(e->bytes ? e->bytes : 1);
-    if (tmp) simple__net_msg_mrecv(&e->mpimsg, tmp, e->bytes);
+    if (tmp) simple__comm_mrecv(&e->mpimsg, tmp, e->bytes);
     free(tmp);
     free(e);
   }
@@ -68,7 +96,7 @@ static void msg_close(simple__node_t *n) {
       env_drop(t, e);
     }
     for (int k = 0; k < t->npend; k++) {
-      simple__net_msg_wait(&t->pend[k].req, NULL, NULL);
+      simple__comm_wait(&t->pend[k].req, NULL, NULL);
       simple__mbuf_free(t, t->pend[k].b);
     }
     free(t->pend);
@@ -78,7 +106,7 @@ static void msg_close(simple__node_t *n) {
     t->ncache = 0;
     for (int k = 0; k < t->nall; k++) {
       simple__req_t *r = t->all_reqs[k];
-      if (atomic_load(r->word) == SIMPLE__REQ_MPI) simple__net_msg_wait(&r->mpireq, NULL, NULL);
+      if (atomic_load(r->word) == SIMPLE__REQ_MPI) simple__comm_wait(&r->mpireq, NULL, NULL);
       free(r);
     }
     free(t->all_reqs);

@@ -1,14 +1,19 @@
 /* The inter-node communication layer (paper 000's ICL): messages and
  * collectives between nodes, over MPI. With src/run (MPI start and end),
- * the only code that calls MPI.
+ * the only code that calls MPI. A transport that names no client and
+ * keeps no state of its own: every call names the communicator handle
+ * (net_comm.h) it runs on, which the calling layer took for itself when
+ * the job started and keeps in its own per-node state. Every call that
+ * may block on another node is marked for the watchdog
+ * (SIMPLE__NET_WATCHED, net_state.h).
  *
- * Lanes: a node's threads may drive transfers to other nodes at the same
- * time. Each lane is its own MPI communicator, used by at most one thread
- * per node at a time (by convention thread t of each node uses lane t), so
- * concurrent transfers never match each other's messages and MPI's
- * per-communicator ordering keeps successive collectives apart without
- * sequence numbers in the tags. Node-level collectives (one thread per node
- * calling) run on a communicator of their own.
+ * This header holds the transfers that carry the job-wide verdict (error
+ * marks) and split messages of any size: what src/xchg drives on its
+ * lanes (one communicator per thread that may drive transfers at once,
+ * so concurrent transfers never match each other's messages and MPI's
+ * per-communicator ordering keeps successive exchanges apart without
+ * sequence numbers in the tags). net_comm.h holds plain point-to-point
+ * calls and MPI's collectives on a handle; net_win.h, windows.
  *
  * Sizes are in bytes; messages larger than MPI's int count are split. */
 #ifndef SIMPLE_NET_NET_H
@@ -16,14 +21,7 @@
 
 #include <stddef.h>
 
-#include "run/job.h"
-
-/* Lanes available: min(max threads on any node, SIMPLE__NET_MAX_LANES). */
-#define SIMPLE__NET_MAX_LANES 64
-
-/* Called once per process by simple_run after MPI is up. */
-int simple__net_open(simple__node_t *n);
-void simple__net_close(simple__node_t *n);
+#include "net/net_comm.h"
 
 /* Error marks, the job-wide verdict's carrier: a node whose threads found
  * an error in a collective's arguments still takes part in every
@@ -47,9 +45,9 @@ typedef struct {
   long long part[SIMPLE__NET_REQ_PARTS]; /* MPI_Request handles, opaque here */
 } simple__net_req_t;
 
-int simple__net_isend(simple__node_t *n, int lane, const void *buf, size_t bytes, int dest, int tag,
+int simple__net_isend(simple__comm_t *c, const void *buf, size_t bytes, int dest, int tag,
                       simple__net_req_t *req);
-int simple__net_irecv(simple__node_t *n, int lane, void *buf, size_t bytes, int src, int tag,
+int simple__net_irecv(simple__comm_t *c, void *buf, size_t bytes, int src, int tag,
                       simple__net_req_t *req);
 /* Waits for every request; 0, SIMPLE_ERR_MPI, or SIMPLE__NET_MARK when a
  * receive got an error mark (the other requests still completed). */
@@ -66,42 +64,15 @@ int simple__net_testall(simple__net_req_t *reqs, int count, int *done);
  * it never waits for a receive, being empty), and the taking of one
  * message from src whatever its length (a mark or data, received into a
  * temporary block and dropped: the error path only). */
-int simple__net_mark(simple__node_t *n, int lane, int dest, int tag, simple__net_req_t *req);
-int simple__net_drain(simple__node_t *n, int lane, int src, int tag);
+int simple__net_mark(simple__comm_t *c, int dest, int tag, simple__net_req_t *req);
+int simple__net_drain(simple__comm_t *c, int src, int tag);
 
-int simple__net_send(simple__node_t *n, int lane, const void *buf, size_t bytes, int dest, int tag);
-int simple__net_recv(simple__node_t *n, int lane, void *buf, size_t bytes, int src, int tag);
+int simple__net_send(simple__comm_t *c, const void *buf, size_t bytes, int dest, int tag);
+/* simple__net_recv and simple__net_sendrecv return SIMPLE__NET_MARK as
+ * simple__net_waitall does. */
+int simple__net_recv(simple__comm_t *c, void *buf, size_t bytes, int src, int tag);
 /* Sends to dest and receives from src at once (either may be -1: none). */
-int simple__net_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
+int simple__net_sendrecv(simple__comm_t *c, const void *sbuf, size_t sbytes, int dest,
                          void *rbuf, size_t rbytes, int src, int tag);
-
-/* Node-level collectives: exactly one thread per node calls, in the same
- * order on every node. They use MPI's own algorithms. simple__net_recv and
- * simple__net_sendrecv return SIMPLE__NET_MARK as simple__net_waitall. */
-int simple__net_barrier(simple__node_t *n);
-int simple__net_bcast(simple__node_t *n, void *buf, size_t bytes, int root);
-/* A broadcast that carries the root node's verdict in band: the root's
- * *word and its `bytes` at buf travel as one message (an MPI datatype over
- * both places, no copy); the others receive the word into *word and the
- * data at buf (NULL with bytes > 0: into a temporary block, dropped; the
- * error path only). Cost: one MPI_Bcast of bytes + 8. */
-int simple__net_bcast_word(simple__node_t *n, long long *word, void *buf, size_t bytes, int root);
-/* Allgather in place with the job's verdict beside the data: node k's
- * counts[k] bytes are already at rbuf + displs[k] on node k, and end up
- * there on every node; *word (0, or 1 when this node found an error)
- * becomes the largest over the nodes. The word travels in an
- * MPI_Iallreduce posted first on the same communicator (MPI matches
- * collectives in call order, blocking or not) and completed after the
- * data, so its latency hides in the data's: for large blocks only.
- * Cost: one MPI_Allgatherv of the data, in place, plus one 8-byte
- * allreduce overlapped with it. */
-int simple__net_allgatherv_word(simple__node_t *n, long long *word, const size_t *counts,
-                                const size_t *displs, void *rbuf);
-/* Every node contributes `bytes`; rbuf gets them in node order. */
-int simple__net_allgather(simple__node_t *n, const void *sbuf, size_t bytes, void *rbuf);
-/* Node k contributes counts[k] bytes, placed at displs[k] (bytes) in rbuf.
- * Counts and displacements must fit MPI's int. */
-int simple__net_allgatherv(simple__node_t *n, const void *sbuf, const size_t *counts,
-                           const size_t *displs, void *rbuf);
 
 #endif

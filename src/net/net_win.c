@@ -16,12 +16,13 @@ struct simple__win {
   MPI_Win win;
 };
 
-int simple__win_create(simple__node_t *n, size_t bytes, void **base, simple__win_t **out) {
+/* A window over a duplicate of `parent` (collective over parent). */
+static int create(MPI_Comm parent, size_t bytes, void **base, simple__win_t **out) {
   if (bytes < 64) bytes = 64;
   if (bytes > (size_t)PTRDIFF_MAX) return SIMPLE_ERR_COUNT;
   simple__win_t *w = calloc(1, sizeof *w);
   if (!w) return SIMPLE_ERR_NOMEM;
-  if (MPI_Comm_dup(simple__net(n)->coll, &w->comm) != MPI_SUCCESS) {
+  if (SIMPLE__NET_WATCHED(MPI_Comm_dup(parent, &w->comm)) != MPI_SUCCESS) {
     free(w);
     return SIMPLE_ERR_MPI;
   }
@@ -30,7 +31,7 @@ int simple__win_create(simple__node_t *n, size_t bytes, void **base, simple__win
   MPI_Info_create(&info);
   MPI_Info_set(info, "same_disp_unit", "true");
   void *b = NULL;
-  int rc = MPI_Win_allocate((MPI_Aint)bytes, 1, info, w->comm, &b, &w->win);
+  int rc = SIMPLE__NET_WATCHED(MPI_Win_allocate((MPI_Aint)bytes, 1, info, w->comm, &b, &w->win));
   MPI_Info_free(&info);
   if (rc != MPI_SUCCESS) {
     MPI_Comm_free(&w->comm);
@@ -41,8 +42,9 @@ int simple__win_create(simple__node_t *n, size_t bytes, void **base, simple__win
   memset(b, 0, bytes);
   /* Nobody reads the window before every node has zeroed its own. */
   if (MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win) != MPI_SUCCESS ||
-      MPI_Win_sync(w->win) != MPI_SUCCESS || MPI_Barrier(w->comm) != MPI_SUCCESS) {
-    MPI_Win_free(&w->win);
+      MPI_Win_sync(w->win) != MPI_SUCCESS ||
+      SIMPLE__NET_WATCHED(MPI_Barrier(w->comm)) != MPI_SUCCESS) {
+    SIMPLE__NET_WATCHED(MPI_Win_free(&w->win));
     MPI_Comm_free(&w->comm);
     free(w);
     return SIMPLE_ERR_MPI;
@@ -52,12 +54,20 @@ int simple__win_create(simple__node_t *n, size_t bytes, void **base, simple__win
   return 0;
 }
 
+int simple__win_create(simple__node_t *n, size_t bytes, void **base, simple__win_t **out) {
+  return create(*(MPI_Comm *)n->comm, bytes, base, out);
+}
+
+int simple__win_create_on(simple__comm_t *c, size_t bytes, void **base, simple__win_t **out) {
+  return create(c->comm, bytes, base, out);
+}
+
 void simple__win_free(simple__win_t *w) {
   if (!w) return;
   /* Every node stops reading before any frees its memory (MPI_Win_free
    * is itself collective, but unlock_all first needs every epoch closed). */
-  MPI_Win_unlock_all(w->win);
-  MPI_Win_free(&w->win);
+  SIMPLE__NET_WATCHED(MPI_Win_unlock_all(w->win));
+  SIMPLE__NET_WATCHED(MPI_Win_free(&w->win));
   MPI_Comm_free(&w->comm);
   free(w);
 }
@@ -83,11 +93,14 @@ int simple__win_put(simple__win_t *w, int node, size_t disp, const void *buf, si
 }
 
 int simple__win_flush(simple__win_t *w, int node) {
-  return simple__net_ok(node < 0 ? MPI_Win_flush_all(w->win) : MPI_Win_flush(node, w->win));
+  return simple__net_ok(node < 0 ? SIMPLE__NET_WATCHED(MPI_Win_flush_all(w->win))
+                                 : SIMPLE__NET_WATCHED(MPI_Win_flush(node, w->win)));
 }
+
+int simple__win_sync(simple__win_t *w) { return simple__net_ok(MPI_Win_sync(w->win)); }
 
 int simple__win_fetch_add(simple__win_t *w, int node, size_t disp, int64_t add, int64_t *old) {
   int rc = MPI_Fetch_and_op(&add, old, MPI_INT64_T, node, (MPI_Aint)disp, MPI_SUM, w->win);
-  if (rc == MPI_SUCCESS) rc = MPI_Win_flush(node, w->win);
+  if (rc == MPI_SUCCESS) rc = SIMPLE__NET_WATCHED(MPI_Win_flush(node, w->win));
   return simple__net_ok(rc);
 }

@@ -25,14 +25,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "net/net_comm.h"
 #include "run/job.h"
 
 typedef struct simple__win simple__win_t;
 
 /* One thread per node, every node at once: a window of `bytes` (the same
  * on every node, >= 64) of this node's memory, 64-byte aligned at *base,
- * zero-filled, open for access from every node. */
+ * zero-filled, open for access from every node. The window gets its own
+ * duplicate of the communicator (so its creation and free never
+ * interleave with other traffic): of the job's communicator (create, in
+ * the order of the node's other communicator duplicates, simple__comm_dup),
+ * or of the caller's (create_on, in the order of its collectives on c). Cost: a
+ * communicator duplicate, MPI_Win_allocate, a memset of bytes and a
+ * barrier among the nodes: for windows made once, or grown rarely. */
 int simple__win_create(simple__node_t *n, size_t bytes, void **base, simple__win_t **out);
+int simple__win_create_on(simple__comm_t *c, size_t bytes, void **base, simple__win_t **out);
 /* One thread per node, every node at once, after every access ended. */
 void simple__win_free(simple__win_t *w);
 
@@ -44,6 +52,11 @@ int simple__win_put(simple__win_t *w, int node, size_t disp, const void *buf, si
 /* Waits until every transfer this process started to `node` (every node
  * for node -1) is complete at both ends (MPI_Win_flush(_all)). */
 int simple__win_flush(simple__win_t *w, int node);
+/* Makes what other nodes put into this node's window visible to this
+ * node's loads (MPI_Win_sync: a memory barrier, no communication); with a
+ * barrier among the nodes after their flushes, the target's side of a
+ * put's completion. */
+int simple__win_sync(simple__win_t *w);
 
 /* Atomically adds `add` to the int64 at byte `disp` of node `node`'s
  * window and returns the former value in *old (MPI_Fetch_and_op). */

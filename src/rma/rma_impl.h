@@ -37,6 +37,8 @@
 #include <stdlib.h>
 
 #include "base/sync.h"
+#include "net/net_comm.h"
+#include "net/net_win.h"
 #include "run/job.h"
 #include "simple/rma.h"
 #include "xchg/tags.h"
@@ -141,7 +143,15 @@ typedef struct {
   size_t *size;
   unsigned char *used;
   /* Sync plan, written by thread 0 between B1 and B2. */
-  simple__net_rma_t *net;
+  /* The MPI side, made by thread 0 at the first sync among several nodes
+   * (every node at once) and freed at close: the layer's own communicator
+   * (the count and registration exchanges, the one-sided barrier) and the
+   * one-sided backend's staging window, of win_bytes, made anew larger
+   * when a sync needs more (rarely: capacities round up). */
+  simple__comm_t *comm;
+  simple__win_t *win;
+  unsigned char *win_base; /* this node's part of the window */
+  size_t win_bytes;
   int err;          /* SIMPLE_ERR_ARG when collective calls disagreed */
   char errmsg[320]; /* ... and why */
   int any_gets;     /* this node reads for gets: its own, or serves others' */

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "net/net.h"
-#include "net/net_rma.h"
 #include "rma/rma_impl.h"
 
 /* ------------------------------------------------------------------------

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "net/net.h"
-#include "net/net_rma.h"
 #include "rma/rma_impl.h"
 
 /* The node's state lives in its layer slot (src/base/sync.h). */
@@ -41,7 +40,8 @@ static void free_state(simple__node_t *n) {
   free(R->stage_local.p);
   free(R->sendbuf.p);
   free(R->replybuf.p);
-  simple__net_rma_close(R->net);
+  simple__win_free(R->win);
+  simple__comm_free(&R->comm);
   free(R);
   *rma_slot(n) = NULL;
 }

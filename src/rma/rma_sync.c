@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "net/net.h"
-#include "net/net_rma.h"
 #include "rma/rma_impl.h"
 #include "xchg/xchg.h"
 
@@ -27,6 +26,38 @@ static int bar(simple_t *s, int rc) {
  * reported without leaving them waiting: the job ends, with the reason. */
 static void must(simple_t *s, int rc, const char *what) {
   if (rc) simple_abort(s, "simple_rma_sync: %s failed: %s", what, simple_strerror(rc));
+}
+
+/* The one-sided backend's staging window, at least `bytes` long on every
+ * node (thread 0, every node at once, with the same bytes): made anew when
+ * the one there is smaller. R->stage is this node's part of it. */
+static int win_ensure(rma_t *R, size_t bytes) {
+  if (!R->win || R->win_bytes < bytes) {
+    simple__win_free(R->win);
+    R->win = NULL;
+    R->win_bytes = 0;
+    void *base = NULL;
+    int rc = simple__win_create_on(R->comm, bytes, &base, &R->win);
+    if (rc) return rc;
+    R->win_bytes = bytes;
+    R->win_base = base;
+  }
+  R->stage = R->win_base;
+  return 0;
+}
+
+/* Copies bytes into node k's staging window at disp and waits until they
+ * are in place there (any thread; threads put to different nodes at once). */
+static int put(rma_t *R, int k, const void *buf, size_t bytes, size_t disp) {
+  int rc = simple__win_put(R->win, k, disp, buf, bytes);
+  return rc ? rc : simple__win_flush(R->win, k);
+}
+
+/* Thread 0 of every node: once every node's puts are flushed, they are
+ * complete at their targets; the window sync makes them visible here. */
+static int node_barrier(rma_t *R) {
+  int rc = simple__comm_barrier(R->comm);
+  return rc || !R->win ? rc : simple__win_sync(R->win);
 }
 
 static uint64_t hash_ints(const int *v, size_t n) {
@@ -106,7 +137,7 @@ static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
   int node_bad = R->err != 0;
 
   if (P > 1) {
-    if (!R->net) must(s, simple__net_rma_open(n, &R->net), "opening the MPI side");
+    if (!R->comm) must(s, simple__comm_dup(n, &R->comm), "opening the MPI side");
     uint64_t *snd = R->a2a, *rcv = R->a2a + (size_t)P * F;
     size_t maxsend = 0, maxwant = 0, total = 0, want_total = 0;
     for (int k = 0; k < P; k++) {
@@ -149,7 +180,7 @@ static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
       snd[(size_t)k * F + F_MAXSEND] = maxsend;
       snd[(size_t)k * F + F_MAXWANT] = maxwant;
     }
-    must(s, simple__net_rma_alltoall(R->net, snd, rcv, F), "the count exchange (MPI_Alltoall)");
+    must(s, simple__comm_alltoall_u64(R->comm, snd, rcv, F), "the count exchange (MPI_Alltoall)");
     size_t needC = maxsend, needC2 = maxwant, owe = 0;
     int followed = 0; /* an idle node has adopted the calls of one taking part */
     for (int j = 0; j < P; j++) {
@@ -223,9 +254,7 @@ static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
     if (owe) R->any_gets = 1;
     size_t stage = (size_t)P * (C + C2);
     if (R->cur == SIMPLE_RMA_ONESIDED) {
-      void *base;
-      must(s, simple__net_rma_win_ensure(R->net, stage, &base), "creating the staging window");
-      R->stage = base;
+      must(s, win_ensure(R, stage), "creating the staging window");
     } else {
       must(s, gb_reserve(&R->stage_local, stage ? stage : 64), "allocating the staging buffer");
       R->stage = R->stage_local.p;
@@ -256,14 +285,18 @@ static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
         memset(at, 0, npush * sizeof(push_t));
     }
     if (P > 1) {
-      size_t *counts = malloc(sizeof(size_t) * (size_t)P);
+      size_t *counts = malloc(sizeof(size_t) * 2 * (size_t)P), *displs = counts + P, at = 0;
       if (!counts) must(s, SIMPLE_ERR_NOMEM, "the registration exchange");
-      for (int k = 0; k < P; k++) counts[k] = (size_t)RK(n, k) * npush * sizeof(push_t);
+      for (int k = 0; k < P; k++) {
+        counts[k] = (size_t)RK(n, k) * npush * sizeof(push_t);
+        displs[k] = at;
+        at += counts[k];
+      }
       /* MPI forbids the send block inside the receive buffer: send a copy. */
       void *copy = malloc(counts[me] ? counts[me] : 1);
       if (!copy) must(s, SIMPLE_ERR_NOMEM, "the registration exchange");
       memcpy(copy, mine, counts[me]);
-      must(s, simple__net_rma_allgatherv(R->net, me, copy, counts, R->newregs.p),
+      must(s, simple__comm_allgatherv(R->comm, copy, counts, displs, R->newregs.p),
            "the registration exchange (MPI_Allgatherv)");
       free(copy);
       free(counts);
@@ -315,8 +348,9 @@ static int post(simple__node_t *n, th_t *T, int send, void *buf, size_t bytes, i
                 int lane) {
   simple__net_req_t *q = gb_add(&T->reqs, sizeof *q);
   if (!q) return SIMPLE_ERR_NOMEM;
-  return send ? simple__net_isend(n, lane, buf, bytes, peer, tag, q)
-              : simple__net_irecv(n, lane, buf, bytes, peer, tag, q);
+  simple__comm_t *c = simple__xchg_lane(n, lane);
+  return send ? simple__net_isend(c, buf, bytes, peer, tag, q)
+              : simple__net_irecv(c, buf, bytes, peer, tag, q);
 }
 
 static int wait_reqs(th_t *T) {
@@ -335,7 +369,7 @@ static void exchange(simple_t *s, rma_t *R, th_t *T) {
     if (R->sendsz[k]) pack(n, R, k, out);
     if (R->cur == SIMPLE_RMA_ONESIDED) {
       if (R->sendsz[k])
-        must(s, simple__net_rma_put(R->net, k, out, R->sendsz[k], (size_t)me * R->C),
+        must(s, put(R, k, out, R->sendsz[k], (size_t)me * R->C),
              "MPI_Put of a packet");
     } else {
       if (R->insz[k])
@@ -520,7 +554,7 @@ int simple_rma_sync(simple_t *s) {
      * every queue alive until the handlers have packed it. */
     if (onesided && R->any_send) {
       if ((rc = bar(s, 0)) != 0) return rc;
-      if (s->thread == 0) must(s, simple__net_rma_barrier(R->net), "MPI_Barrier");
+      if (s->thread == 0) must(s, node_barrier(R), "MPI_Barrier");
       if ((rc = bar(s, 0)) != 0) return rc;
     } else if (R->incoming) {
       if ((rc = bar(s, 0)) != 0) return rc;
@@ -539,8 +573,7 @@ int simple_rma_sync(simple_t *s) {
         if (onesided) {
           if (R->owe[k])
             must(s,
-                 simple__net_rma_put(R->net, k, rep, R->owe[k],
-                                     (size_t)P * R->C + (size_t)me * R->C2),
+                 put(R, k, rep, R->owe[k], (size_t)P * R->C + (size_t)me * R->C2),
                  "MPI_Put of get replies");
         } else {
           if (R->want[k])
@@ -561,7 +594,7 @@ int simple_rma_sync(simple_t *s) {
     if ((rc = bar(s, 0)) != 0) return rc;
   }
   if (reply_barrier) {
-    if (s->thread == 0) must(s, simple__net_rma_barrier(R->net), "MPI_Barrier");
+    if (s->thread == 0) must(s, node_barrier(R), "MPI_Barrier");
     if ((rc = bar(s, 0)) != 0) return rc;
   }
   /* Writes. */

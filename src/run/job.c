@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "net/net.h"
 #include "run/hosts.h"
 #include "run/options.h"
 #include "run/pin.h"
@@ -134,6 +133,51 @@ int simple__node_at_close(simple__node_t *n, void (*fn)(simple__node_t *n)) {
     n->at_close[n->nclose++] = fn;
   pthread_mutex_unlock(&lock);
   return rc;
+}
+
+/* The layers' job hooks, sorted by name as they register. */
+static struct {
+  pthread_mutex_t lock;
+  int n;
+  const simple__layer_hooks_t *h[SIMPLE__MAX_HOOKS];
+} hooks = {PTHREAD_MUTEX_INITIALIZER, 0, {0}};
+
+int simple__layer_hooks(const simple__layer_hooks_t *h) {
+  int rc = 0;
+  pthread_mutex_lock(&hooks.lock);
+  if (hooks.n == SIMPLE__MAX_HOOKS) {
+    rc = SIMPLE_ERR_NOMEM;
+  } else {
+    int i = hooks.n++;
+    for (; i > 0 && strcmp(hooks.h[i - 1]->name, h->name) > 0; i--) hooks.h[i] = hooks.h[i - 1];
+    hooks.h[i] = h;
+  }
+  pthread_mutex_unlock(&hooks.lock);
+  return rc;
+}
+
+/* Every open hook, each on every node (a failed one does not stop the
+ * others: they may be collective), then the job-wide verdict: the first
+ * failing node's code, or 0. Collective over comm. */
+static int open_layers(simple__node_t *n, MPI_Comm comm) {
+  int rc = 0;
+  for (int i = 0; i < hooks.n; i++) {
+    int r = hooks.h[i]->open ? hooks.h[i]->open(n) : 0;
+    if (!rc) rc = r;
+  }
+  int me = rc ? n->node : n->nodes, first = n->nodes;
+  MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first < n->nodes) {
+    int code = rc;
+    MPI_Bcast(&code, 1, MPI_INT, first, comm);
+    return code;
+  }
+  return 0;
+}
+
+static void close_layers(simple__node_t *n) {
+  for (int i = hooks.n; i-- > 0;)
+    if (hooks.h[i]->close) hooks.h[i]->close(n);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -466,7 +510,7 @@ static void finish(void) {
   running = NULL;
 
   while (n->nclose > 0) n->at_close[--n->nclose](n);
-  simple__net_close(n);
+  close_layers(n);
   simple__pin_close();
   simple__wait_policy.fatal = NULL;
   simple__wait_policy.departed = NULL;
@@ -581,7 +625,8 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
     return rc;
   }
 
-  if ((rc = simple__net_open(node)) != 0) {
+  if ((rc = open_layers(node, comm)) != 0) {
+    close_layers(node);
     free(team);
     free(tids);
     free_node(node);

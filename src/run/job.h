@@ -71,9 +71,8 @@ typedef struct simple__node {
   long hang_report_s;   /* SIMPLE_HANG_REPORT: longest wait before reporting it, 0: off */
   int checked;          /* SIMPLE_CHECK: collectives compare their calls first */
   void *comm;           /* the job's MPI communicator (MPI_Comm, opaque here) */
-  void *net;            /* src/net's state: its communicators */
   int lanes;            /* inter-node lanes: threads of a node that may drive
-                           transfers at once (src/net) */
+                           transfers at once (set by src/xchg's open hook) */
 
   simple__barrier_t barrier;
   simple__slot_t *slots[2]; /* [2][threads] */
@@ -99,11 +98,35 @@ int simple__node_of(const simple__node_t *n, int pid);
 int simple__launch_known(int *node, int *nodes);
 
 /* Registers fn to run once when the job ends on this node: after every
- * thread has returned from the SPMD function and before the inter-node
- * layer closes (so fn may still free MPI objects), in reverse order of
- * registration. Thread-safe; returns SIMPLE_ERR_NOMEM when the table is
+ * thread has returned from the SPMD function and before the layers' close
+ * hooks and MPI's end (so fn may still free MPI objects), in reverse order
+ * of registration. Thread-safe; returns SIMPLE_ERR_NOMEM when the table is
  * full. */
 int simple__node_at_close(simple__node_t *n, void (*fn)(simple__node_t *n));
+
+/* A layer's hooks for every job of the process, for a layer that must set
+ * something up collectively before any thread runs (one that sets up
+ * lazily, under a collective call of its own, registers only an at-close
+ * hook: simple__node_at_close). The layer registers them once per process,
+ * from a constructor; src/run knows no layer by name.
+ *
+ * open runs on every node at job start, on the main thread before the
+ * other threads start and after MPI is up, one hook after another
+ * in the order of their names (the same on every node, whatever order the
+ * constructors ran in: opens may make collective calls among the nodes,
+ * such as simple__comm_dup). If any open fails on any node, the job does
+ * not start (simple_run returns the first node's code). close runs on
+ * every node at job end, after the at-close hooks and before MPI ends,
+ * in reverse order; also after a failed open, so it must handle
+ * a layer half set up. Returns 0, or SIMPLE_ERR_NOMEM when
+ * SIMPLE__MAX_HOOKS layers have registered already. */
+#define SIMPLE__MAX_HOOKS 8
+typedef struct {
+  const char *name;
+  int (*open)(simple__node_t *n);
+  void (*close)(simple__node_t *n);
+} simple__layer_hooks_t;
+int simple__layer_hooks(const simple__layer_hooks_t *h);
 
 /* The collective a thread called last: src/coll records it at each call's
  * entry (six relaxed stores into the thread's own context, ~1 ns), the

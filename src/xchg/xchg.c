@@ -6,6 +6,7 @@
  * blocks each way. */
 static int step_blocks(const simple__xchg_t *x, int d, int to, int from, int *also_local,
                        int *marked) {
+  simple__comm_t *c = simple__xchg_lane(x->n, d);
   int ns = x->blocks(x->ctx, to, 1), nr = x->blocks(x->ctx, from, 0), rc = 0;
   for (int w = 0; (w < ns || w < nr) && !rc; w += SIMPLE__XCHG_WAVE) {
     simple__net_req_t req[2 * SIMPLE__XCHG_WAVE];
@@ -13,19 +14,19 @@ static int step_blocks(const simple__xchg_t *x, int d, int to, int from, int *al
     for (int i = w; i < nr && i < w + SIMPLE__XCHG_WAVE && !rc && !x->bad; i++) {
       size_t b;
       void *at = x->block(x->ctx, from, 0, i, &b);
-      if (!(rc = simple__net_irecv(x->n, d, at, b, from, x->tag, &req[m]))) m++;
+      if (!(rc = simple__net_irecv(c, at, b, from, x->tag, &req[m]))) m++;
     }
     for (int i = w; i < ns && i < w + SIMPLE__XCHG_WAVE && !rc; i++) {
       if (x->bad) {
-        if (!(rc = simple__net_mark(x->n, d, to, x->tag, &req[m]))) m++;
+        if (!(rc = simple__net_mark(c, to, x->tag, &req[m]))) m++;
         continue;
       }
       size_t b;
       const void *at = x->block(x->ctx, to, 1, i, &b);
-      if (!(rc = simple__net_isend(x->n, d, at, b, to, x->tag, &req[m]))) m++;
+      if (!(rc = simple__net_isend(c, at, b, to, x->tag, &req[m]))) m++;
     }
     for (int i = w; i < nr && i < w + SIMPLE__XCHG_WAVE && !rc && x->bad; i++)
-      rc = simple__net_drain(x->n, d, from, x->tag);
+      rc = simple__net_drain(c, from, x->tag);
     if (*also_local) {
       x->local(x->ctx);
       *also_local = 0;
@@ -40,23 +41,23 @@ static int step_blocks(const simple__xchg_t *x, int d, int to, int from, int *al
 /* One step, one message each way. */
 static int step_pair(const simple__xchg_t *x, int d, int to, int from, int *also_local,
                      int *marked) {
+  simple__comm_t *c = simple__xchg_lane(x->n, d);
   size_t ob = x->out_bytes(x->ctx, to), ib = x->in_bytes(x->ctx, from);
   simple__net_req_t req[2];
   int m = 0, rc = 0, unpack = 0;
   void *in = NULL;
   if (x->bad) {
     /* A mark where the message would go, and whatever comes taken. */
-    if (ob && !(rc = simple__net_mark(x->n, d, to, x->tag, &req[m]))) m++;
-    if (ib && !rc) rc = simple__net_drain(x->n, d, from, x->tag);
+    if (ob && !(rc = simple__net_mark(c, to, x->tag, &req[m]))) m++;
+    if (ib && !rc) rc = simple__net_drain(c, from, x->tag);
     int rc2 = simple__net_waitall(req, m);
     return rc ? rc : rc2;
   }
   if (ib) {
     in = x->in(x->ctx, from, d, &unpack);
-    if (!(rc = simple__net_irecv(x->n, d, in, ib, from, x->tag, &req[m]))) m++;
+    if (!(rc = simple__net_irecv(c, in, ib, from, x->tag, &req[m]))) m++;
   }
-  if (ob && !rc &&
-      !(rc = simple__net_isend(x->n, d, x->out(x->ctx, to, d), ob, to, x->tag, &req[m])))
+  if (ob && !rc && !(rc = simple__net_isend(c, x->out(x->ctx, to, d), ob, to, x->tag, &req[m])))
     m++;
   if (*also_local) {
     x->local(x->ctx);
@@ -84,16 +85,17 @@ int simple__xchg_drive(const simple__xchg_t *x, int d, int also_local) {
 
 int simple__xchg_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
                           void *rbuf, size_t rbytes, int src, int tag, int *bad) {
+  simple__comm_t *c = simple__xchg_lane(n, lane);
   if (!*bad) {
-    int rc = simple__net_sendrecv(n, lane, sbuf, sbytes, dest, rbuf, rbytes, src, tag);
+    int rc = simple__net_sendrecv(c, sbuf, sbytes, dest, rbuf, rbytes, src, tag);
     if (rc != SIMPLE__NET_MARK) return rc;
     *bad = 1;
     return 0;
   }
   simple__net_req_t req;
   int m = 0, rc = 0;
-  if (dest >= 0 && !(rc = simple__net_mark(n, lane, dest, tag, &req))) m++;
-  if (src >= 0 && !rc) rc = simple__net_drain(n, lane, src, tag);
+  if (dest >= 0 && !(rc = simple__net_mark(c, dest, tag, &req))) m++;
+  if (src >= 0 && !rc) rc = simple__net_drain(c, src, tag);
   int rc2 = simple__net_waitall(&req, m);
   return rc ? rc : rc2;
 }
@@ -109,6 +111,7 @@ static void chunk(size_t m, int C, int ch, size_t *lo, size_t *len) {
 }
 
 int simple__xchg_post(const simple__xchg_t *x, int d, int out, simple__net_req_t *req, int *nreq) {
+  simple__comm_t *c = simple__xchg_lane(x->n, d);
   int items = (x->n->nodes - 1) * x->chunks, rc = 0, unpack;
   for (int i = d; i < items && !rc; i += x->drivers) {
     int to, from;
@@ -118,10 +121,10 @@ int simple__xchg_post(const simple__xchg_t *x, int d, int out, simple__net_req_t
     chunk(out ? x->out_bytes(x->ctx, k) : x->in_bytes(x->ctx, k), x->chunks, i % x->chunks, &lo,
           &len);
     if (len == 0) continue;
-    rc = out ? simple__net_isend(x->n, d, (const unsigned char *)x->out(x->ctx, k, d) + lo, len, k,
+    rc = out ? simple__net_isend(c, (const unsigned char *)x->out(x->ctx, k, d) + lo, len, k,
                                  x->tag, &req[*nreq])
-             : simple__net_irecv(x->n, d, (unsigned char *)x->in(x->ctx, k, d, &unpack) + lo, len,
-                                 k, x->tag, &req[*nreq]);
+             : simple__net_irecv(c, (unsigned char *)x->in(x->ctx, k, d, &unpack) + lo, len, k,
+                                 x->tag, &req[*nreq]);
     if (!rc) ++*nreq;
   }
   return rc;
@@ -131,6 +134,7 @@ int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int l
   simple__net_req_t req[SIMPLE__XCHG_BATCH];
   int node_of[SIMPLE__XCHG_BATCH], unpack[SIMPLE__XCHG_BATCH];
   void *at[SIMPLE__XCHG_BATCH];
+  simple__comm_t *c = simple__xchg_lane(x->n, lane);
   int P = x->n->nodes, rc = 0, k = 0, marked = 0;
   while (k < P && !rc) {
     int m = 0;
@@ -141,19 +145,16 @@ int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int l
       size_t b = out ? x->out_bytes(x->ctx, k) : x->in_bytes(x->ctx, k);
       if (b == 0) continue;
       if (x->bad) {
-        if (out)
-          rc = simple__net_mark(x->n, lane, k, x->tag, &req[m]);
-        else
-          rc = simple__net_drain(x->n, lane, k, x->tag);
+        rc = out ? simple__net_mark(c, k, x->tag, &req[m]) : simple__net_drain(c, k, x->tag);
         if (!rc && out) node_of[m++] = k;
         continue;
       }
       if (out) {
         at[m] = (void *)x->out(x->ctx, k, lane);
-        rc = simple__net_isend(x->n, lane, at[m], b, k, x->tag, &req[m]);
+        rc = simple__net_isend(c, at[m], b, k, x->tag, &req[m]);
       } else {
         at[m] = x->in(x->ctx, k, lane, &unpack[m]);
-        rc = simple__net_irecv(x->n, lane, at[m], b, k, x->tag, &req[m]);
+        rc = simple__net_irecv(c, at[m], b, k, x->tag, &req[m]);
       }
       if (!rc) node_of[m++] = k;
     }
@@ -177,17 +178,16 @@ int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int l
 
 int simple__xchg_rooted_peer(const simple__xchg_t *x, int root_node, int lane, void *buf,
                              size_t bytes, int out) {
-  simple__node_t *n = x->n;
   if (bytes == 0) return 0; /* empty messages are not sent (net.h) */
+  simple__comm_t *c = simple__xchg_lane(x->n, lane);
   if (x->bad) {
-    if (!out)
-      return simple__net_drain(n, lane, root_node, x->tag) ? SIMPLE_ERR_MPI : SIMPLE_ERR_PEER;
+    if (!out) return simple__net_drain(c, root_node, x->tag) ? SIMPLE_ERR_MPI : SIMPLE_ERR_PEER;
     simple__net_req_t req;
-    int rc = simple__net_mark(n, lane, root_node, x->tag, &req);
+    int rc = simple__net_mark(c, root_node, x->tag, &req);
     if (!rc) rc = simple__net_waitall(&req, 1);
     return rc ? rc : SIMPLE_ERR_PEER;
   }
-  int rc = out ? simple__net_send(n, lane, buf, bytes, root_node, x->tag)
-               : simple__net_recv(n, lane, buf, bytes, root_node, x->tag);
+  int rc = out ? simple__net_send(c, buf, bytes, root_node, x->tag)
+               : simple__net_recv(c, buf, bytes, root_node, x->tag);
   return rc == SIMPLE__NET_MARK ? SIMPLE_ERR_PEER : rc;
 }

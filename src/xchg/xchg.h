@@ -4,18 +4,36 @@
  * layer (src/rma, after its port) take these answers from here instead of
  * each deriving its own, so both ends of every transfer always agree.
  *
- * Lanes: src/net opens one MPI communicator per lane; a lane is driven by
- * at most one thread per node at a time (thread l drives lane l), so
- * concurrent transfers never match each other's messages.
+ * Lanes: this layer takes one communicator per lane when the job starts
+ * (lanes.c); a lane is driven by at most one thread per node at a time
+ * (thread l drives lane l), so concurrent transfers never match each
+ * other's messages.
  *
  * Every function here is a few integer operations (header-only, inlined
  * into the drivers' loops); none allocates or communicates. */
 #ifndef SIMPLE_XCHG_XCHG_H
 #define SIMPLE_XCHG_XCHG_H
 
+#include "base/sync.h"
 #include "net/net.h"
 #include "run/job.h"
 #include "xchg/tags.h"
+
+/* Lanes opened: min(max threads on any node, SIMPLE__XCHG_MAX_LANES), in
+ * n->lanes. */
+#define SIMPLE__XCHG_MAX_LANES 64
+typedef struct {
+  int n;
+  simple__comm_t *lane[SIMPLE__XCHG_MAX_LANES];
+} simple__xchg_lanes_t;
+extern simple__layer_key_t simple__xchg_key;
+
+/* The communicator of lane l (modulo the lanes opened), for the transfers
+ * of net.h. Cost: two loads (the layer's slot, then the lane). */
+static inline simple__comm_t *simple__xchg_lane(simple__node_t *n, int l) {
+  const simple__xchg_lanes_t *L = *simple__layer_slot(n, &simple__xchg_key);
+  return L->lane[l % L->n];
+}
 
 /* Lanes that run in parallel with a driving thread on every node: the
  * threads of the smallest node (at most n->lanes, at least 1); or 1 when

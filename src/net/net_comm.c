@@ -1,0 +1,243 @@
+/* Communicator handles and the transport calls on them: see net_comm.h. */
+#include "net/net_comm.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net/net_state.h"
+#include "simple/core.h"
+
+/* MPI counts are ints: larger broadcasts go in pieces of this many bytes. */
+#define PART_BYTES ((size_t)1 << 30)
+/* simple__comm_bcast_word: up to this many bytes go through a stack copy. */
+#define WORD_COPY_BYTES 1024
+
+_Static_assert(sizeof(MPI_Request) <= sizeof(long long), "MPI_Request fits a long long");
+_Static_assert(sizeof(MPI_Message) <= sizeof(long long), "MPI_Message fits a long long");
+
+int simple__comm_tag_ub(const simple__comm_t *c) {
+  int *ub = NULL, flag = 0;
+  if (MPI_Comm_get_attr(c->comm, MPI_TAG_UB, &ub, &flag) != MPI_SUCCESS || !flag || !ub)
+    return 32767;
+  return *ub;
+}
+
+int simple__comm_send(simple__comm_t *c, const void *buf, size_t bytes, int dest, int tag) {
+  if (bytes > INT_MAX) return SIMPLE_ERR_COUNT;
+  return simple__net_ok(
+      SIMPLE__NET_WATCHED(MPI_Send(buf, (int)bytes, MPI_BYTE, dest, tag, c->comm)));
+}
+
+int simple__comm_isend(simple__comm_t *c, const void *buf, size_t bytes, int dest, int tag,
+                       long long *req) {
+  if (bytes > INT_MAX) return SIMPLE_ERR_COUNT;
+  MPI_Request r;
+  int rc = MPI_Isend(buf, (int)bytes, MPI_BYTE, dest, tag, c->comm, &r);
+  if (rc != MPI_SUCCESS) return SIMPLE_ERR_MPI;
+  memcpy(req, &r, sizeof r);
+  return 0;
+}
+
+int simple__comm_improbe(simple__comm_t *c, int *found, int *src, int *tag, size_t *bytes,
+                         long long *match) {
+  MPI_Message m;
+  MPI_Status st;
+  int flag = 0;
+  if (MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, c->comm, &flag, &m, &st) != MPI_SUCCESS)
+    return SIMPLE_ERR_MPI;
+  *found = flag;
+  if (!flag) return 0;
+  int count = 0;
+  MPI_Get_count(&st, MPI_BYTE, &count);
+  *src = st.MPI_SOURCE;
+  *tag = st.MPI_TAG;
+  *bytes = (size_t)count;
+  memcpy(match, &m, sizeof m);
+  return 0;
+}
+
+int simple__comm_mrecv(long long *match, void *buf, size_t bytes) {
+  MPI_Message m;
+  memcpy(&m, match, sizeof m);
+  int rc = SIMPLE__NET_WATCHED(MPI_Mrecv(buf, (int)bytes, MPI_BYTE, &m, MPI_STATUS_IGNORE));
+  return simple__net_ok(rc);
+}
+
+int simple__comm_imrecv(long long *match, void *buf, size_t bytes, long long *req) {
+  MPI_Message m;
+  MPI_Request r;
+  memcpy(&m, match, sizeof m);
+  if (MPI_Imrecv(buf, (int)bytes, MPI_BYTE, &m, &r) != MPI_SUCCESS) return SIMPLE_ERR_MPI;
+  memcpy(req, &r, sizeof r);
+  return 0;
+}
+
+int simple__comm_irecv(simple__comm_t *c, void *buf, size_t bytes, int src, int tag,
+                       long long *req) {
+  MPI_Request r;
+  int count = bytes > INT_MAX ? INT_MAX : (int)bytes;
+  if (MPI_Irecv(buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, c->comm, &r) != MPI_SUCCESS)
+    return SIMPLE_ERR_MPI;
+  memcpy(req, &r, sizeof r);
+  return 0;
+}
+
+/* An MPI return code as ours: a truncated message is the caller's error. */
+static int recv_rc(int rc) {
+  if (rc == MPI_SUCCESS) return 0;
+  int cls = MPI_ERR_OTHER;
+  MPI_Error_class(rc, &cls);
+  return cls == MPI_ERR_TRUNCATE ? SIMPLE_ERR_TRUNCATE : SIMPLE_ERR_MPI;
+}
+
+static int status_out(int rc, MPI_Status *st, int *tag, size_t *bytes) {
+  if (recv_rc(rc) == SIMPLE_ERR_MPI) return SIMPLE_ERR_MPI;
+  int count = 0;
+  MPI_Get_count(st, MPI_BYTE, &count);
+  if (tag) *tag = st->MPI_TAG;
+  if (bytes) *bytes = count == MPI_UNDEFINED ? 0 : (size_t)count;
+  return rc == MPI_SUCCESS ? 0 : SIMPLE_ERR_TRUNCATE;
+}
+
+int simple__comm_recv(simple__comm_t *c, void *buf, size_t bytes, int src, int tag, int *mtag,
+                      size_t *got) {
+  MPI_Status st;
+  int count = bytes > INT_MAX ? INT_MAX : (int)bytes;
+  if (!mtag && !got)
+    return recv_rc(SIMPLE__NET_WATCHED(MPI_Recv(
+        buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, c->comm, MPI_STATUS_IGNORE)));
+  int rc = SIMPLE__NET_WATCHED(
+      MPI_Recv(buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, c->comm, &st));
+  return status_out(rc, &st, mtag, got);
+}
+
+int simple__comm_test(long long *req, int *done, int *tag, size_t *bytes) {
+  MPI_Request r;
+  MPI_Status st;
+  memcpy(&r, req, sizeof r);
+  int rc = MPI_Test(&r, done, &st);
+  memcpy(req, &r, sizeof r);
+  if (!*done && rc == MPI_SUCCESS) return 0;
+  *done = 1;
+  return status_out(rc, &st, tag, bytes);
+}
+
+int simple__comm_wait(long long *req, int *tag, size_t *bytes) {
+  MPI_Request r;
+  MPI_Status st;
+  memcpy(&r, req, sizeof r);
+  int rc = SIMPLE__NET_WATCHED(MPI_Wait(&r, &st));
+  memcpy(req, &r, sizeof r);
+  return status_out(rc, &st, tag, bytes);
+}
+
+int simple__comm_barrier(simple__comm_t *c) {
+  return simple__net_ok(SIMPLE__NET_WATCHED(MPI_Barrier(c->comm)));
+}
+
+int simple__comm_bcast(simple__comm_t *c, void *buf, size_t bytes, int root) {
+  for (size_t off = 0; off < bytes || (bytes == 0 && off == 0); off += PART_BYTES) {
+    int len = (int)(bytes - off < PART_BYTES ? bytes - off : PART_BYTES);
+    int rc = SIMPLE__NET_WATCHED(MPI_Bcast((char *)buf + off, len, MPI_BYTE, root, c->comm));
+    if (rc != MPI_SUCCESS) return SIMPLE_ERR_MPI;
+    if (bytes == 0) break;
+  }
+  return 0;
+}
+
+int simple__comm_bcast_word(simple__comm_t *c, long long *word, void *buf, size_t bytes, int root) {
+  void *tmp = NULL;
+  if (bytes && !buf && !(buf = tmp = calloc(1, bytes))) return SIMPLE_ERR_NOMEM;
+  int rc;
+  if (bytes == 0 || bytes > PART_BYTES) {
+    /* Nothing to carry the word, or more than one MPI count: the word goes
+     * alone first (an extra message only beyond 1 GiB). */
+    rc = simple__net_ok(SIMPLE__NET_WATCHED(MPI_Bcast(word, 1, MPI_LONG_LONG, root, c->comm)));
+    if (!rc && bytes && *word == 0) rc = simple__comm_bcast(c, buf, bytes, root);
+  } else if (bytes <= WORD_COPY_BYTES) {
+    /* Small: word and data copied through the stack, one plain message
+     * (cheaper than building a datatype, ~1 us). */
+    long long st[1 + WORD_COPY_BYTES / sizeof(long long)];
+    st[0] = *word;
+    if (c->rank == root) memcpy(st + 1, buf, bytes);
+    rc = simple__net_ok(
+        SIMPLE__NET_WATCHED(MPI_Bcast(st, (int)(sizeof *word + bytes), MPI_BYTE, root, c->comm)));
+    if (!rc && c->rank != root) {
+      *word = st[0];
+      if (*word == 0) memcpy(buf, st + 1, bytes);
+    }
+  } else {
+    /* One message over both places: the word, then the data. */
+    int len[2] = {(int)sizeof *word, (int)bytes};
+    MPI_Aint at[2];
+    MPI_Datatype t;
+    MPI_Get_address(word, &at[0]);
+    MPI_Get_address(buf, &at[1]);
+    rc = simple__net_ok(MPI_Type_create_hindexed(2, len, at, MPI_BYTE, &t));
+    if (!rc) {
+      if (!(rc = simple__net_ok(MPI_Type_commit(&t))))
+        rc = simple__net_ok(SIMPLE__NET_WATCHED(MPI_Bcast(MPI_BOTTOM, 1, t, root, c->comm)));
+      MPI_Type_free(&t);
+    }
+  }
+  free(tmp);
+  return rc;
+}
+
+int simple__comm_allgather(simple__comm_t *c, const void *sbuf, size_t bytes, void *rbuf) {
+  if (bytes > INT_MAX) return SIMPLE_ERR_COUNT;
+  return simple__net_ok(SIMPLE__NET_WATCHED(
+      MPI_Allgather(sbuf, (int)bytes, MPI_BYTE, rbuf, (int)bytes, MPI_BYTE, c->comm)));
+}
+
+int simple__comm_alltoall_u64(simple__comm_t *c, const uint64_t *send, uint64_t *recv, int per) {
+  return simple__net_ok(
+      SIMPLE__NET_WATCHED(MPI_Alltoall(send, per, MPI_UINT64_T, recv, per, MPI_UINT64_T, c->comm)));
+}
+
+int simple__comm_allgatherv(simple__comm_t *c, const void *sbuf, const size_t *counts,
+                            const size_t *displs, void *rbuf) {
+  int P = c->size;
+  int *cn = malloc(sizeof(int) * 2 * (size_t)P);
+  if (!cn) return SIMPLE_ERR_NOMEM;
+  int *d = cn + P, rc = 0;
+  for (int k = 0; k < P; k++) {
+    if (counts[k] > INT_MAX || displs[k] > INT_MAX) rc = SIMPLE_ERR_COUNT;
+    cn[k] = (int)counts[k];
+    d[k] = (int)displs[k];
+  }
+  if (!rc)
+    rc = simple__net_ok(SIMPLE__NET_WATCHED(
+        MPI_Allgatherv(sbuf, cn[c->rank], MPI_BYTE, rbuf, cn, d, MPI_BYTE, c->comm)));
+  free(cn);
+  return rc;
+}
+
+int simple__comm_allgatherv_word(simple__comm_t *c, long long *word, const size_t *counts,
+                                 const size_t *displs, void *rbuf) {
+  int P = c->size;
+  int *cn = malloc(sizeof(int) * 2 * (size_t)P);
+  if (!cn) return SIMPLE_ERR_NOMEM;
+  int *d = cn + P, rc = 0;
+  for (int k = 0; k < P; k++) {
+    if (counts[k] > INT_MAX || displs[k] > INT_MAX) rc = SIMPLE_ERR_COUNT;
+    cn[k] = (int)counts[k];
+    d[k] = (int)displs[k];
+  }
+  /* Every node checks the same counts: all go on, or none. */
+  if (!rc) {
+    MPI_Request req;
+    rc = simple__net_ok(
+        MPI_Iallreduce(MPI_IN_PLACE, word, 1, MPI_LONG_LONG, MPI_MAX, c->comm, &req));
+    if (!rc) {
+      int rc2 = simple__net_ok(SIMPLE__NET_WATCHED(
+          MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, rbuf, cn, d, MPI_BYTE, c->comm)));
+      rc = simple__net_ok(SIMPLE__NET_WATCHED(MPI_Wait(&req, MPI_STATUS_IGNORE)));
+      if (!rc) rc = rc2;
+    }
+  }
+  free(cn);
+  return rc;
+}
