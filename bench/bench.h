@@ -26,6 +26,20 @@ int bench_usable_cores(void);
 typedef int bench_line_fn(const char *line, void *ctx);
 int bench_run_worker(const char *cmd, bench_line_fn *fn, void *ctx);
 
+/* The alternating rounds every suite runs: round r runs the sides in the
+ * order 0..nsides-1 when r is even and backwards when it is odd, so that
+ * no side always goes first (a machine warming up, or a neighbour's burst,
+ * favours none), with a progress line per round on stderr. run(side, r,
+ * ctx) returns 0 to go on (a side it skips included), non-zero to stop.
+ * Returns 0, or 1 when a run stopped it. */
+typedef int bench_side_fn(int side, long round, void *ctx);
+/* A worker's command line (bench_worker_cmd). */
+typedef char bench_cmd_t[2 * PATH_MAX + 1024];
+int bench_alternate(long rounds, int nsides, bench_side_fn *run, void *ctx);
+/* Where a suite's jobs run, for its header line: "virtual cluster",
+ * "Slurm" (several hosts of an allocation) or "one host". */
+const char *bench_where(int vcluster, int multi);
+
 /* A suite's command-line options, as a table: a flag (-> int, set to 1), a
  * whole number in [lo, hi] (-> long), a word (-> const char *, not
  * starting with '-'), or a size in bytes in [lo, hi] (-> size_t; 64K,

@@ -708,7 +708,7 @@ int bench_as_suite(int argc, char **argv) {
   if (step > 0)
     snprintf(args + strlen(args), sizeof args - strlen(args), " --probe-step %ld", step);
   enum { J_TWO, J_ONE, J_MPI, J_N };
-  char cmd[J_N][2 * PATH_MAX + 512];
+  bench_cmd_t cmd[J_N];
   char args2[200];
   snprintf(args2, sizeof args2, "--send%s", args);
   bench_worker_cmd(cmd[J_TWO], sizeof cmd[J_TWO], &pl, vcluster, BENCH_HYBRID, N, T,
@@ -722,11 +722,7 @@ int bench_as_suite(int argc, char **argv) {
           "simple-bench %s: paper 004's As suite (tests 1-5, total exchange) and BSP probe on"
           " %ld node(s) x %ld thread(s) (hybrid) and %ld MPI rank(s) x 1 thread (flat), %s,"
           " %ld round(s)%s; words of 8 bytes\n",
-          name, N, T, P,
-          vcluster ? "virtual cluster"
-          : multi  ? "Slurm"
-                   : "one host",
-          rounds, pin ? ", pinned" : "");
+          name, N, T, P, bench_where(vcluster, multi), rounds, pin ? ", pinned" : "");
   fflush(o);
   for (int r = 0; r < rounds; r++) {
     fprintf(stderr, "  round %d/%ld\n", r + 1, rounds);

@@ -394,6 +394,20 @@ static int frun(const char *cmd, int side, int round) {
   return c.skipped;
 }
 
+/* The sides of a round: the anchors stop once one has found no FFTW-MPI in
+ * this build; the threaded anchor runs only where FFTW has threads. */
+typedef struct {
+  const bench_cmd_t *cmd;
+  int use_threads, anchor_ok;
+} fsides_t;
+static int fside(int side, long round, void *ctx) {
+  fsides_t *f = ctx;
+  if ((side != SIDE_SIMPLE && !f->anchor_ok) || (side == SIDE_THREADS && !f->use_threads)) return 0;
+  int st = frun(f->cmd[side], side, (int)round);
+  if (st > 0) f->anchor_ok = 0;
+  return st < 0;
+}
+
 static double fmed(bench_row_t *r, int side) { return bench_row_median(r, side); }
 
 static int fmode(const bench_row_t *r) { return strcmp(r->op, "transposed") == 0; }
@@ -453,7 +467,7 @@ int bench_fft_suite(int argc, char **argv) {
   snprintf(args, sizeof args, "--max-n %ld%s%s", max_n, quick ? " --quick" : "",
            patient ? " --patient" : "");
   const char *vc = vcluster ? " --vcluster" : "";
-  char cmd[NSIDES][2 * PATH_MAX + 512];
+  bench_cmd_t cmd[NSIDES];
   bench_worker_cmd(cmd[SIDE_SIMPLE], sizeof cmd[0], &pl, vcluster, BENCH_HYBRID, N, T, "",
                    "fft-simple", args);
   bench_worker_cmd(cmd[SIDE_FLAT], sizeof cmd[0], &pl, vcluster, BENCH_FLAT, N, T, "", "fft-fftw",
@@ -472,28 +486,12 @@ int bench_fft_suite(int argc, char **argv) {
       "simple-bench fft: n x n double complex, forward, by rows; %ld node(s) x %ld thread(s)"
       " (simple) against FFTW-MPI on %ld rank(s) x 1 thread%s (FFTW_%s), %s, %ld round(s)%s\n",
       N, T, P, use_threads ? " and on NODES rank(s) x THREADS FFTW threads" : "",
-      patient ? "PATIENT" : "MEASURE",
-      vcluster ? "virtual cluster"
-      : multi  ? "Slurm"
-               : "one host",
-      rounds, pin ? ", pinned" : "");
+      patient ? "PATIENT" : "MEASURE", bench_where(vcluster, multi), rounds, pin ? ", pinned" : "");
   fflush(stdout);
-  int anchor_ok = 1;
-  for (int r = 0; r < rounds; r++) {
-    fprintf(stderr, "  round %d/%ld\n", r + 1, rounds);
-    static const int order[2][NSIDES] = {{SIDE_SIMPLE, SIDE_FLAT, SIDE_THREADS},
-                                         {SIDE_THREADS, SIDE_FLAT, SIDE_SIMPLE}};
-    for (int k = 0; k < NSIDES; k++) {
-      int side = order[r % 2][k];
-      if (side != SIDE_SIMPLE && !anchor_ok) continue;
-      if (side == SIDE_THREADS && !use_threads) continue;
-      int st = frun(cmd[side], side, r);
-      if (st < 0) {
-        if (out) fclose(out);
-        return 1;
-      }
-      if (st > 0) anchor_ok = 0; /* no FFTW-MPI in this build */
-    }
+  fsides_t sides = {cmd, use_threads, 1};
+  if (bench_alternate(rounds, NSIDES, fside, &sides) != 0) {
+    if (out) fclose(out);
+    return 1;
   }
   qsort(frows, (size_t)ftable.nrows, sizeof frows[0], cmp_frows);
   printf("MPI: %s; FFTW: %s\n", flib[0] ? flib : "unknown library", ffftw[0] ? ffftw : "-");

@@ -366,6 +366,18 @@ static int mm_line(const char *line, void *arg) {
 
 static int mm_run(const char *cmd) { return bench_run_worker(cmd, mm_line, NULL); }
 
+/* The three sides (simple, pdgemm, serial dgemm); pdgemm skipped when this
+ * build has no ScaLAPACK. */
+typedef struct {
+  const bench_cmd_t *cmd;
+  int have_pdgemm;
+} mm_sides_t;
+static int mm_side(int side, long round, void *ctx) {
+  const mm_sides_t *m = ctx;
+  (void)round;
+  return side == 1 && !m->have_pdgemm ? 0 : mm_run(m->cmd[side]);
+}
+
 static void mm_usage(FILE *f) {
   fprintf(f,
           "usage: simple-bench matmul [-N NODES] [-t THREADS] [--vcluster] [--quick]\n"
@@ -416,7 +428,7 @@ int bench_matmul_suite(int argc, char **argv) {
   char args[128];
   snprintf(args, sizeof args, "--max-n %ld%s", max_n, quick ? " --quick" : "");
   /* Sides: simple (both variants in one job), pdgemm, serial dgemm. */
-  char cmd[3][2 * PATH_MAX + 512];
+  bench_cmd_t cmd[3];
   const char *blas1 = "OPENBLAS_NUM_THREADS=1 ";
   bench_worker_cmd(cmd[0], sizeof cmd[0], &pl, vcluster, BENCH_HYBRID, N, T, blas1, "matmul-hybrid",
                    args);
@@ -434,26 +446,16 @@ int bench_matmul_suite(int argc, char **argv) {
       "simple-bench matmul: C = A x B, n x n doubles; Cannon on %ld node(s) x %ld thread(s)"
       " (q = %ld) against ScaLAPACK pdgemm on %ld MPI rank(s) x 1 thread and serial dgemm"
       " (1 thread), %s, %ld round(s)%s\n",
-      N, T, q, P,
-      vcluster ? "virtual cluster"
-      : multi  ? "Slurm"
-               : "one host",
-      rounds, pin ? ", pinned" : "");
+      N, T, q, P, bench_where(vcluster, multi), rounds, pin ? ", pinned" : "");
   if (!have_pdgemm)
     printf(
         "pdgemm: skipped (this build has no ScaLAPACK for its MPI; Debian's is built for"
         " Open MPI)\n");
   fflush(stdout);
-  for (int r = 0; r < rounds; r++) {
-    fprintf(stderr, "  round %d/%ld\n", r + 1, rounds);
-    for (int k = 0; k < 3; k++) {
-      int side = (r % 2) ? 2 - k : k;
-      if (side == 1 && !have_pdgemm) continue;
-      if (mm_run(cmd[side]) != 0) {
-        if (out) fclose(out);
-        return 1;
-      }
-    }
+  mm_sides_t sides = {cmd, have_pdgemm};
+  if (bench_alternate(rounds, 3, mm_side, &sides) != 0) {
+    if (out) fclose(out);
+    return 1;
   }
   printf("MPI: %s; simple's one-sided backend: %s; times are medians over rounds\n",
          mm_lib[0] ? mm_lib : "unknown library", mm_backend[0] ? mm_backend : "?");

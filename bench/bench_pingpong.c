@@ -368,6 +368,13 @@ static int pp_run(const char *cmd, int side, const char *skip) {
   return bench_run_worker(cmd, pp_line, &c);
 }
 
+/* Job j of a round: side j % 2; the MPI probe anchor comes from the intra
+ * job (same host), so job 3 skips its probe rows. */
+static int pp_job(int job, long round, void *cmds) {
+  (void)round;
+  return pp_run(((const bench_cmd_t *)cmds)[job], job % 2, job == 3 ? "probe" : NULL);
+}
+
 static double pp_med(pp_row_t *r, int side) {
   return r->n[side] ? bench_median(r->v[side], (size_t)r->n[side]) : NAN;
 }
@@ -406,7 +413,7 @@ int bench_pingpong_suite(int argc, char **argv) {
    * Inside a node (always on this host) both sides are pinned one processor
    * per core when two fit; between nodes on the virtual cluster each
    * node's cgroup places them. */
-  char cmd[4][2 * PATH_MAX + 512];
+  bench_cmd_t cmd[4];
   bench_place_t here, nodes;
   bench_place(&here, 0, 2);
   bench_place(&nodes, vcluster, 2);
@@ -424,17 +431,9 @@ int bench_pingpong_suite(int argc, char **argv) {
       " inter-node: %s; %ld round(s)\n",
       vcluster ? "virtual cluster (TCP)" : "2 local processes", rounds);
   fflush(stdout);
-  for (long r = 0; r < rounds; r++) {
-    fprintf(stderr, "  round %ld/%ld\n", r + 1, rounds);
-    static const int order[2][4] = {{0, 1, 2, 3}, {3, 2, 1, 0}};
-    for (int k = 0; k < 4; k++) {
-      int job = order[r % 2][k];
-      /* The MPI probe anchor comes from the intra job (same host). */
-      if (pp_run(cmd[job], job % 2, job == 3 ? "probe" : NULL) != 0) {
-        if (out) fclose(out);
-        return 1;
-      }
-    }
+  if (bench_alternate(rounds, 4, pp_job, cmd) != 0) {
+    if (out) fclose(out);
+    return 1;
   }
   qsort(pp_rows, (size_t)pp_nrows, sizeof pp_rows[0], pp_cmp);
   printf("%-10s %8s %11s %11s %9s %12s %12s\n", "row", "bytes", "simple_us", "mpi_us", "mpi/simp",

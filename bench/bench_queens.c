@@ -240,7 +240,8 @@ int bench_queens_suite(int argc, char **argv) {
   bench_place_t pl;
   bench_place(&pl, vcluster, qP);
   int cores = pl.cores, multi = pl.multi, pin = pl.pin;
-  char cmd[2][2 * PATH_MAX + 512], classic[160];
+  bench_cmd_t cmd[2];
+  char classic[160];
   /* The single processor runs where the parallel job's first one does. */
   snprintf(classic, sizeof classic, "--classic %s", opts_s);
   bench_worker_cmd(cmd[0], sizeof cmd[0], &pl, vcluster, BENCH_HYBRID, 1, 1, "", "queens", classic);
@@ -250,10 +251,7 @@ int bench_queens_suite(int argc, char **argv) {
       "thread(s) = %ld processor(s), beside the classic bitmask solver; %s, %d core(s), %ld "
       "round(s)%s\n",
       stat ? "static" : "dynamic", symmetry ? ", mirror symmetry" : "", N, T, qP,
-      vcluster ? "virtual cluster"
-      : multi  ? "Slurm"
-               : "one host",
-      cores, rounds, pin ? ", pinned" : "");
+      bench_where(vcluster, multi), cores, rounds, pin ? ", pinned" : "");
   fflush(stdout);
   for (int r = 0; r < rounds; r++) {
     fprintf(stderr, "  round %d/%ld\n", r + 1, rounds);

@@ -207,7 +207,10 @@ static int rma_line(const char *line, void *arg) {
   return strncmp(line, "I ", 2) == 0;
 }
 
-static int run_side(const char *cmd, int side) { return bench_run_worker(cmd, rma_line, &side); }
+static int run_side(int side, long round, void *cmds) {
+  (void)round;
+  return bench_run_worker(((const bench_cmd_t *)cmds)[side], rma_line, &side);
+}
 
 static void rma_usage(FILE *f) {
   fprintf(f,
@@ -237,7 +240,8 @@ int bench_rma_suite(int argc, char **argv) {
   bench_place_t pl;
   bench_place(&pl, vcluster, N * T);
   int pin = pl.pin;
-  char cmd[NSIDES][2 * PATH_MAX + 512], args[64];
+  bench_cmd_t cmd[NSIDES];
+  char args[64];
   snprintf(args, sizeof args, "--max-bytes %zu%s", max_bytes, quick ? " --quick" : "");
   for (int k = 0; k < NSIDES; k++)
     bench_worker_cmd(cmd[k], sizeof cmd[k], &pl, vcluster, BENCH_HYBRID, N, T,
@@ -247,15 +251,9 @@ int bench_rma_suite(int argc, char **argv) {
       " (%s), %ld round(s)%s\n",
       N, T, vcluster ? "virtual cluster" : "one host", rounds, pin ? ", pinned" : "");
   fflush(stdout);
-  for (long r = 0; r < rounds; r++) {
-    fprintf(stderr, "  round %ld/%ld\n", r + 1, rounds);
-    for (int k = 0; k < NSIDES; k++) {
-      int side = r % 2 ? NSIDES - 1 - k : k;
-      if (run_side(cmd[side], side) != 0) {
-        if (out) fclose(out);
-        return 1;
-      }
-    }
+  if (bench_alternate(rounds, NSIDES, run_side, cmd) != 0) {
+    if (out) fclose(out);
+    return 1;
   }
   printf("%-9s %8s %12s %12s %12s %12s %9s\n", "op", "bytes", "onesided_us", "twosided_us",
          "one_MB/s", "two_MB/s", "two/one");

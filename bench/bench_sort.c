@@ -537,6 +537,10 @@ static int sline(const char *line, void *arg) {
 }
 
 static int srun(const char *cmd) { return bench_run_worker(cmd, sline, NULL); }
+static int srun_side(int side, long round, void *cmds) {
+  (void)round;
+  return srun(((const bench_cmd_t *)cmds)[side]);
+}
 
 static void susage(FILE *f) {
   fprintf(f,
@@ -596,7 +600,7 @@ int bench_sort_suite(int argc, char **argv) {
   char args[256];
   snprintf(args, sizeof args, "--max-n %ld --bits %ld --qsort-max %ld --algo %s%s", max_n, bits,
            qmax, algo, quick ? " --quick" : "");
-  char cmd[3][2 * PATH_MAX + 512];
+  bench_cmd_t cmd[3];
   bench_worker_cmd(cmd[0], sizeof cmd[0], &pl, vcluster, BENCH_HYBRID, N, T, "", "sort-hybrid",
                    args);
   bench_worker_cmd(cmd[1], sizeof cmd[1], &pl, vcluster, BENCH_FLAT, N, T, "", "sort-mpi", args);
@@ -606,21 +610,11 @@ int bench_sort_suite(int argc, char **argv) {
       "simple-bench sort: %ld-bit uniform keys; %ld node(s) x %ld thread(s) (simple, --algo "
       "%s) against %ld MPI rank(s) x 1 thread (the same algorithm, MPI_Alltoallv), and one "
       "thread (radix, qsort); %s, %ld round(s)%s\n",
-      bits, N, T, algo, P,
-      vcluster ? "virtual cluster"
-      : multi  ? "Slurm"
-               : "one host",
-      rounds, pin ? ", pinned" : "");
+      bits, N, T, algo, P, bench_where(vcluster, multi), rounds, pin ? ", pinned" : "");
   fflush(stdout);
-  for (int r = 0; r < rounds; r++) {
-    fprintf(stderr, "  round %d/%ld\n", r + 1, rounds);
-    for (int k = 0; k < 2; k++) {
-      int side = (r % 2) ? 1 - k : k;
-      if (srun(cmd[side]) != 0) {
-        if (out) fclose(out);
-        return 1;
-      }
-    }
+  if (bench_alternate(rounds, 2, srun_side, cmd) != 0) {
+    if (out) fclose(out);
+    return 1;
   }
   fprintf(stderr, "  serial baselines\n");
   if (srun(cmd[2]) != 0) {

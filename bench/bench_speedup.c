@@ -44,7 +44,7 @@ int bench_speedup_start(bench_speedup_t *b) {
 }
 
 const char *bench_speedup_where(const bench_speedup_t *b) {
-  return b->vcluster ? "virtual cluster" : b->pl.multi ? "Slurm" : "one host";
+  return bench_where(b->vcluster, b->pl.multi);
 }
 
 bench_speedup_conf_t *bench_speedup_add(bench_speedup_t *b, const char *name, long nodes,
@@ -104,19 +104,24 @@ static int speedup_line(const char *line, void *arg) {
   return 1;
 }
 
+typedef struct {
+  bench_speedup_t *b;
+  bench_line_fn *fn;
+} speedup_round_t;
+
+static int speedup_conf(int k, long round, void *ctx) {
+  speedup_round_t *s = ctx;
+  bench_speedup_conf_t *c = &s->b->conf[k];
+  speedup_ctx_t x = {s->b, c};
+  (void)round;
+  return bench_run_worker(c->cmd, s->fn ? s->fn : speedup_line, s->fn ? (void *)c : (void *)&x);
+}
+
 int bench_speedup_rounds(bench_speedup_t *b, bench_line_fn *fn) {
-  for (long r = 0; r < b->rounds; r++) {
-    fprintf(stderr, "  round %ld/%ld\n", r + 1, b->rounds);
-    for (int k = 0; k < b->nc; k++) {
-      bench_speedup_conf_t *c = &b->conf[(r % 2) ? b->nc - 1 - k : k];
-      speedup_ctx_t x = {b, c};
-      if (bench_run_worker(c->cmd, fn ? fn : speedup_line, fn ? (void *)c : (void *)&x) != 0) {
-        bench_speedup_close(b);
-        return 1;
-      }
-    }
-  }
-  return 0;
+  speedup_round_t s = {b, fn};
+  if (bench_alternate(b->rounds, b->nc, speedup_conf, &s) == 0) return 0;
+  bench_speedup_close(b);
+  return 1;
 }
 
 int bench_speedup_short(bench_speedup_t *b, const bench_speedup_conf_t *c, const char *what) {

@@ -482,7 +482,10 @@ static int tline(const char *line, void *arg) {
   return bench_info(line, "library", tlib, sizeof tlib) || (line[0] == 'I' && line[1] == ' ');
 }
 
-static int trun(const char *cmd, int side) { return bench_run_worker(cmd, tline, &side); }
+static int trun(int side, long round, void *cmds) {
+  (void)round;
+  return bench_run_worker(((const bench_cmd_t *)cmds)[side], tline, &side);
+}
 
 static void tusage(FILE *f) {
   fprintf(f,
@@ -535,7 +538,7 @@ int bench_transpose_suite(int argc, char **argv) {
   int multi = pl.multi, pin = pl.pin;
   char args[128];
   snprintf(args, sizeof args, "--max-n %ld --ops %s%s", max_n, canon, quick ? " --quick" : "");
-  char cmd[2][2 * PATH_MAX + 512];
+  bench_cmd_t cmd[2];
   bench_worker_cmd(cmd[0], sizeof cmd[0], &pl, vcluster, BENCH_HYBRID, N, T, "", "transpose-hybrid",
                    args);
   bench_worker_cmd(cmd[1], sizeof cmd[1], &pl, vcluster, BENCH_FLAT, N, T, "", "transpose-mpi",
@@ -543,21 +546,11 @@ int bench_transpose_suite(int argc, char **argv) {
   printf(
       "simple-bench transpose: n x n doubles by rows; %ld node(s) x %ld thread(s) (simple) against"
       " %ld MPI rank(s) x 1 thread (flat MPI_Alltoall), %s, %ld round(s)%s\n",
-      N, T, P,
-      vcluster ? "virtual cluster"
-      : multi  ? "Slurm"
-               : "one host",
-      rounds, pin ? ", pinned" : "");
+      N, T, P, bench_where(vcluster, multi), rounds, pin ? ", pinned" : "");
   fflush(stdout);
-  for (int r = 0; r < rounds; r++) {
-    fprintf(stderr, "  round %d/%ld\n", r + 1, rounds);
-    for (int k = 0; k < 2; k++) {
-      int side = (r % 2) ? 1 - k : k;
-      if (trun(cmd[side], side) != 0) {
-        if (out) fclose(out);
-        return 1;
-      }
-    }
+  if (bench_alternate(rounds, 2, trun, cmd) != 0) {
+    if (out) fclose(out);
+    return 1;
   }
   printf("MPI: %s\n", tlib[0] ? tlib : "unknown library");
   printf("%-12s %6s %9s %12s %12s %11s %11s %11s\n", "op", "n", "MiB", "simple_ms", "mpi_ms",

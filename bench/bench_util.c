@@ -263,3 +263,16 @@ void bench_mpi_library(char *dst, size_t len) {
   *w = '\0';
   snprintf(dst, len, "%s", lib);
 }
+
+int bench_alternate(long rounds, int nsides, bench_side_fn *run, void *ctx) {
+  for (long r = 0; r < rounds; r++) {
+    fprintf(stderr, "  round %ld/%ld\n", r + 1, rounds);
+    for (int k = 0; k < nsides; k++)
+      if (run(r % 2 ? nsides - 1 - k : k, r, ctx) != 0) return 1;
+  }
+  return 0;
+}
+
+const char *bench_where(int vcluster, int multi) {
+  return vcluster ? "virtual cluster" : multi ? "Slurm" : "one host";
+}

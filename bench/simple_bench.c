@@ -162,6 +162,37 @@ static int run_side(const char *cmd, int side, int round) {
   return bench_run_worker(cmd, side_line, &c);
 }
 
+/* The sides of a coll round. HAN runs only where it can (see the suite);
+ * a failure of Open MPI's HAN is not simple's: the suite goes on without
+ * it, any other failure stops the suite. */
+typedef struct {
+  const bench_cmd_t *cmd;
+  int use_han;
+  const char *no_han;
+} coll_sides_t;
+static int coll_side(int side, long round, void *ctx) {
+  coll_sides_t *c = ctx;
+  if (side == SIDE_HAN && c->use_han) {
+    if (mpi_library[0] && !strstr(mpi_library, "Open MPI")) {
+      c->use_han = 0;
+      c->no_han = "not Open MPI";
+    } else if (mpi_hosts == 1) {
+      c->use_han = 0;
+      c->no_han = "not used: every rank on one host, where Open MPI's HAN disqualifies itself";
+    }
+  }
+  if (side == SIDE_HAN && !c->use_han) return 0;
+  if (run_side(c->cmd[side], side, (int)round) == 0) return 0;
+  if (side != SIDE_HAN) return 1;
+  fprintf(stderr,
+          "simple-bench: the run with Open MPI's HAN failed; the anchor is Open"
+          " MPI's default collectives from here on\n");
+  c->use_han = 0;
+  c->no_han = "failed, left out";
+  for (int i = 0; i < table.nrows; i++) rows[i].n[SIDE_HAN] = 0;
+  return 0;
+}
+
 static int worker(int argc, char **argv) {
   bench_opts_t o = {.quick = 0, .max_bytes = 4u << 20, .only = NULL, .han = 0};
   const char *name = argv[2];
@@ -596,7 +627,7 @@ static int suite_coll(int argc, char **argv) {
   char args[512];
   snprintf(args, sizeof args, "--max-bytes %zu%s%s%s", o.max_bytes, o.quick ? " --quick" : "",
            o.only ? " --only " : "", o.only ? o.only : "");
-  char cmd[NSIDES][2 * PATH_MAX + 1024];
+  bench_cmd_t cmd[NSIDES];
   snprintf(cmd[SIDE_HYBRID], sizeof cmd[0],
            "%s'%s/simplerun'%s -N %ld -t %ld '%s/simple-bench' --worker coll-hybrid %s",
            pin ? "SIMPLE_PIN=1 " : "", dir, o.vcluster ? " --vcluster" : "", N, T, dir, args);
@@ -617,9 +648,7 @@ static int suite_coll(int argc, char **argv) {
       "simple-bench coll: %ld node(s) x %ld thread(s) (simple) against %ld MPI rank(s) x 1"
       " thread (%s), %ld round(s)%s\n",
       N, T, P,
-      o.vcluster ? "virtual cluster"
-      : slurm    ? "Slurm"
-                 : "one host",
+      bench_where(o.vcluster, slurm),
       o.rounds, pin ? ", pinned" : "");
   fflush(stdout);
   /* HAN is measured only where it can run: Open MPI, ranks on more than
@@ -627,40 +656,12 @@ static int suite_coll(int argc, char **argv) {
    * the default collectives, and the faster of two noisy measurements of
    * the same thing would flatter the anchor). Round 1 runs the default
    * side first, whose worker reports the library and the hosts. */
-  int use_han = 1;
-  const char *no_han = NULL;
-  for (int r = 0; r < o.rounds; r++) {
-    fprintf(stderr, "  round %d/%ld\n", r + 1, o.rounds);
-    /* Alternate the order of the sides from round to round. */
-    static const int order[2][NSIDES] = {{SIDE_HYBRID, SIDE_MPI, SIDE_HAN},
-                                         {SIDE_HAN, SIDE_MPI, SIDE_HYBRID}};
-    for (int k = 0; k < NSIDES; k++) {
-      int side = order[r % 2][k];
-      if (side == SIDE_HAN && use_han) {
-        if (mpi_library[0] && !strstr(mpi_library, "Open MPI")) {
-          use_han = 0;
-          no_han = "not Open MPI";
-        } else if (mpi_hosts == 1) {
-          use_han = 0;
-          no_han = "not used: every rank on one host, where Open MPI's HAN disqualifies itself";
-        }
-      }
-      if (side == SIDE_HAN && !use_han) continue;
-      if (run_side(cmd[side], side, r) != 0) {
-        if (side != SIDE_HAN) {
-          if (out) fclose(out);
-          return 1;
-        }
-        /* A failure of Open MPI's HAN is not simple's: go on without it. */
-        fprintf(stderr,
-                "simple-bench: the run with Open MPI's HAN failed; the anchor is Open"
-                " MPI's default collectives from here on\n");
-        use_han = 0;
-        no_han = "failed, left out";
-        for (int i = 0; i < table.nrows; i++) rows[i].n[SIDE_HAN] = 0;
-      }
-    }
+  coll_sides_t sides = {cmd, 1, NULL};
+  if (bench_alternate(o.rounds, NSIDES, coll_side, &sides) != 0) {
+    if (out) fclose(out);
+    return 1;
   }
+  const char *no_han = sides.no_han;
 
   qsort(rows, (size_t)table.nrows, sizeof rows[0], cmp_rows);
   printf("MPI: %s; HAN: %s\n", mpi_library[0] ? mpi_library : "unknown library",
