@@ -29,6 +29,7 @@
  * An MPI failure in the exchange is returned by every thread of a node
  * that waits for the exchange; on node 0, which waits for nothing, by the
  * threads that drove it. */
+#include <stdint.h>
 #include <string.h>
 
 #include "coll/coll.h"
@@ -142,6 +143,53 @@ static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, s
   return 0;
 }
 
+/* The large path on a node of one thread: no node phase, so the node's
+ * total is the caller's send, which the exchange only reads when the
+ * nodes are 2 (it combines into its partial only at steps that pass it on,
+ * and with 2 nodes there is one step); the fix-up then writes recv = X op
+ * send in one pass. Against the sliced path it saves the copy of send into
+ * recv and, on 2 nodes, into the scratch (a memory pass of n each). Lane 0
+ * carries the whole vector (the job's lanes are its smallest node's
+ * threads, 1). */
+static int scan_alone(simple__node_t *n, const void *send, void *recv, unsigned char *w,
+                      size_t stride, int exclusive, size_t count, simple_type_t type,
+                      simple_op_t op, int err) {
+  if (err) {
+    if (count && simple_type_size(type)) exchange(n, 0, 1, NULL, 0, count, type, op, 1);
+    return err;
+  }
+  if (count == 0) return 0;
+  size_t bytes = count * simple_type_size(type);
+  unsigned char *part = (unsigned char *)(uintptr_t)send;
+  if (n->nodes > 2) {
+    memcpy(w, send, bytes);
+    part = w;
+  }
+  int rc = simple__coll_net_exscan(n, 0, part, w + stride, w + 2 * stride, w + 3 * stride, count,
+                                   type, op, 0);
+  if (rc) return rc;
+  if (n->node == 0) {
+    if (!exclusive && recv != send) memcpy(recv, send, bytes);
+    return 0;
+  }
+  if (exclusive) {
+    memcpy(recv, w + stride, bytes);
+    return 0;
+  }
+  /* recv = X op send, through a stack accumulator. */
+  _Alignas(SIMPLE__CACHE_LINE) unsigned char acc[CHUNK_BYTES];
+  size_t es = simple_type_size(type), per = CHUNK_BYTES / es;
+  const unsigned char *x = w + stride, *in = send;
+  unsigned char *out = recv;
+  for (size_t off = 0; off < count; off += per) {
+    size_t m = count - off < per ? count - off : per;
+    memcpy(acc, x + off * es, m * es);
+    simple__op_apply(op, type, acc, in + off * es, m);
+    memcpy(out + off * es, acc, m * es);
+  }
+  return 0;
+}
+
 static int scan_common(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
                        simple_op_t op, int exclusive) {
   if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
@@ -165,6 +213,8 @@ static int scan_common(simple_t *s, const void *send, void *recv, size_t count, 
   void *w = NULL;
   if (s->thread == 0 && !err && count && !(w = simple__node_scratch(s, 4 * stride)))
     err = SIMPLE_ERR_NOMEM;
+  if (!small && n->threads == 1)
+    return scan_alone(n, send, recv, w, stride, exclusive, count, type, op, err);
   if (small && bytes && !err) memcpy(simple__sv_block(simple__node_my_slot(s)), send, bytes);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, w, count, err, &rc);
