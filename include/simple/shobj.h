@@ -135,6 +135,23 @@ SIMPLE_API int simple_shobj_done(simple_t *s, simple_shobj_space_t *sp, simple_o
 SIMPLE_API int simple_shobj_fetch(simple_t *s, simple_shobj_space_t *sp, const simple_obj_t *names,
                                   size_t n);
 
+/* Any thread: puts a copy of value `name` that reached this node another
+ * way into the node's cache, so that later reads hit without a fetch. For
+ * a creator that pushes its value, with its name, in a message to the
+ * nodes that will read it (a message-passing program's habit), which on a
+ * transport without remote memory access also spares them a get that
+ * waits until the home next enters MPI. A value never changes, so any
+ * faithful copy of its bytes is the value: the caller vouches for data
+ * (bytes must be the size the name announces). Nothing happens on the
+ * home node (reads use the home's copy) or when the node already has the
+ * value or is fetching it. Cost: m + a copy of b bytes. Errors: an
+ * accumulator's name SIMPLE_ERR_ACC_MISUSE, a name not of the space
+ * SIMPLE_ERR_UNKNOWN_OBJECT, another size SIMPLE_ERR_ARG, data NULL
+ * SIMPLE_ERR_NULL, no room SIMPLE_ERR_CACHE_FULL (nothing kept: a later
+ * read fetches as usual). */
+SIMPLE_API int simple_shobj_offer(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name,
+                                  const void *data, size_t bytes);
+
 /* Any thread: copies an object into buf (cap bytes; *bytes, if not NULL,
  * gets its size; SIMPLE_ERR_TRUNCATE if cap is smaller). A value goes
  * through the cache as simple_shobj_read; an accumulator is read at its
@@ -176,6 +193,7 @@ typedef struct {
   uint64_t evictions;   /* copies dropped to make room */
   uint64_t acc_gets;    /* accumulator versions read */
   uint64_t acc_updates; /* accumulator releases and writes */
+  uint64_t offers;      /* values put in by simple_shobj_offer */
 } simple_shobj_stats_t;
 SIMPLE_API int simple_shobj_stats(simple_t *s, simple_shobj_space_t *sp, simple_shobj_stats_t *st);
 /* Collective over the threads of the node: zeroes the node's counters. */

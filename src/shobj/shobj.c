@@ -85,6 +85,7 @@ enum {
   C_EVICTIONS,
   C_ACC_GETS,
   C_ACC_UPDATES,
+  C_OFFERS,
   C_COUNT
 };
 
@@ -677,6 +678,44 @@ int simple_shobj_fetch(simple_t *s, simple_shobj_space_t *sp, const simple_obj_t
   return first;
 }
 
+int simple_shobj_offer(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name, const void *data,
+                       size_t bytes) {
+  int rc = check(s, sp);
+  if (rc) return rc;
+  int node;
+  size_t off, size;
+  if ((rc = parse(sp, name, &node, &off, &size)) != 0) return rc;
+  if (simple_shobj_kind(name) != KIND_VALUE) return SIMPLE_ERR_ACC_MISUSE;
+  if (bytes != size) return SIMPLE_ERR_ARG;
+  if (size && !data) return SIMPLE_ERR_NULL;
+  if (node == sp->me) return 0; /* reads use the home's own copy */
+  int tag = sp->per_thread ? s->thread : -1;
+  pthread_mutex_lock(&sp->mu);
+  entry_t *e = lookup(sp, name, tag);
+  if (e) { /* cached, or being fetched: the copy adds nothing */
+    pthread_mutex_unlock(&sp->mu);
+    return 0;
+  }
+  rc = insert(sp, s->thread, name, tag, size, &e);
+  pthread_mutex_unlock(&sp->mu);
+  if (rc) return rc;
+  /* The header a get would have brought, then the bytes; published as a
+   * fetch is (readers that found the entry meanwhile wait for it). */
+  hdr_t *h = (hdr_t *)(void *)(sp->arena + e->off);
+  h->lock = 0;
+  h->version = 0;
+  h->magic = MAGIC;
+  h->gen = sp->gen;
+  h->what = name.what;
+  if (size) memcpy(h + 1, data, size);
+  COUNT(sp, s->thread, C_OFFERS, 1);
+  e->err = 0;
+  atomic_store_explicit(&e->state, READY, memory_order_release);
+  simple__wake_all(&e->state, &e->sleepers);
+  unpin(sp, e);
+  return 0;
+}
+
 /* ---------------------------------------------------------------------
  * Accumulators. */
 
@@ -855,6 +894,7 @@ int simple_shobj_stats(simple_t *s, simple_shobj_space_t *sp, simple_shobj_stats
   st->evictions = c[C_EVICTIONS];
   st->acc_gets = c[C_ACC_GETS];
   st->acc_updates = c[C_ACC_UPDATES];
+  st->offers = c[C_OFFERS];
   return 0;
 }
 
