@@ -83,7 +83,7 @@ typedef struct {
   struct pushbuf **out; /* pushes in flight (their buffers) */
   simple_request_t *reqs;
   int nout, capout;
-  int *sent_to; /* [p]: pushes this thread sent to each thread, this call */
+  int *sent_to;         /* [p]: pushes this thread sent to each thread, this call */
   const sparse_t *sp_a; /* the sparse matrix, permuted; NULL: the generated dense one */
 } ctx_t;
 
@@ -176,7 +176,8 @@ static int pushes_sent(ctx_t *c, int wait) {
   int rc = 0, k = 0;
   for (int i = 0; i < c->nout; i++) {
     int done = 0;
-    int r = wait ? simple_wait(c->s, &c->reqs[i], NULL) : simple_test(c->s, &c->reqs[i], &done, NULL);
+    int r =
+        wait ? simple_wait(c->s, &c->reqs[i], NULL) : simple_test(c->s, &c->reqs[i], &done, NULL);
     if (wait && !r) done = 1;
     if (r && !rc) rc = r;
     if (done || r) {
@@ -217,8 +218,8 @@ static int push(ctx_t *c, size_t b, simple_obj_t name, const double *a) {
       }
       c->capout = cap;
     }
-    int rc = simple_isend(c->s, pb->data, PUSH_HDR + bytes, SIMPLE_BYTE, t, PUSH_TAG,
-                          &c->reqs[c->nout]);
+    int rc =
+        simple_isend(c->s, pb->data, PUSH_HDR + bytes, SIMPLE_BYTE, t, PUSH_TAG, &c->reqs[c->nout]);
     if (rc) {
       if (!pb->refs) free(pb);
       return rc;
