@@ -210,11 +210,11 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
 
 int simple_allgather(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type) {
   SIMPLE__COLL_CHECK(s, "allgather", count, type, -1, -1);
-  return gather_all(s, send, count, recv, NULL, NULL, type, 0);
+  return simple__coll_verdict(s, gather_all(s, send, count, recv, NULL, NULL, type, 0));
 }
 
 int simple_allgatherv(simple_t *s, const void *send, size_t count, void *recv, const size_t *counts,
                       const size_t *displs, simple_type_t type) {
   SIMPLE__COLL_CHECK(s, "allgatherv", -1, type, -1, -1);
-  return gather_all(s, send, count, recv, counts, displs, type, 1);
+  return simple__coll_verdict(s, gather_all(s, send, count, recv, counts, displs, type, 1));
 }

@@ -84,7 +84,9 @@ int simple__net_bcast(simple__node_t *n, void *buf, size_t bytes, int root);
  * *word and its `bytes` at buf travel as one message (an MPI datatype over
  * both places, no copy); the others receive the word into *word and the
  * data at buf (NULL with bytes > 0: into a temporary block, dropped; the
- * error path only). Cost: one MPI_Bcast of bytes + 8. */
+ * error path only). Bit 0 of the word is the verdict (set: the data need
+ * not arrive); its other bits are the caller's. Cost: one MPI_Bcast of
+ * bytes + 8. */
 int simple__net_bcast_word(simple__node_t *n, long long *word, void *buf, size_t bytes, int root);
 /* Every node contributes `bytes`; rbuf gets them in node order. */
 int simple__net_allgather(simple__node_t *n, const void *sbuf, size_t bytes, void *rbuf);

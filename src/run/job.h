@@ -41,7 +41,7 @@ typedef struct {
   _Alignas(SIMPLE__CACHE_LINE) atomic_uint seq; /* the call posted last, 0: none yet */
   atomic_uint sleepers;                         /* threads asleep on seq */
   int err;                                      /* the poster's argument check */
-  unsigned pad_;
+  unsigned sig; /* the poster's call signature (node check, src/node), 0: none */
   unsigned char data[SIMPLE__INLINE_BYTES];
 } simple__slot_t;
 
@@ -145,6 +145,8 @@ struct simple {
   void *arg;
   struct simple__pin *pin;
   simple__call_t last; /* the collective called last */
+  unsigned sig;        /* the signature the next publish posts (src/coll: SIMPLE__COLL_CHECK) */
+  int mismatch;        /* the last publish found the node's threads calling differently */
 };
 
 /* The calling thread's own context (simple_self), NULL outside a job.

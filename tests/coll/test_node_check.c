@@ -1,0 +1,152 @@
+/* The free check inside a node: threads of one node that pass a different
+ * count (also one that takes another path: 3 against 3000 elements), type,
+ * op or root to allreduce, reduce, bcast, gather or alltoall end the call
+ * without writing a buffer or the heap: the thread that differs from its
+ * node's other threads returns SIMPLE_ERR_ARG, every other thread of its
+ * node SIMPLE_ERR_PEER, and the other nodes SIMPLE_ERR_PEER where the
+ * call's verdict reaches them (every thread in allreduce, reduce and
+ * alltoall; in bcast and gather as for any argument error: docs/api.md),
+ * else success. No SIMPLE_CHECK. Each failed call is followed by a correct
+ * one whose result is checked against closed forms. Buffers are sized for
+ * each thread's own arguments, so a check that let a call through would
+ * write out of bounds (seen by glibc or the sanitizers). Offenders: the
+ * last thread of the job and the last thread of the first node with two
+ * threads or more (a tie of two threads: the lower one is the reference).
+ * Layouts without such a node run the correct calls only. */
+#include "harness.h"
+
+enum { C_ALLREDUCE, C_REDUCE, C_BCAST, C_GATHER, C_ALLTOALL, C_COUNT };
+static const char *const names[C_COUNT] = {"allreduce", "reduce", "bcast", "gather", "alltoall"};
+enum { V_COUNT, V_TYPE, V_OP, V_ROOT, V_N };
+static const char *const vnames[V_N] = {"count", "type", "op", "root"};
+
+typedef struct {
+  simple_t *s;
+  int p, me, root;
+  size_t n;
+} ctx_t;
+
+static long long val(int j, int k, size_t i) {
+  return (long long)j * 1000003 + (long long)k * 1009 + (long long)i;
+}
+
+/* One call; the offender o (o < 0: none) changes argument `v`. Returns
+ * the code; a correct call's results are checked here. */
+static int call(const ctx_t *c, int w, int v, int o) {
+  simple_t *s = c->s;
+  size_t n = c->n;
+  simple_type_t type = SIMPLE_INT64;
+  simple_op_t op = SIMPLE_SUM;
+  int root = c->root, p = c->p, me = c->me;
+  if (me == o) {
+    if (v == V_COUNT) n = n < 100 ? 3000 : 3;
+    if (v == V_TYPE) type = SIMPLE_INT32;
+    if (v == V_OP) op = SIMPLE_MAX;
+    if (v == V_ROOT) root = (root + 1) % p;
+  }
+  /* Room for this thread's own arguments only (8 bytes an element also
+   * holds an INT32). */
+  size_t per = w == C_ALLTOALL ? (size_t)p * n : n;
+  size_t rper = w == C_ALLTOALL || (w == C_GATHER && me == root) ? (size_t)p * n : n;
+  long long *x = malloc((per ? per : 1) * 8), *y = malloc((rper ? rper : 1) * 8);
+  CHECK(x && y);
+  for (size_t i = 0; i < per; i++)
+    x[i] = w == C_ALLTOALL ? val(me, (int)(i / n), i % n) : w == C_BCAST ? -1 : val(me, 0, i);
+  if (w == C_BCAST && me == root)
+    for (size_t i = 0; i < n; i++) x[i] = val(root, 0, i);
+  for (size_t i = 0; i < rper; i++) y[i] = -7;
+  int rc;
+  switch (w) {
+    case C_ALLREDUCE: rc = simple_allreduce(s, x, y, n, type, op); break;
+    case C_REDUCE: rc = simple_reduce(s, x, y, n, type, op, root); break;
+    case C_BCAST: rc = simple_bcast(s, x, n, type, root); break;
+    case C_GATHER: rc = simple_gather(s, x, y, n, type, root); break;
+    default: rc = simple_alltoall(s, x, y, n, type); break;
+  }
+  if (o < 0) {
+    CHECK_OK(rc);
+    long long sumj = (long long)p * (p - 1) / 2 * 1000003;
+    for (size_t i = 0; i < n; i++) {
+      long long want = 0, got = 0;
+      switch (w) {
+        case C_ALLREDUCE:
+        case C_REDUCE:
+          if (w == C_REDUCE && me != root) continue;
+          want = sumj + (long long)p * (long long)i;
+          got = y[i];
+          break;
+        case C_BCAST:
+          want = val(root, 0, i);
+          got = x[i];
+          break;
+        case C_GATHER:
+          if (me != root) continue;
+          for (int j = 0; j < p; j++)
+            if (y[(size_t)j * n + i] != val(j, 0, i))
+              simple_abort(s, "gather: block %d element %zu is %lld", j, i, y[(size_t)j * n + i]);
+          continue;
+        default:
+          for (int j = 0; j < p; j++)
+            if (y[(size_t)j * n + i] != val(j, me, i))
+              simple_abort(s, "alltoall: block %d element %zu is %lld", j, i, y[(size_t)j * n + i]);
+          continue;
+      }
+      if (got != want)
+        simple_abort(s, "%s n %zu: element %zu is %lld, expected %lld", names[w], n, i, got, want);
+    }
+  } else if (rc != 0 && simple_node(s) == simple_node_of(s, o)) {
+    /* The offender's node writes no buffer (on other nodes a failed gather
+     * or alltoall may leave partial results: docs/api.md). */
+    for (size_t i = 0; i < rper; i++)
+      if (y[i] != -7) simple_abort(s, "%s (%s differs on %d, n %zu) failed with %s but wrote its buffer", names[w], vnames[v], o, c->n,
+                                   simple_errname(rc));
+  }
+  free(x);
+  free(y);
+  return rc;
+}
+
+/* What thread `me` returns when o differs (docs/api.md's table). */
+static int expected(const ctx_t *c, int w, int o) {
+  simple_t *s = c->s;
+  if (c->me == o) return SIMPLE_ERR_ARG;
+  int mine = simple_node(s), on = simple_node_of(s, o), rn = simple_node_of(s, c->root);
+  if (mine == on || w == C_ALLREDUCE || w == C_REDUCE || w == C_ALLTOALL) return SIMPLE_ERR_PEER;
+  if (w == C_GATHER) return mine == rn ? SIMPLE_ERR_PEER : 0;
+  return on == rn ? SIMPLE_ERR_PEER : 0; /* bcast: the verdict flows from the root's node */
+}
+
+static void test(simple_t *s, void *arg) {
+  (void)arg;
+  int p = simple_nprocs(s), P = simple_nodes(s);
+  ctx_t c = {s, p, simple_pid(s), p / 2, 0};
+  int offenders[2] = {-1, -1};
+  if (simple_threads_on(s, P - 1) > 1) offenders[0] = p - 1;
+  for (int k = 0; k < P; k++)
+    if (simple_threads_on(s, k) > 1) {
+      offenders[1] = simple_pid_of(s, k, simple_threads_on(s, k) - 1);
+      break;
+    }
+  static const size_t sizes[] = {3, 3000};
+  for (size_t si = 0; si < 2; si++) {
+    c.n = sizes[si];
+    for (int w = 0; w < C_COUNT; w++) {
+      call(&c, w, 0, -1);
+      for (int v = 0; v < V_N; v++) {
+        if (v == V_OP && w != C_ALLREDUCE && w != C_REDUCE) continue;
+        if (v == V_ROOT && (w == C_ALLREDUCE || w == C_ALLTOALL)) continue;
+        for (int k = 0; k < 2; k++) {
+          int o = offenders[k];
+          if (o < 0 || (v == V_ROOT && p < 2)) continue;
+          int rc = call(&c, w, v, o), want = expected(&c, w, o);
+          if (rc != want)
+            simple_abort(s, "%s, %s differs on thread %d (n %zu): returned %s, expected %s",
+                         names[w], vnames[v], o, c.n, simple_errname(rc), simple_errname(want));
+          call(&c, w, v, -1); /* the next, correct call: right data */
+        }
+      }
+    }
+  }
+}
+
+TEST_MAIN(test)
