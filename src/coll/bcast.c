@@ -51,7 +51,7 @@ static int bcast_(simple_t *s, void *buf, size_t count, simple_type_t type, int 
     if (!rc && (word & 1)) rc = SIMPLE_ERR_PEER;
     if (!rc && word != sig) rc = SIMPLE_ERR_ARG;
   }
-  if ((rc = simple__sync_rc(s, rc))) return rc;
+  if ((rc = simple__coll_sync_rc(s, rc))) return rc;
   if (s->thread != src) memcpy(buf, slots[src].recv, bytes);
   /* The source's buffer is read until everyone has copied. */
   return simple__node_finish(s);

@@ -169,3 +169,19 @@ int simple__coll_mismatch(simple_t *s) {
   rc = redo(s, &theirs);
   return rc == SIMPLE_ERR_FATAL || rc == SIMPLE_ERR_MPI ? rc : verdict;
 }
+
+static unsigned node_sig(const unsigned char *base, const size_t *off, int k) {
+  long long word;
+  memcpy(&word, base + off[k], sizeof word);
+  return (unsigned)(word >> 1);
+}
+
+int simple__coll_node_sigs(const unsigned char *base, const size_t *off, int P, int me) {
+  int best = 0, best_w = 0;
+  for (int k = 0; k < P; k++) {
+    int w = 0;
+    for (int j = 0; j < P; j++) w += node_sig(base, off, j) == node_sig(base, off, k);
+    if (w > best_w) best = k, best_w = w;
+  }
+  return node_sig(base, off, me) == node_sig(base, off, best) ? SIMPLE_ERR_PEER : SIMPLE_ERR_ARG;
+}

@@ -94,6 +94,24 @@ static inline int simple__coll_verdict(simple_t *s, int rc) {
   return __builtin_expect(rc == SIMPLE_ERR_FATAL, 0) && s->mismatch ? simple__coll_mismatch(s) : rc;
 }
 
+/* Between nodes, where a verdict word from every node reaches every node
+ * (allgather): word k (at base + off[k], the signature above bit 0) holds
+ * node k's signature. Returns SIMPLE_ERR_ARG if node `me`'s differs from
+ * the one most nodes sent (the lowest node's among equals), else
+ * SIMPLE_ERR_PEER. For when they differ: O(P^2) compares. */
+int simple__coll_node_sigs(const unsigned char *base, const size_t *off, int P, int me);
+
+/* simple__sync_rc, for the step after a node master compared its node's
+ * signature with other nodes' (bcast, allgather): a master's
+ * SIMPLE_ERR_ARG (its node called differently) is every thread's code,
+ * since every thread of the node made that call; other codes as
+ * simple__sync_rc. The same one barrier. */
+static inline int simple__coll_sync_rc(simple_t *s, int rc) {
+  unsigned f = simple__barrier_wait(&s->node->barrier, rc == SIMPLE_ERR_ARG ? 3u : rc ? 1u : 0u);
+  if (f & SIMPLE__BARRIER_FATAL) return SIMPLE_ERR_FATAL;
+  return rc ? rc : (f & 2u) ? SIMPLE_ERR_ARG : f ? SIMPLE_ERR_PEER : 0;
+}
+
 /* At every collective's entry: records the call in the thread's context
  * (for the hang report), then, in checked mode, compares it job-wide;
  * last, sets its signature for the node's free check (the checked mode's

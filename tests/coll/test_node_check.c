@@ -116,6 +116,52 @@ static int expected(const ctx_t *c, int w, int o) {
   return on == rn ? SIMPLE_ERR_PEER : 0; /* bcast: the verdict flows from the root's node */
 }
 
+/* Between nodes: every thread of the last node passes SIMPLE_DOUBLE where
+ * the others pass SIMPLE_INT64 (the same sizes: the messages match, only
+ * the signature that rides in the verdict word tells them apart), to
+ * bcast and allgather. bcast: a node whose call differs from the root's
+ * node's returns SIMPLE_ERR_ARG, the root's node succeeds (the data flows
+ * away from it); allgather: SIMPLE_ERR_ARG on the node that differs from
+ * most nodes (the lowest among equals), SIMPLE_ERR_PEER on the others.
+ * Then a correct allgather and bcast, checked. */
+static void between_nodes(const ctx_t *c) {
+  simple_t *s = c->s;
+  int P = simple_nodes(s), mine = simple_node(s), p = c->p, me = c->me;
+  if (P < 2) return;
+  size_t n = c->n;
+  long long *x = malloc(n * 8), *y = malloc((size_t)p * n * 8);
+  CHECK(x && y);
+  for (int round = 0; round < 2; round++) {
+    simple_type_t type = round == 0 && mine == P - 1 ? SIMPLE_DOUBLE : SIMPLE_INT64;
+    for (size_t i = 0; i < n; i++) x[i] = val(me, 0, i);
+    int rc = simple_allgather(s, x, y, n, type), want = 0;
+    if (round == 0) want = mine == P - 1 && P > 2 ? SIMPLE_ERR_ARG
+                           : P > 2                ? SIMPLE_ERR_PEER
+                           : mine == 1            ? SIMPLE_ERR_ARG
+                                                  : SIMPLE_ERR_PEER;
+    if (rc != want)
+      simple_abort(s, "allgather, type differs on node %d (n %zu): returned %s, expected %s", P - 1,
+                   n, simple_errname(rc), simple_errname(want));
+    for (size_t i = 0; round == 1 && i < n; i++)
+      for (int j = 0; j < p; j++)
+        if (y[(size_t)j * n + i] != val(j, 0, i))
+          simple_abort(s, "allgather after a mismatch: block %d element %zu is %lld", j, i,
+                       y[(size_t)j * n + i]);
+    int root = c->root, rn = simple_node_of(s, root);
+    for (size_t i = 0; i < n; i++) x[i] = me == root ? val(root, 0, i) : -1;
+    rc = simple_bcast(s, x, n, type, root);
+    want = round == 1 || mine == rn ? 0 : rn == P - 1 || mine == P - 1 ? SIMPLE_ERR_ARG : 0;
+    if (rc != want)
+      simple_abort(s, "bcast, type differs on node %d (n %zu): returned %s, expected %s", P - 1, n,
+                   simple_errname(rc), simple_errname(want));
+    for (size_t i = 0; round == 1 && i < n; i++)
+      if (x[i] != val(root, 0, i))
+        simple_abort(s, "bcast after a mismatch: element %zu is %lld", i, x[i]);
+  }
+  free(x);
+  free(y);
+}
+
 static void test(simple_t *s, void *arg) {
   (void)arg;
   int p = simple_nprocs(s), P = simple_nodes(s);
@@ -146,6 +192,7 @@ static void test(simple_t *s, void *arg) {
         }
       }
     }
+    between_nodes(&c);
   }
 }
 
