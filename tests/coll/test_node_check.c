@@ -12,7 +12,10 @@
  * write out of bounds (seen by glibc or the sanitizers). Offenders: the
  * last thread of the job and the last thread of the first node with two
  * threads or more (a tie of two threads: the lower one is the reference).
- * Layouts without such a node run the correct calls only. */
+ * Also: one thread calling another collective than its node's others,
+ * and a whole node passing another type than the other nodes (bcast,
+ * allgather). Layouts without a node of two threads run the correct calls
+ * and the between-nodes case only. */
 #include "harness.h"
 
 enum { C_ALLREDUCE, C_REDUCE, C_BCAST, C_GATHER, C_ALLTOALL, C_COUNT };
@@ -162,6 +165,27 @@ static void between_nodes(const ctx_t *c) {
   free(y);
 }
 
+/* Different collectives on threads of one node: the offender calls bcast
+ * (root 0) while every other thread calls allreduce. The offender gets
+ * SIMPLE_ERR_ARG, everyone else SIMPLE_ERR_PEER (the allreduce's verdict
+ * reaches every node); then a correct allreduce. */
+static void other_call(const ctx_t *c, int o) {
+  simple_t *s = c->s;
+  size_t n = c->n;
+  long long *x = malloc(n * 8), *y = malloc(n * 8);
+  CHECK(x && y);
+  for (size_t i = 0; i < n; i++) x[i] = val(c->me, 0, i);
+  int rc = c->me == o ? simple_bcast(s, x, n, SIMPLE_INT64, 0)
+                      : simple_allreduce(s, x, y, n, SIMPLE_INT64, SIMPLE_SUM);
+  int want = c->me == o ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
+  if (rc != want)
+    simple_abort(s, "bcast on thread %d, allreduce elsewhere (n %zu): returned %s, expected %s", o,
+                 n, simple_errname(rc), simple_errname(want));
+  free(x);
+  free(y);
+  call(c, C_ALLREDUCE, 0, -1);
+}
+
 static void test(simple_t *s, void *arg) {
   (void)arg;
   int p = simple_nprocs(s), P = simple_nodes(s);
@@ -192,6 +216,8 @@ static void test(simple_t *s, void *arg) {
         }
       }
     }
+    for (int k = 0; k < 2; k++)
+      if (offenders[k] >= 0) other_call(&c, offenders[k]);
     between_nodes(&c);
   }
 }
