@@ -222,6 +222,7 @@ int simple_allgather(simple_t *s, const void *send, void *recv, size_t count, si
 
 int simple_allgatherv(simple_t *s, const void *send, size_t count, void *recv, const size_t *counts,
                       const size_t *displs, simple_type_t type) {
-  SIMPLE__COLL_CHECK(s, "allgatherv", -1, type, -1, -1);
+  simple__coll_vargs_t va = {count, {counts, displs}};
+  SIMPLE__COLL_CHECK_V(s, "allgatherv", type, -1, &va);
   return simple__coll_verdict(s, gather_all(s, send, count, recv, counts, displs, type, 1));
 }

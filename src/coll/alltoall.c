@@ -718,6 +718,7 @@ static int alltoallv_(simple_t *s, const void *send, const size_t *scounts, cons
 
 int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts, const size_t *sdispls,
                      void *recv, const size_t *rcounts, const size_t *rdispls, simple_type_t type) {
-  SIMPLE__COLL_CHECK(s, "alltoallv", -1, type, -1, -1);
+  simple__coll_vargs_t va = {0, {scounts, sdispls, rcounts, rdispls}};
+  SIMPLE__COLL_CHECK_V(s, "alltoallv", type, -1, &va);
   return simple__coll_verdict(s, alltoallv_(s, send, scounts, sdispls, recv, rcounts, rdispls, type));
 }

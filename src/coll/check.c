@@ -131,6 +131,11 @@ int simple__coll_check(simple_t *s, const simple__call_t *call) {
  * and so succeeds; either way only its failures of the job matter here. */
 static int redo(simple_t *s, const simple__call_t *c) {
   size_t count = c->count > 0 ? (size_t)c->count : 0;
+  /* A v form: a thread that made the same call reruns it with its own
+   * count and arrays (the sizes of its marks); another, with none. */
+  static const simple__coll_vargs_t none = {0, {NULL, NULL, NULL, NULL}};
+  const simple__coll_vargs_t *va = s->last.name == c->name && s->vargs ? s->vargs : &none;
+  const size_t *const *a = va->a;
   simple_type_t type = (simple_type_t)c->type;
   simple_op_t op = (simple_op_t)c->op;
   const char *f = c->name;
@@ -140,14 +145,15 @@ static int redo(simple_t *s, const simple__call_t *c) {
   if (!strcmp(f, "gather")) return simple_gather(s, NULL, NULL, count, type, c->root);
   if (!strcmp(f, "scatter")) return simple_scatter(s, NULL, NULL, count, type, c->root);
   if (!strcmp(f, "gatherv"))
-    return simple_gatherv(s, NULL, 0, NULL, NULL, NULL, type, c->root);
+    return simple_gatherv(s, NULL, va->count, NULL, a[0], a[1], type, c->root);
   if (!strcmp(f, "scatterv"))
-    return simple_scatterv(s, NULL, NULL, NULL, NULL, 0, type, c->root);
+    return simple_scatterv(s, NULL, a[0], a[1], NULL, va->count, type, c->root);
   if (!strcmp(f, "allgather")) return simple_allgather(s, NULL, NULL, count, type);
-  if (!strcmp(f, "allgatherv")) return simple_allgatherv(s, NULL, 0, NULL, NULL, NULL, type);
+  if (!strcmp(f, "allgatherv"))
+    return simple_allgatherv(s, NULL, va->count, NULL, a[0], a[1], type);
   if (!strcmp(f, "alltoall")) return simple_alltoall(s, NULL, NULL, count, type);
   if (!strcmp(f, "alltoallv"))
-    return simple_alltoallv(s, NULL, NULL, NULL, NULL, NULL, NULL, type);
+    return simple_alltoallv(s, NULL, a[0], a[1], NULL, a[2], a[3], type);
   if (!strcmp(f, "scan")) return simple_scan(s, NULL, NULL, count, type, op);
   if (!strcmp(f, "exscan")) return simple_exscan(s, NULL, NULL, count, type, op);
   if (!strcmp(f, "barrier")) return simple_barrier(s);

@@ -112,6 +112,22 @@ static inline int simple__coll_sync_rc(simple_t *s, int rc) {
   return rc ? rc : (f & 2u) ? SIMPLE_ERR_ARG : f ? SIMPLE_ERR_PEER : 0;
 }
 
+/* A v form's own count and arrays, kept (s->vargs, for the duration of
+ * the call) so that its rerun after a mismatch (simple__coll_mismatch)
+ * has the sizes its error path needs: a node cannot size its marks from
+ * NULL arrays. a: counts, displs (gatherv, scatterv, allgatherv), or
+ * scounts, sdispls, rcounts, rdispls (alltoallv). */
+typedef struct {
+  size_t count;
+  const size_t *a[4];
+} simple__coll_vargs_t;
+/* SIMPLE__COLL_CHECK for the v forms: also keeps their arrays. */
+#define SIMPLE__COLL_CHECK_V(s, call, type, root, va)     \
+  do {                                                   \
+    SIMPLE__COLL_CHECK(s, call, -1, type, -1, root);     \
+    if (SIMPLE__IN_JOB(s)) (s)->vargs = (va);            \
+  } while (0)
+
 /* At every collective's entry: records the call in the thread's context
  * (for the hang report), then, in checked mode, compares it job-wide;
  * last, sets its signature for the node's free check (the checked mode's

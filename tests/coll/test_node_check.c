@@ -186,6 +186,70 @@ static void other_call(const ctx_t *c, int o) {
   call(c, C_ALLREDUCE, 0, -1);
 }
 
+/* The v forms: the offender passes SIMPLE_DOUBLE where the others pass
+ * SIMPLE_INT64 (the same sizes) to gatherv, scatterv, allgatherv and
+ * alltoallv, n elements per block; the codes as in expected() (gatherv
+ * as gather, scatterv as bcast, the others job-wide); then the same call
+ * correct, its result checked. */
+enum { V_GATHERV, V_SCATTERV, V_ALLGATHERV, V_ALLTOALLV, V_FORMS };
+static const char *const vform[V_FORMS] = {"gatherv", "scatterv", "allgatherv", "alltoallv"};
+
+static int v_call(const ctx_t *c, int f, int o) {
+  simple_t *s = c->s;
+  int p = c->p, me = c->me, root = c->root;
+  size_t n = c->n, *cnt = malloc((size_t)p * sizeof *cnt), *dsp = malloc((size_t)p * sizeof *dsp);
+  long long *x = malloc((size_t)p * n * 8), *y = malloc((size_t)p * n * 8);
+  CHECK(cnt && dsp && x && y);
+  for (int j = 0; j < p; j++) {
+    cnt[j] = n;
+    dsp[j] = (size_t)j * n;
+  }
+  for (size_t i = 0; i < (size_t)p * n; i++) {
+    x[i] = f == V_ALLTOALLV ? val(me, (int)(i / n), i % n)
+           : f == V_SCATTERV ? val((int)(i / n), 0, i % n)
+                             : val(me, 0, i % n);
+    y[i] = -7;
+  }
+  simple_type_t type = me == o ? SIMPLE_DOUBLE : SIMPLE_INT64;
+  int rc;
+  switch (f) {
+    case V_GATHERV: rc = simple_gatherv(s, x, n, y, cnt, dsp, type, root); break;
+    case V_SCATTERV: rc = simple_scatterv(s, x, cnt, dsp, y, n, type, root); break;
+    case V_ALLGATHERV: rc = simple_allgatherv(s, x, n, y, cnt, dsp, type); break;
+    default: rc = simple_alltoallv(s, x, cnt, dsp, y, cnt, dsp, type); break;
+  }
+  if (o < 0) {
+    CHECK_OK(rc);
+    for (size_t i = 0; i < (size_t)p * n; i++) {
+      long long want;
+      int j = (int)(i / n);
+      if (f == V_GATHERV && me != root) break;
+      if (f == V_SCATTERV && i >= n) break;
+      want = f == V_ALLTOALLV ? val(j, me, i % n) : f == V_SCATTERV ? val(me, 0, i) : val(j, 0, i % n);
+      if (y[i] != want)
+        simple_abort(s, "%s n %zu: element %zu is %lld, expected %lld", vform[f], n, i, y[i], want);
+    }
+  }
+  free(cnt);
+  free(dsp);
+  free(x);
+  free(y);
+  return rc;
+}
+
+static void v_forms(const ctx_t *c, int o) {
+  simple_t *s = c->s;
+  for (int f = 0; f < V_FORMS; f++) {
+    int rc = v_call(c, f, o);
+    int w = f == V_GATHERV ? C_GATHER : f == V_SCATTERV ? C_BCAST : C_ALLREDUCE;
+    int want = expected(c, w, o);
+    if (rc != want)
+      simple_abort(s, "%s, type differs on thread %d (n %zu): returned %s, expected %s", vform[f], o,
+                   c->n, simple_errname(rc), simple_errname(want));
+    v_call(c, f, -1);
+  }
+}
+
 static void test(simple_t *s, void *arg) {
   (void)arg;
   int p = simple_nprocs(s), P = simple_nodes(s);
@@ -218,6 +282,8 @@ static void test(simple_t *s, void *arg) {
     }
     for (int k = 0; k < 2; k++)
       if (offenders[k] >= 0) other_call(&c, offenders[k]);
+    for (int k = 0; k < 2; k++)
+      if (offenders[k] >= 0) v_forms(&c, offenders[k]);
     between_nodes(&c);
   }
 }
