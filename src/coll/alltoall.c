@@ -650,7 +650,8 @@ static int unpack_v(const simple__slot_t *slots, int me, void *recv, const size_
 }
 
 static int alltoallv_(simple_t *s, const void *send, const size_t *scounts, const size_t *sdispls,
-                     void *recv, const size_t *rcounts, const size_t *rdispls, simple_type_t type) {
+                      void *recv, const size_t *rcounts, const size_t *rdispls,
+                      simple_type_t type) {
   if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   simple__node_t *n = s->node;
   int p = n->nprocs, in_place = send == SIMPLE_IN_PLACE;
@@ -720,5 +721,6 @@ int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts, const
                      void *recv, const size_t *rcounts, const size_t *rdispls, simple_type_t type) {
   simple__coll_vargs_t va = {0, {scounts, sdispls, rcounts, rdispls}};
   SIMPLE__COLL_CHECK_V(s, "alltoallv", type, -1, &va);
-  return simple__coll_verdict(s, alltoallv_(s, send, scounts, sdispls, recv, rcounts, rdispls, type));
+  return simple__coll_verdict(s,
+                              alltoallv_(s, send, scounts, sdispls, recv, rcounts, rdispls, type));
 }

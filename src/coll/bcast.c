@@ -2,12 +2,11 @@
  * in place among the node masters; every thread copies from its master.
  *
  * The verdict travels in band: one word (bit 0 set when the root's node
- * found an error in the call, the call's signature above it) rides with the data in the one MPI_Bcast
- * among nodes (simple__net_bcast_word), so every thread of the job
- * returns SIMPLE_ERR_PEER (the offender its own code) when a thread of the
- * root's node erred. A node other than the root's that erred still takes
- * its part in the broadcast (into a temporary block) and fails alone: the
- * data flows away from it, so the others' results are correct. */
+ * found an error in the call, the call's signature above it) rides with the data in the one
+ * MPI_Bcast among nodes (simple__net_bcast_word), so every thread of the job returns
+ * SIMPLE_ERR_PEER (the offender its own code) when a thread of the root's node erred. A node other
+ * than the root's that erred still takes its part in the broadcast (into a temporary block) and
+ * fails alone: the data flows away from it, so the others' results are correct. */
 #include <string.h>
 
 #include "coll/coll.h"

@@ -16,8 +16,8 @@
 
 #include "coll/coll.h"
 #include "coll/slot_views.h"
-#include "simple/coll.h"
 #include "net/net.h"
+#include "simple/coll.h"
 
 typedef struct {
   char call[24];   /* "simple_allreduce" without the prefix */
@@ -152,8 +152,7 @@ static int redo(simple_t *s, const simple__call_t *c) {
   if (!strcmp(f, "allgatherv"))
     return simple_allgatherv(s, NULL, va->count, NULL, a[0], a[1], type);
   if (!strcmp(f, "alltoall")) return simple_alltoall(s, NULL, NULL, count, type);
-  if (!strcmp(f, "alltoallv"))
-    return simple_alltoallv(s, NULL, a[0], a[1], NULL, a[2], a[3], type);
+  if (!strcmp(f, "alltoallv")) return simple_alltoallv(s, NULL, a[0], a[1], NULL, a[2], a[3], type);
   if (!strcmp(f, "scan")) return simple_scan(s, NULL, NULL, count, type, op);
   if (!strcmp(f, "exscan")) return simple_exscan(s, NULL, NULL, count, type, op);
   if (!strcmp(f, "barrier")) return simple_barrier(s);

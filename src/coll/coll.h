@@ -67,9 +67,10 @@ int simple__coll_check(simple_t *s, const simple__call_t *call);
  * count, type, op and root. Never 0, the mark of a call that sets none.
  * Two different calls collide with probability about 2^-32. A few integer
  * operations: about 1 ns. */
-#define SIMPLE__COLL_ID(call)                                                          \
-  ((unsigned)sizeof(call) | (unsigned)(unsigned char)(call)[0] << 8 |                  \
-   (unsigned)(unsigned char)(call)[3] << 16 | (unsigned)(unsigned char)(call)[sizeof(call) - 2] << 24)
+#define SIMPLE__COLL_ID(call)                                         \
+  ((unsigned)sizeof(call) | (unsigned)(unsigned char)(call)[0] << 8 | \
+   (unsigned)(unsigned char)(call)[3] << 16 |                         \
+   (unsigned)(unsigned char)(call)[sizeof(call) - 2] << 24)
 static inline unsigned simple__coll_sig(unsigned id, long long count, int type, int op, int root) {
   unsigned long long x = (unsigned long long)count * 0x9E3779B97F4A7C15ull;
   x ^= (unsigned long long)id << 32 ^ (unsigned long long)(unsigned)root * 0xC2B2AE3D27D4EB4Full;
@@ -122,10 +123,10 @@ typedef struct {
   const size_t *a[4];
 } simple__coll_vargs_t;
 /* SIMPLE__COLL_CHECK for the v forms: also keeps their arrays. */
-#define SIMPLE__COLL_CHECK_V(s, call, type, root, va)     \
-  do {                                                   \
-    SIMPLE__COLL_CHECK(s, call, -1, type, -1, root);     \
-    if (SIMPLE__IN_JOB(s)) (s)->vargs = (va);            \
+#define SIMPLE__COLL_CHECK_V(s, call, type, root, va) \
+  do {                                                \
+    SIMPLE__COLL_CHECK(s, call, -1, type, -1, root);  \
+    if (SIMPLE__IN_JOB(s)) (s)->vargs = (va);         \
   } while (0)
 
 /* At every collective's entry: records the call in the thread's context
@@ -134,17 +135,17 @@ typedef struct {
  * own publish must not take it). A context not in the job is left alone:
  * the call returns SIMPLE_ERR_NOT_IN_JOB. The collective must return
  * through simple__coll_verdict. */
-#define SIMPLE__COLL_CHECK(s, call, count, type, op, root)                                   \
-  do {                                                                                       \
-    if (!SIMPLE__IN_JOB(s)) break;                                                           \
-    simple__call_record(&(s)->last, (call), __builtin_return_address(0), (long long)(count), \
-                        (int)(type), (int)(op), (root));                                     \
-    if ((s)->node->checked) {                                                                \
-      int check_rc_ = simple__coll_check((s), &(s)->last);                                   \
-      if (check_rc_) return check_rc_;                                                       \
-    }                                                                                        \
-    (s)->sig = simple__coll_sig(SIMPLE__COLL_ID(call), (long long)(count), (int)(type),      \
-                                (int)(op), (root));                                          \
+#define SIMPLE__COLL_CHECK(s, call, count, type, op, root)                                         \
+  do {                                                                                             \
+    if (!SIMPLE__IN_JOB(s)) break;                                                                 \
+    simple__call_record(&(s)->last, (call), __builtin_return_address(0), (long long)(count),       \
+                        (int)(type), (int)(op), (root));                                           \
+    if ((s)->node->checked) {                                                                      \
+      int check_rc_ = simple__coll_check((s), &(s)->last);                                         \
+      if (check_rc_) return check_rc_;                                                             \
+    }                                                                                              \
+    (s)->sig = simple__coll_sig(SIMPLE__COLL_ID(call), (long long)(count), (int)(type), (int)(op), \
+                                (root));                                                           \
   } while (0)
 
 #endif

@@ -83,7 +83,8 @@ simple__slot_t *simple__node_publish_lead(simple_t *s, const void *send, void *r
   unsigned flags = simple__barrier_lead(&node->barrier, err ? 1u : 0u, lead);
   /* The leader, last to arrive, compares the signatures for the node: one
    * posted line read per other thread, no extra barrier. */
-  if (*lead && !(flags & SIMPLE__BARRIER_FATAL) && signatures_differ(slots, node->threads, mine->sig)) {
+  if (*lead && !(flags & SIMPLE__BARRIER_FATAL) &&
+      signatures_differ(slots, node->threads, mine->sig)) {
     simple__barrier_lead_release(&node->barrier, MISMATCH_FLAG);
     flags |= MISMATCH_FLAG;
     *lead = 0;

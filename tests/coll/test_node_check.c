@@ -101,8 +101,9 @@ static int call(const ctx_t *c, int w, int v, int o) {
     /* The offender's node writes no buffer (on other nodes a failed gather
      * or alltoall may leave partial results: docs/api.md). */
     for (size_t i = 0; i < rper; i++)
-      if (y[i] != -7) simple_abort(s, "%s (%s differs on %d, n %zu) failed with %s but wrote its buffer", names[w], vnames[v], o, c->n,
-                                   simple_errname(rc));
+      if (y[i] != -7)
+        simple_abort(s, "%s (%s differs on %d, n %zu) failed with %s but wrote its buffer",
+                     names[w], vnames[v], o, c->n, simple_errname(rc));
   }
   free(x);
   free(y);
@@ -138,10 +139,11 @@ static void between_nodes(const ctx_t *c) {
     simple_type_t type = round == 0 && mine == P - 1 ? SIMPLE_DOUBLE : SIMPLE_INT64;
     for (size_t i = 0; i < n; i++) x[i] = val(me, 0, i);
     int rc = simple_allgather(s, x, y, n, type), want = 0;
-    if (round == 0) want = mine == P - 1 && P > 2 ? SIMPLE_ERR_ARG
-                           : P > 2                ? SIMPLE_ERR_PEER
-                           : mine == 1            ? SIMPLE_ERR_ARG
-                                                  : SIMPLE_ERR_PEER;
+    if (round == 0)
+      want = mine == P - 1 && P > 2 ? SIMPLE_ERR_ARG
+             : P > 2                ? SIMPLE_ERR_PEER
+             : mine == 1            ? SIMPLE_ERR_ARG
+                                    : SIMPLE_ERR_PEER;
     if (rc != want)
       simple_abort(s, "allgather, type differs on node %d (n %zu): returned %s, expected %s", P - 1,
                    n, simple_errname(rc), simple_errname(want));
@@ -205,7 +207,7 @@ static int v_call(const ctx_t *c, int f, int o) {
     dsp[j] = (size_t)j * n;
   }
   for (size_t i = 0; i < (size_t)p * n; i++) {
-    x[i] = f == V_ALLTOALLV ? val(me, (int)(i / n), i % n)
+    x[i] = f == V_ALLTOALLV  ? val(me, (int)(i / n), i % n)
            : f == V_SCATTERV ? val((int)(i / n), 0, i % n)
                              : val(me, 0, i % n);
     y[i] = -7;
@@ -225,7 +227,9 @@ static int v_call(const ctx_t *c, int f, int o) {
       int j = (int)(i / n);
       if (f == V_GATHERV && me != root) break;
       if (f == V_SCATTERV && i >= n) break;
-      want = f == V_ALLTOALLV ? val(j, me, i % n) : f == V_SCATTERV ? val(me, 0, i) : val(j, 0, i % n);
+      want = f == V_ALLTOALLV  ? val(j, me, i % n)
+             : f == V_SCATTERV ? val(me, 0, i)
+                               : val(j, 0, i % n);
       if (y[i] != want)
         simple_abort(s, "%s n %zu: element %zu is %lld, expected %lld", vform[f], n, i, y[i], want);
     }
@@ -244,8 +248,8 @@ static void v_forms(const ctx_t *c, int o) {
     int w = f == V_GATHERV ? C_GATHER : f == V_SCATTERV ? C_BCAST : C_ALLREDUCE;
     int want = expected(c, w, o);
     if (rc != want)
-      simple_abort(s, "%s, type differs on thread %d (n %zu): returned %s, expected %s", vform[f], o,
-                   c->n, simple_errname(rc), simple_errname(want));
+      simple_abort(s, "%s, type differs on thread %d (n %zu): returned %s, expected %s", vform[f],
+                   o, c->n, simple_errname(rc), simple_errname(want));
     v_call(c, f, -1);
   }
 }
