@@ -249,20 +249,27 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
   const size_t *nbytes = (const size_t *)(packed + ab);
   if (count && !bad) memcpy(w + WORD + my_off * es, send, count * es);
   if (me == 0) {
-    long long word = bad;
+    /* The call's signature rides above the verdict bit (src/node's check
+     * made it the same on every thread of the node). */
+    long long word = bad | (long long)slots[0].sig << 1;
     memcpy(w, &word, WORD);
   }
   if (r > 1 && (rc = simple__node_finish(s)) != 0) return rc;
   rc = 0;
   if (me == 0) {
     rc = simple__comm_allgatherv(simple__coll_comm(n), w, nbytes, nbytes + P, packed);
+    int differ = 0;
     for (int k = 0; k < P && !rc; k++) {
       long long word;
       memcpy(&word, packed + nbytes[P + k], WORD);
-      if (word) rc = SIMPLE_ERR_PEER;
+      if (word & 1) rc = SIMPLE_ERR_PEER;
+      differ |= (unsigned)(word >> 1) != slots[0].sig;
     }
+    /* Nodes that called differently (a different type, or count, with
+     * the same sizes): a named error on every thread, no extra message. */
+    if (!rc && differ) rc = simple__coll_node_sigs(packed, nbytes + P, P, n->node);
   }
-  if ((rc = simple__sync_rc(s, rc)) != 0) return bad && mine_bad ? SIMPLE_ERR_ARG : rc;
+  if ((rc = simple__coll_sync_rc(s, rc)) != 0) return bad && mine_bad ? SIMPLE_ERR_ARG : rc;
   for (int k = 0; k < P; k++) {
     size_t at = nbytes[P + k] + WORD;
     for (int i = n->first_pid[k]; i < n->first_pid[k + 1]; i++) {
@@ -277,11 +284,12 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
 
 int simple_allgather(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type) {
   SIMPLE__COLL_CHECK(s, "allgather", count, type, -1, -1);
-  return gather_all(s, send, count, recv, NULL, NULL, type, 0);
+  return simple__coll_verdict(s, gather_all(s, send, count, recv, NULL, NULL, type, 0));
 }
 
 int simple_allgatherv(simple_t *s, const void *send, size_t count, void *recv, const size_t *counts,
                       const size_t *displs, simple_type_t type) {
-  SIMPLE__COLL_CHECK(s, "allgatherv", -1, type, -1, -1);
-  return gather_all(s, send, count, recv, counts, displs, type, 1);
+  simple__coll_vargs_t va = {count, {counts, displs}};
+  SIMPLE__COLL_CHECK_V(s, "allgatherv", type, -1, &va);
+  return simple__coll_verdict(s, gather_all(s, send, count, recv, counts, displs, type, 1));
 }

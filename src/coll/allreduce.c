@@ -1,4 +1,5 @@
 /* simple_reduce and simple_allreduce over every thread of the job. */
+#include <limits.h>
 #include <string.h>
 
 #include "coll/coll.h"
@@ -172,12 +173,20 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
 int simple_allreduce(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
                      simple_op_t op) {
   SIMPLE__COLL_CHECK(s, "allreduce", count, type, op, -1);
-  return reduce_common(s, send, recv, count, type, op, -1);
+  /* One node: the node library is the whole job and gives a mismatch's
+   * verdict itself (a tail call). */
+  if (SIMPLE__IN_JOB(s) && s->node->nodes == 1 && !simple__coll_choose_status())
+    return simple_node_allreduce(s, send, recv, count, type, op);
+  return simple__coll_verdict(s, reduce_common(s, send, recv, count, type, op, -1));
 }
 
 int simple_reduce(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
                   simple_op_t op, int root) {
   SIMPLE__COLL_CHECK(s, "reduce", count, type, op, root);
-  if (s && root < 0) return SIMPLE_ERR_RANK;
-  return reduce_common(s, send, recv, count, type, op, root);
+  /* Out of range like any other bad root (reduce_common reads a negative
+   * one as an allreduce's): the thread still meets the others. */
+  if (root < 0) root = INT_MAX;
+  if (SIMPLE__IN_JOB(s) && s->node->nodes == 1 && !simple__coll_choose_status())
+    return simple_node_reduce(s, send, recv, count, type, op, root);
+  return simple__coll_verdict(s, reduce_common(s, send, recv, count, type, op, root));
 }

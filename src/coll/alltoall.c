@@ -552,8 +552,7 @@ static int alltoall_inline(simple_t *s, const void *out, void *recv, size_t coun
   return 0;
 }
 
-int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type) {
-  SIMPLE__COLL_CHECK(s, "alltoall", count, type, -1, -1);
+static int alltoall_(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type) {
   if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   /* A malformed SIMPLE_COLL_ALG, the same in every process: every thread
    * refuses alike, nothing crosses. */
@@ -587,6 +586,11 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
   c.scratch = slots[0].ptr;
   c.tab = (const size_t *)(const void *)c.scratch;
   return exchange(s, &c);
+}
+
+int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type) {
+  SIMPLE__COLL_CHECK(s, "alltoall", count, type, -1, -1);
+  return simple__coll_verdict(s, alltoall_(s, send, recv, count, type));
 }
 
 /* One node of at most PACK_MAX_THREADS threads, every thread's outgoing blocks
@@ -646,9 +650,9 @@ static int unpack_v(const simple__slot_t *slots, int me, void *recv, const size_
   return -1;
 }
 
-int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts, const size_t *sdispls,
-                     void *recv, const size_t *rcounts, const size_t *rdispls, simple_type_t type) {
-  SIMPLE__COLL_CHECK(s, "alltoallv", -1, type, -1, -1);
+static int alltoallv_(simple_t *s, const void *send, const size_t *scounts, const size_t *sdispls,
+                      void *recv, const size_t *rcounts, const size_t *rdispls,
+                      simple_type_t type) {
   if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   simple__node_t *n = s->node;
   int p = n->nprocs, in_place = send == SIMPLE_IN_PLACE;
@@ -712,4 +716,12 @@ int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts, const
     c.tab = (const size_t *)(const void *)c.scratch;
   }
   return exchange(s, &c);
+}
+
+int simple_alltoallv(simple_t *s, const void *send, const size_t *scounts, const size_t *sdispls,
+                     void *recv, const size_t *rcounts, const size_t *rdispls, simple_type_t type) {
+  simple__coll_vargs_t va = {0, {scounts, sdispls, rcounts, rdispls}};
+  SIMPLE__COLL_CHECK_V(s, "alltoallv", type, -1, &va);
+  return simple__coll_verdict(s,
+                              alltoallv_(s, send, scounts, sdispls, recv, rcounts, rdispls, type));
 }

@@ -16,6 +16,7 @@
 
 #include "coll/coll.h"
 #include "coll/slot_views.h"
+#include "simple/coll.h"
 
 typedef struct {
   char call[24];   /* "simple_allreduce" without the prefix */
@@ -117,4 +118,74 @@ int simple__coll_check(simple_t *s, const simple__call_t *call) {
     job_bad |= !same(&nodes[k], ref) || node_weight[k] != n->threads_of[k];
   if (!job_bad) return 0;
   return same(&mine, ref) ? SIMPLE_ERR_PEER : SIMPLE_ERR_ARG;
+}
+
+/* ------------------------------------------------------------------------
+ * The free check's failure path (coll.h: simple__coll_mismatch). */
+
+/* The reference call again, with no buffers: every thread of the node now
+ * posts the same signature and fails the buffer checks alike, so the
+ * node runs the call's inter-node steps in error mode, as the other nodes
+ * (which called it) expect. A call of count 0 moves nothing between nodes
+ * and so succeeds; either way only its failures of the job matter here. */
+static int redo(simple_t *s, const simple__call_t *c) {
+  size_t count = c->count > 0 ? (size_t)c->count : 0;
+  /* A v form: a thread that made the same call reruns it with its own
+   * count and arrays (the sizes of its marks); another, with none. */
+  static const simple__coll_vargs_t none = {0, {NULL, NULL, NULL, NULL}};
+  const simple__coll_vargs_t *va = s->last.name == c->name && s->vargs ? s->vargs : &none;
+  const size_t *const *a = va->a;
+  simple_type_t type = (simple_type_t)c->type;
+  simple_op_t op = (simple_op_t)c->op;
+  const char *f = c->name;
+  if (!strcmp(f, "allreduce")) return simple_allreduce(s, NULL, NULL, count, type, op);
+  if (!strcmp(f, "reduce")) return simple_reduce(s, NULL, NULL, count, type, op, c->root);
+  if (!strcmp(f, "bcast")) return simple_bcast(s, NULL, count, type, c->root);
+  if (!strcmp(f, "gather")) return simple_gather(s, NULL, NULL, count, type, c->root);
+  if (!strcmp(f, "scatter")) return simple_scatter(s, NULL, NULL, count, type, c->root);
+  if (!strcmp(f, "gatherv"))
+    return simple_gatherv(s, NULL, va->count, NULL, a[0], a[1], type, c->root);
+  if (!strcmp(f, "scatterv"))
+    return simple_scatterv(s, NULL, a[0], a[1], NULL, va->count, type, c->root);
+  if (!strcmp(f, "allgather")) return simple_allgather(s, NULL, NULL, count, type);
+  if (!strcmp(f, "allgatherv"))
+    return simple_allgatherv(s, NULL, va->count, NULL, a[0], a[1], type);
+  if (!strcmp(f, "alltoall")) return simple_alltoall(s, NULL, NULL, count, type);
+  if (!strcmp(f, "alltoallv")) return simple_alltoallv(s, NULL, a[0], a[1], NULL, a[2], a[3], type);
+  if (!strcmp(f, "scan")) return simple_scan(s, NULL, NULL, count, type, op);
+  if (!strcmp(f, "exscan")) return simple_exscan(s, NULL, NULL, count, type, op);
+  if (!strcmp(f, "barrier")) return simple_barrier(s);
+  return SIMPLE_ERR_ARG;
+}
+
+int simple__coll_mismatch(simple_t *s) {
+  int ref, verdict = simple__node_mismatch(s, &ref);
+  if (s->node->nodes == 1) return verdict;
+  /* The reference thread's call reaches the others through the posted
+   * lines (the name is a pointer into this process's literals). */
+  simple__call_t mine = s->last, theirs;
+  _Static_assert(sizeof mine <= SIMPLE__INLINE_BYTES, "a call fits a slot");
+  int rc;
+  const simple__slot_t *lines = simple__node_exchange(s, &mine, sizeof mine, 0, &rc);
+  if (!lines) return rc;
+  memcpy(&theirs, lines[ref].data, sizeof theirs);
+  if (!theirs.name) return verdict;
+  rc = redo(s, &theirs);
+  return rc == SIMPLE_ERR_FATAL || rc == SIMPLE_ERR_MPI ? rc : verdict;
+}
+
+static unsigned node_sig(const unsigned char *base, const size_t *off, int k) {
+  long long word;
+  memcpy(&word, base + off[k], sizeof word);
+  return (unsigned)(word >> 1);
+}
+
+int simple__coll_node_sigs(const unsigned char *base, const size_t *off, int P, int me) {
+  int best = 0, best_w = 0;
+  for (int k = 0; k < P; k++) {
+    int w = 0;
+    for (int j = 0; j < P; j++) w += node_sig(base, off, j) == node_sig(base, off, k);
+    if (w > best_w) best = k, best_w = w;
+  }
+  return node_sig(base, off, me) == node_sig(base, off, best) ? SIMPLE_ERR_PEER : SIMPLE_ERR_ARG;
 }

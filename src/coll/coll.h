@@ -81,18 +81,92 @@ void simple__coll_apply_left(simple_op_t op, simple_type_t type, const void *in,
  * SIMPLE_ERR_ARG on a thread whose call differs (SIMPLE_ERR_PEER on the
  * others) after printing the mismatch with its call sites. */
 int simple__coll_check(simple_t *s, const simple__call_t *call);
+/* The signature of a call for the free check inside the node (and, in
+ * simple_bcast, between nodes): a 32-bit hash of the call's identity (the
+ * literal's length and three of its letters, which tell every collective
+ * apart, fold at compile time and are the same in every process) and its
+ * count, type, op and root. Never 0, the mark of a call that sets none.
+ * Two different calls collide with probability about 2^-32. A few integer
+ * operations: about 1 ns. */
+#define SIMPLE__COLL_ID(call)                                         \
+  ((unsigned)sizeof(call) | (unsigned)(unsigned char)(call)[0] << 8 | \
+   (unsigned)(unsigned char)(call)[3] << 16 |                         \
+   (unsigned)(unsigned char)(call)[sizeof(call) - 2] << 24)
+static inline unsigned simple__coll_sig(unsigned id, long long count, int type, int op, int root) {
+  unsigned long long x = (unsigned long long)count * 0x9E3779B97F4A7C15ull;
+  x ^= (unsigned long long)id << 32 ^ (unsigned long long)(unsigned)root * 0xC2B2AE3D27D4EB4Full;
+  x ^= (unsigned long long)(unsigned)type << 20 ^ (unsigned long long)(unsigned)op << 40;
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ull;
+  unsigned h = (unsigned)(x ^ x >> 32);
+  return h ? h : 1;
+}
+
+/* After a publish found a mismatch among the node's threads
+ * (s->mismatch): the thread's verdict (simple__node_mismatch); on a job
+ * of several nodes, first every thread of the node runs the reference
+ * thread's call again with no buffers, which sends error marks through
+ * every inter-node step that the other nodes wait on. One node exchange
+ * (the reference call's arguments) and the call's error path: failure
+ * path only. */
+int simple__coll_mismatch(simple_t *s);
+/* A collective's return: rc, or the verdict when its publish found a
+ * mismatch. One compare on the success path. */
+static inline int simple__coll_verdict(simple_t *s, int rc) {
+  return __builtin_expect(rc == SIMPLE_ERR_FATAL, 0) && s->mismatch ? simple__coll_mismatch(s) : rc;
+}
+
+/* Between nodes, where a verdict word from every node reaches every node
+ * (allgather): word k (at base + off[k], the signature above bit 0) holds
+ * node k's signature. Returns SIMPLE_ERR_ARG if node `me`'s differs from
+ * the one most nodes sent (the lowest node's among equals), else
+ * SIMPLE_ERR_PEER. For when they differ: O(P^2) compares. */
+int simple__coll_node_sigs(const unsigned char *base, const size_t *off, int P, int me);
+
+/* simple__sync_rc, for the step after a node master compared its node's
+ * signature with other nodes' (bcast, allgather): a master's
+ * SIMPLE_ERR_ARG (its node called differently) is every thread's code,
+ * since every thread of the node made that call; other codes as
+ * simple__sync_rc. The same one barrier. */
+static inline int simple__coll_sync_rc(simple_t *s, int rc) {
+  unsigned f = simple__barrier_wait(&s->node->barrier, rc == SIMPLE_ERR_ARG ? 3u : rc ? 1u : 0u);
+  if (f & SIMPLE__BARRIER_FATAL) return SIMPLE_ERR_FATAL;
+  return rc ? rc : (f & 2u) ? SIMPLE_ERR_ARG : f ? SIMPLE_ERR_PEER : 0;
+}
+
+/* A v form's own count and arrays, kept (s->vargs, for the duration of
+ * the call) so that its rerun after a mismatch (simple__coll_mismatch)
+ * has the sizes its error path needs: a node cannot size its marks from
+ * NULL arrays. a: counts, displs (gatherv, scatterv, allgatherv), or
+ * scounts, sdispls, rcounts, rdispls (alltoallv). */
+typedef struct {
+  size_t count;
+  const size_t *a[4];
+} simple__coll_vargs_t;
+/* SIMPLE__COLL_CHECK for the v forms: also keeps their arrays. */
+#define SIMPLE__COLL_CHECK_V(s, call, type, root, va) \
+  do {                                                \
+    SIMPLE__COLL_CHECK(s, call, -1, type, -1, root);  \
+    if (SIMPLE__IN_JOB(s)) (s)->vargs = (va);         \
+  } while (0)
+
 /* At every collective's entry: records the call in the thread's context
- * (for the hang report), then, in checked mode, compares it. A context not
- * in the job is left alone: the call returns SIMPLE_ERR_NOT_IN_JOB. */
-#define SIMPLE__COLL_CHECK(s, call, count, type, op, root)                                   \
-  do {                                                                                       \
-    if (!SIMPLE__IN_JOB(s)) break;                                                           \
-    simple__call_record(&(s)->last, (call), __builtin_return_address(0), (long long)(count), \
-                        (int)(type), (int)(op), (root));                                     \
-    if ((s)->node->checked) {                                                                \
-      int check_rc_ = simple__coll_check((s), &(s)->last);                                   \
-      if (check_rc_) return check_rc_;                                                       \
-    }                                                                                        \
+ * (for the hang report), then, in checked mode, compares it job-wide;
+ * last, sets its signature for the node's free check (the checked mode's
+ * own publish must not take it). A context not in the job is left alone:
+ * the call returns SIMPLE_ERR_NOT_IN_JOB. The collective must return
+ * through simple__coll_verdict. */
+#define SIMPLE__COLL_CHECK(s, call, count, type, op, root)                                         \
+  do {                                                                                             \
+    if (!SIMPLE__IN_JOB(s)) break;                                                                 \
+    simple__call_record(&(s)->last, (call), __builtin_return_address(0), (long long)(count),       \
+                        (int)(type), (int)(op), (root));                                           \
+    if ((s)->node->checked) {                                                                      \
+      int check_rc_ = simple__coll_check((s), &(s)->last);                                         \
+      if (check_rc_) return check_rc_;                                                             \
+    }                                                                                              \
+    (s)->sig = simple__coll_sig(SIMPLE__COLL_ID(call), (long long)(count), (int)(type), (int)(op), \
+                                (root));                                                           \
   } while (0)
 
 /* The collectives' own communicator (comm.c), for the node-level steps

@@ -471,23 +471,29 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
 int simple_gather(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
                   int root) {
   SIMPLE__COLL_CHECK(s, "gather", count, type, -1, root);
-  return rooted(s, 0, 0, (void *)send, count, recv, NULL, NULL, type, root);
+  return simple__coll_verdict(s,
+                              rooted(s, 0, 0, (void *)send, count, recv, NULL, NULL, type, root));
 }
 
 int simple_gatherv(simple_t *s, const void *send, size_t count, void *recv, const size_t *counts,
                    const size_t *displs, simple_type_t type, int root) {
-  SIMPLE__COLL_CHECK(s, "gatherv", -1, type, -1, root);
-  return rooted(s, 0, 1, (void *)send, count, recv, counts, displs, type, root);
+  simple__coll_vargs_t va = {count, {counts, displs}};
+  SIMPLE__COLL_CHECK_V(s, "gatherv", type, root, &va);
+  return simple__coll_verdict(
+      s, rooted(s, 0, 1, (void *)send, count, recv, counts, displs, type, root));
 }
 
 int simple_scatter(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
                    int root) {
   SIMPLE__COLL_CHECK(s, "scatter", count, type, -1, root);
-  return rooted(s, 1, 0, recv, count, (void *)send, NULL, NULL, type, root);
+  return simple__coll_verdict(s,
+                              rooted(s, 1, 0, recv, count, (void *)send, NULL, NULL, type, root));
 }
 
 int simple_scatterv(simple_t *s, const void *send, const size_t *counts, const size_t *displs,
                     void *recv, size_t count, simple_type_t type, int root) {
-  SIMPLE__COLL_CHECK(s, "scatterv", -1, type, -1, root);
-  return rooted(s, 1, 1, recv, count, (void *)send, counts, displs, type, root);
+  simple__coll_vargs_t va = {count, {counts, displs}};
+  SIMPLE__COLL_CHECK_V(s, "scatterv", type, root, &va);
+  return simple__coll_verdict(
+      s, rooted(s, 1, 1, recv, count, (void *)send, counts, displs, type, root));
 }

@@ -236,11 +236,11 @@ static int scan_common(simple_t *s, const void *send, void *recv, size_t count, 
 int simple_scan(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
                 simple_op_t op) {
   SIMPLE__COLL_CHECK(s, "scan", count, type, op, -1);
-  return scan_common(s, send, recv, count, type, op, 0);
+  return simple__coll_verdict(s, scan_common(s, send, recv, count, type, op, 0));
 }
 
 int simple_exscan(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,
                   simple_op_t op) {
   SIMPLE__COLL_CHECK(s, "exscan", count, type, op, -1);
-  return scan_common(s, send, recv, count, type, op, 1);
+  return simple__coll_verdict(s, scan_common(s, send, recv, count, type, op, 1));
 }

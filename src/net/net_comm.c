@@ -155,7 +155,7 @@ int simple__comm_bcast_word(simple__comm_t *c, long long *word, void *buf, size_
     /* Nothing to carry the word, or more than one MPI count: the word goes
      * alone first (an extra message only beyond 1 GiB). */
     rc = simple__net_ok(SIMPLE__NET_WATCHED(MPI_Bcast(word, 1, MPI_LONG_LONG, root, c->comm)));
-    if (!rc && bytes && *word == 0) rc = simple__comm_bcast(c, buf, bytes, root);
+    if (!rc && bytes && !(*word & 1)) rc = simple__comm_bcast(c, buf, bytes, root);
   } else if (bytes <= WORD_COPY_BYTES) {
     /* Small: word and data copied through the stack, one plain message
      * (cheaper than building a datatype, ~1 us). */
@@ -166,7 +166,7 @@ int simple__comm_bcast_word(simple__comm_t *c, long long *word, void *buf, size_
         SIMPLE__NET_WATCHED(MPI_Bcast(st, (int)(sizeof *word + bytes), MPI_BYTE, root, c->comm)));
     if (!rc && c->rank != root) {
       *word = st[0];
-      if (*word == 0) memcpy(buf, st + 1, bytes);
+      if (!(*word & 1)) memcpy(buf, st + 1, bytes);
     }
   } else {
     /* One message over both places: the word, then the data. */

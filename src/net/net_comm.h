@@ -83,9 +83,10 @@ int simple__comm_bcast(simple__comm_t *c, void *buf, size_t bytes, int root);
  * *word and its `bytes` at buf travel as one message (an MPI datatype over
  * both places, or a stack copy up to 1 KiB); the others receive the word
  * into *word and the data at buf (NULL with bytes > 0: into a temporary
- * block, dropped; the error path only). With a non-zero word, what buf
- * holds after the call is unspecified (the error path). Cost: one
- * MPI_Bcast of bytes + 8. */
+ * block, dropped; the error path only). Bit 0 of the word is the
+ * verdict: with it set, what buf holds after the call is unspecified (the
+ * error path); the other bits are the caller's (a call signature). Cost:
+ * one MPI_Bcast of bytes + 8. */
 int simple__comm_bcast_word(simple__comm_t *c, long long *word, void *buf, size_t bytes, int root);
 /* Every node contributes `bytes`; rbuf gets them in node order. */
 int simple__comm_allgather(simple__comm_t *c, const void *sbuf, size_t bytes, void *rbuf);

@@ -50,7 +50,7 @@ int simple_node_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, 
   if (!small) simple__node_my_slot(s)->send = buf;
   const simple__slot_t *lines =
       simple__node_exchange(s, buf, small && s->thread == root ? bytes : 0, err, &rc);
-  if (!lines) return rc;
+  if (!lines) return simple__node_verdict(s, rc);
   if (small) {
     if (s->thread != root && bytes) memcpy(buf, lines[root].data, bytes);
     return 0;
@@ -63,7 +63,7 @@ int simple_node_share(simple_t *s, void **ptr, int root) {
   if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   int rc, err = ptr ? check_root(s, root) : SIMPLE_ERR_ARG;
   simple__slot_t *slots = simple__node_publish(s, NULL, NULL, ptr ? *ptr : NULL, 0, err, &rc);
-  if (!slots) return rc;
+  if (!slots) return simple__node_verdict(s, rc);
   /* No closing barrier: the slots alternate by call, and no thread can
    * publish into this call's slots again before every thread has read them
    * (that takes passing the next call's barrier). */
@@ -156,7 +156,7 @@ static int combine(simple_t *s, const void *send, void *recv, size_t count, simp
   }
   const simple__slot_t *lines =
       simple__node_exchange(s, send, small && !err ? count * es : 0, err, &rc);
-  if (!lines) return rc;
+  if (!lines) return simple__node_verdict(s, rc);
   if (small) {
     if (count) combine_posted(lines, r, me, root, kind, type, op, count, recv);
     return 0;
@@ -208,7 +208,7 @@ int simple_node_malloc(simple_t *s, size_t bytes, void **ptr) {
   int rc, err = ptr ? 0 : SIMPLE_ERR_ARG;
   if (ptr) *ptr = NULL;
   simple__slot_t *slots = simple__node_publish(s, NULL, NULL, NULL, bytes, err, &rc);
-  if (!slots) return rc;
+  if (!slots) return simple__node_verdict(s, rc);
   /* Every thread checks the sizes itself and so reaches the same verdict
    * without another synchronization. */
   for (int u = 1; u < s->node->threads; u++)
@@ -228,7 +228,7 @@ int simple_node_free(simple_t *s, void *ptr) {
   if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   int rc;
   simple__slot_t *slots = simple__node_publish(s, NULL, NULL, ptr, 0, 0, &rc);
-  if (!slots) return rc;
+  if (!slots) return simple__node_verdict(s, rc);
   for (int u = 1; u < s->node->threads; u++)
     if (slots[u].ptr != slots[0].ptr) return SIMPLE_ERR_ARG;
   if (s->thread == 0) free(ptr);

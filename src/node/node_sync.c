@@ -13,6 +13,42 @@
  * while the r inputs stream past it. */
 #define CHUNK_BYTES 2048
 
+/* The barrier flag by which the leader tells the node that its threads'
+ * signatures differ (the arrival flag is 1, a failed leader's work 2). */
+#define MISMATCH_FLAG 4u
+
+static int signatures_differ(const simple__slot_t *slots, int r, unsigned sig) {
+  unsigned differ = 0;
+  for (int u = 0; u < r; u++) differ |= slots[u].sig ^ sig;
+  return differ != 0;
+}
+
+/* The node's threads called differently: every caller returns at once
+ * (SIMPLE_ERR_FATAL, on which none of them touches the network), and the
+ * entry point that set the signature turns it into the verdict. */
+static simple__slot_t *mismatch(simple_t *s, int *rc) {
+  s->mismatch = 1;
+  *rc = SIMPLE_ERR_FATAL;
+  return NULL;
+}
+
+int simple__node_mismatch(simple_t *s, int *ref) {
+  const simple__slot_t *slots = simple__node_slots(s);
+  int r = s->node->threads, best = 0, best_w = 0;
+  s->mismatch = 0;
+  /* The reference: the signature most threads posted, the lowest thread's
+   * among equals. O(r^2) compares, on the failure path only. */
+  for (int u = 0; u < r; u++) {
+    int w = 0;
+    for (int v = 0; v < r; v++) w += slots[v].sig == slots[u].sig;
+    if (w > best_w) best = u, best_w = w;
+  }
+  if (ref) *ref = best;
+  const simple__slot_t *mine = &slots[s->thread];
+  if (mine->sig != slots[best].sig) return SIMPLE_ERR_ARG;
+  return mine->err ? mine->err : SIMPLE_ERR_PEER;
+}
+
 simple__slot_t *simple__node_publish(simple_t *s, const void *send, void *recv, void *ptr, size_t n,
                                      int err, int *rc) {
   if (s->node->nodes == 1) {
@@ -41,11 +77,23 @@ simple__slot_t *simple__node_publish_lead(simple_t *s, const void *send, void *r
   mine->recv = recv;
   mine->ptr = ptr;
   mine->n = n;
+  mine->err = err;
+  mine->sig = s->sig;
+  s->sig = 0;
   unsigned flags = simple__barrier_lead(&node->barrier, err ? 1u : 0u, lead);
+  /* The leader, last to arrive, compares the signatures for the node: one
+   * posted line read per other thread, no extra barrier. */
+  if (*lead && !(flags & SIMPLE__BARRIER_FATAL) &&
+      signatures_differ(slots, node->threads, mine->sig)) {
+    simple__barrier_lead_release(&node->barrier, MISMATCH_FLAG);
+    flags |= MISMATCH_FLAG;
+    *lead = 0;
+  }
   if (*lead && flags) {
     simple__barrier_lead_release(&node->barrier, 0);
     *lead = (flags & SIMPLE__BARRIER_FATAL) ? 0 : -1;
   }
+  if (!(flags & SIMPLE__BARRIER_FATAL) && (flags & MISMATCH_FLAG)) return mismatch(s, rc);
   *rc = (flags & SIMPLE__BARRIER_FATAL) ? SIMPLE_ERR_FATAL
         : err                           ? err
         : flags                         ? SIMPLE_ERR_PEER
@@ -69,11 +117,14 @@ simple__slot_t *simple__node_exchange(simple_t *s, const void *data, size_t byte
   k++;
   if (bytes) memcpy(mine->data, data, bytes);
   mine->err = err;
+  mine->sig = s->sig;
+  s->sig = 0;
   /* Sequentially consistent, as the barrier's release: a waiter that went
    * to sleep after its last look at seq is seen in sleepers. */
   atomic_store_explicit(&mine->seq, k, memory_order_seq_cst);
   simple__wake_all(&mine->seq, &mine->sleepers);
   int peer = 0;
+  unsigned differ = 0;
   for (int u = 0; u < n->threads; u++) {
     if (u == s->thread) continue;
     unsigned v;
@@ -83,7 +134,10 @@ simple__slot_t *simple__node_exchange(simple_t *s, const void *data, size_t byte
         return NULL;
       }
     if (slots[u].err) peer = 1;
+    /* The signature shares the line just read: the check costs nothing. */
+    differ |= slots[u].sig ^ mine->sig;
   }
+  if (differ) return mismatch(s, rc);
   *rc = err ? err : peer ? SIMPLE_ERR_PEER : 0;
   return *rc ? NULL : slots;
 }

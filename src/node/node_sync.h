@@ -52,6 +52,33 @@ simple__slot_t *simple__node_publish(simple_t *s, const void *send, void *recv, 
 simple__slot_t *simple__node_exchange(simple_t *s, const void *data, size_t bytes, int err,
                                       int *rc);
 
+/* The free check. Before a publish or an exchange, a collective entry
+ * point may set s->sig, a 32-bit signature of its call (src/coll:
+ * SIMPLE__COLL_CHECK hashes call, count, type, op and root); every publish
+ * and exchange posts it in the thread's slot, on the line that already
+ * carries the sequence number and the error flag, and clears it (a call
+ * that sets none posts 0). The exchange compares every slot's signature on
+ * the line it reads anyway; the barrier's leader compares them before it
+ * works or releases (one posted line read per other thread). Threads that
+ * differ get NULL with *rc = SIMPLE_ERR_FATAL and s->mismatch = 1: the one
+ * code on which every caller returns at once without any inter-node step,
+ * which a mismatch needs (those steps would follow the offender's
+ * arguments). The entry point then asks simple__node_mismatch for the
+ * thread's verdict. The job has not failed: nothing else sees the code. */
+/* The verdict after a publish that found a mismatch (s->mismatch, which
+ * this clears): SIMPLE_ERR_ARG on a thread whose signature differs from
+ * the node's reference (the one most threads posted; the lowest thread's
+ * among equals), else its own argument error or SIMPLE_ERR_PEER. *ref (if
+ * not NULL) receives the reference thread. Reads the slots of the call, so
+ * call it before the thread's next publish. */
+int simple__node_mismatch(simple_t *s, int *ref);
+
+/* rc, or the verdict when it is a mismatch's: for calls that end inside the
+ * node (the node library). */
+static inline int simple__node_verdict(simple_t *s, int rc) {
+  return rc == SIMPLE_ERR_FATAL && s->mismatch ? simple__node_mismatch(s, NULL) : rc;
+}
+
 /* The slots of the call that the calling thread's last publish or
  * exchange started. */
 static inline simple__slot_t *simple__node_slots(simple_t *s) {

@@ -612,7 +612,8 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
   simple_t *team = NULL;
   pthread_t *tids = NULL;
   if (rc == 0) {
-    team = calloc((size_t)node->threads, sizeof *team);
+    /* Aligned as its type (lines of its own per thread: job.h). */
+    team = aligned_alloc(SIMPLE__CACHE_LINE, (size_t)node->threads * sizeof *team);
     tids = calloc((size_t)node->threads, sizeof *tids);
     if (!team || !tids) rc = SIMPLE_ERR_NOMEM;
   }
