@@ -118,7 +118,7 @@ static int gather_all_direct(simple_t *s, const void *send, void *recv, size_t c
     if (!rc && word) rc = SIMPLE_ERR_PEER;
   }
   if ((rc = simple__sync_rc(s, rc)) != 0) return rc;
-  if (me != 0) memcpy(recv, all0, total);
+  if (me != 0 && total) memcpy(recv, all0, total);
   /* Thread 0's recv is read until every thread has its copy. */
   return r > 1 ? simple__node_finish(s) : 0;
 }
