@@ -197,17 +197,25 @@ int simple__comm_alltoall_u64(simple__comm_t *c, const uint64_t *send, uint64_t 
       SIMPLE__NET_WATCHED(MPI_Alltoall(send, per, MPI_UINT64_T, recv, per, MPI_UINT64_T, c->comm)));
 }
 
-int simple__comm_allgatherv(simple__comm_t *c, const void *sbuf, const size_t *counts,
-                            const size_t *displs, void *rbuf) {
-  int P = c->size;
+/* MPI's int counts and displacements of an allgatherv (*out: counts, then
+ * displacements; the caller frees it). SIMPLE_ERR_COUNT when one does not
+ * fit an int: every node checks the same counts, so all go on, or none. */
+static int int_counts(int P, const size_t *counts, const size_t *displs, int **out) {
   int *cn = malloc(sizeof(int) * 2 * (size_t)P);
+  *out = cn;
   if (!cn) return SIMPLE_ERR_NOMEM;
-  int *d = cn + P, rc = 0;
+  int rc = 0;
   for (int k = 0; k < P; k++) {
     if (counts[k] > INT_MAX || displs[k] > INT_MAX) rc = SIMPLE_ERR_COUNT;
     cn[k] = (int)counts[k];
-    d[k] = (int)displs[k];
+    cn[P + k] = (int)displs[k];
   }
+  return rc;
+}
+
+int simple__comm_allgatherv(simple__comm_t *c, const void *sbuf, const size_t *counts,
+                            const size_t *displs, void *rbuf) {
+  int *cn, rc = int_counts(c->size, counts, displs, &cn), *d = cn ? cn + c->size : NULL;
   if (!rc)
     rc = simple__net_ok(SIMPLE__NET_WATCHED(
         MPI_Allgatherv(sbuf, cn[c->rank], MPI_BYTE, rbuf, cn, d, MPI_BYTE, c->comm)));
@@ -217,16 +225,7 @@ int simple__comm_allgatherv(simple__comm_t *c, const void *sbuf, const size_t *c
 
 int simple__comm_allgatherv_word(simple__comm_t *c, long long *word, const size_t *counts,
                                  const size_t *displs, void *rbuf) {
-  int P = c->size;
-  int *cn = malloc(sizeof(int) * 2 * (size_t)P);
-  if (!cn) return SIMPLE_ERR_NOMEM;
-  int *d = cn + P, rc = 0;
-  for (int k = 0; k < P; k++) {
-    if (counts[k] > INT_MAX || displs[k] > INT_MAX) rc = SIMPLE_ERR_COUNT;
-    cn[k] = (int)counts[k];
-    d[k] = (int)displs[k];
-  }
-  /* Every node checks the same counts: all go on, or none. */
+  int *cn, rc = int_counts(c->size, counts, displs, &cn), *d = cn ? cn + c->size : NULL;
   if (!rc) {
     MPI_Request req;
     rc = simple__net_ok(
