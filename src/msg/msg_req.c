@@ -21,19 +21,13 @@ static void msg_close(simple__node_t *n);
 static simple__layer_key_t comm_key;
 
 static int comm_open(simple__node_t *n) {
-  simple__comm_t *c = NULL;
-  int rc = simple__comm_dup(n, &c);
-  *simple__layer_slot(n, &comm_key) = c;
-  return rc;
+  return simple__comm_open_slot(n, simple__layer_slot(n, &comm_key));
 }
 
 /* Runs after msg_close (an at-close hook), which completed every request
  * on the communicator. */
 static void comm_close(simple__node_t *n) {
-  void **slot = simple__layer_slot(n, &comm_key);
-  simple__comm_t *c = *slot;
-  simple__comm_free(&c);
-  *slot = NULL;
+  simple__comm_close_slot(simple__layer_slot(n, &comm_key));
 }
 
 __attribute__((constructor)) static void register_hooks(void) {

@@ -240,3 +240,16 @@ int simple__comm_allgatherv_word(simple__comm_t *c, long long *word, const size_
   free(cn);
   return rc;
 }
+
+int simple__comm_open_slot(simple__node_t *n, void **slot) {
+  simple__comm_t *c = NULL;
+  int rc = simple__comm_dup(n, &c);
+  *slot = c;
+  return rc;
+}
+
+void simple__comm_close_slot(void **slot) {
+  simple__comm_t *c = *slot;
+  simple__comm_free(&c);
+  *slot = NULL;
+}

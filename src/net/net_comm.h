@@ -33,6 +33,11 @@ int simple__comm_dup(simple__node_t *n, simple__comm_t **out);
 /* Frees *c (NULL: nothing) and sets it to NULL; after every transfer on it
  * completed. */
 void simple__comm_free(simple__comm_t **c);
+/* A layer's own communicator kept in one of its node slots (a runtime
+ * open/close hook's whole work): the duplicate made into *slot (NULL on
+ * failure, with the error returned), and freed from it. */
+int simple__comm_open_slot(simple__node_t *n, void **slot);
+void simple__comm_close_slot(void **slot);
 /* MPI_TAG_UB of the communicator (at least 32767 by the standard). */
 int simple__comm_tag_ub(const simple__comm_t *c);
 
