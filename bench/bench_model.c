@@ -1,11 +1,11 @@
 /* simple-bench model: the cost model of bench/model/model.tsv, calibrated
  * on this machine and checked against what ran here.
  *
- * Parameters are fitted from measurements (the CSV files of other suites):
- * ai, bi from the ping-pong's intra-node MPI row (8 B latency, and the
- * slope to the largest size), an, bn from its inter-node MPI row (TCP
- * between virtual nodes with --vcluster), bm from simple's intra-node row
- * (one copy per message), bb from the hybrid barrier on one node. Then
+ * Parameters are measured (the CSV files of other suites): the cost of one
+ * message against its size, as a curve read by interpolation, from the
+ * ping-pong's intra-node MPI row (mi), its inter-node MPI row (mn; TCP
+ * between virtual nodes with --vcluster) and simple's intra-node row (cp,
+ * one copy per message); bb from the hybrid barrier on one node. Then
  * every (collective, size, layout) measured by `simple-bench coll` is
  * predicted for both sides (hybrid; flat MPI with Open MPI's default
  * collectives), with the relative error, and hybrid-against-flat ratios are
@@ -35,6 +35,44 @@ typedef struct {
   const double *v;
   int err;
 } ex_t;
+
+/* A measured cost curve: time against bytes, read between the measured
+ * sizes by linear interpolation and beyond the largest by the last
+ * segment's slope. A curve with lin set is alpha + beta m instead (the
+ * projected network). */
+#define MAX_PTS 32
+typedef struct {
+  double xs[MAX_PTS], ys[MAX_PTS];
+  int np, lin;
+  double alpha, beta;
+} curve_t;
+
+static double curve_at(const curve_t *c, double m) {
+  if (c->lin) return c->alpha + c->beta * m;
+  if (c->np == 0) return NAN;
+  if (m <= c->xs[0] || c->np == 1) return c->ys[0];
+  int k = 1;
+  while (k < c->np - 1 && c->xs[k] < m) k++;
+  double sl = (c->ys[k] - c->ys[k - 1]) / (c->xs[k] - c->xs[k - 1]);
+  return c->ys[k - 1] + sl * (m - c->xs[k - 1]);
+}
+
+/* The curves the formulas' functions read: one intra-node MPI message
+ * (mi), one inter-node MPI message (mn), simple's copy of m bytes in
+ * shared memory (cp: its intra-node ping-pong less its empty message). */
+static const curve_t *cur_mi, *cur_mn, *cur_cp;
+
+/* Cores a node's threads run on: k threads each copying m bytes at once
+ * take ceil(k / w) copy times (threads that share a core copy in turn).
+ * The node's memory bandwidth is taken as w times one copy's: true here,
+ * optimistic for large copies on a node of many cores. */
+static double copy_width = 1;
+
+static double copies(double m, double k) {
+  if (k < 1) k = 1;
+  double one = fmax(0, curve_at(cur_cp, m) - curve_at(cur_cp, 0));
+  return one * ceil(k / fmax(1, copy_width) - 1e-9);
+}
 
 static double ex_sum(ex_t *e);
 static void ex_ws(ex_t *e) {
@@ -81,6 +119,11 @@ static double ex_atom(ex_t *e) {
     if (!strcmp(name, "min")) return a < b ? a : b;
     if (!strcmp(name, "lt")) return a < b;
     if (!strcmp(name, "ge")) return a >= b;
+    if (!strcmp(name, "np2")) return a >= 1 && (((unsigned long long)a) & ((unsigned long long)a - 1));
+    if (!strcmp(name, "mi")) return curve_at(cur_mi, a);
+    if (!strcmp(name, "mn")) return curve_at(cur_mn, a);
+    if (!strcmp(name, "cp")) return copies(a, 1);
+    if (!strcmp(name, "cpn")) return copies(a, b);
     e->err = 1;
     return 0;
   }
@@ -134,7 +177,27 @@ static int load_model(const char *path) {
     if (sscanf(line, "%23[^\t]\t%7[^\t]\t%511[^\n]", m->op, m->side, m->formula) == 3) nforms++;
   }
   fclose(f);
-  return nforms ? 0 : 1;
+  if (!nforms) {
+    fprintf(stderr, "simple-bench model: no formulas in %s\n", path);
+    return 1;
+  }
+  /* Read every formula once now, so that one it cannot read is refused
+   * before anything runs (the curves are empty: only the syntax counts). */
+  static const curve_t empty;
+  cur_mi = cur_mn = cur_cp = &empty;
+  const double ones[NVARS] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  int bad = 0;
+  for (int i = 0; i < nforms; i++) {
+    ex_t e = {forms[i].formula, ones, 0};
+    ex_sum(&e);
+    ex_ws(&e);
+    if (e.err || *e.s) {
+      fprintf(stderr, "simple-bench model: %s: bad formula for %s %s: %s\n", path, forms[i].op,
+              forms[i].side, forms[i].formula);
+      bad = 1;
+    }
+  }
+  return bad;
 }
 
 static double predict(const char *op, const char *side, const double *v, int *found) {
@@ -174,11 +237,13 @@ static void csv_field(const char *line, int k, char *dst, size_t len) {
 typedef struct {
   double lat, slope; /* us at the smallest size > 0, us per byte to the largest */
   int ok;
+  curve_t curve; /* every measured size, 0 included, in order */
 } link_t;
 
 /* From a pingpong CSV: row `row`, column `col` (simple_us or mpi_us). */
 static link_t fit_link(const char *path, const char *row, const char *col) {
-  link_t l = {0, 0, 0};
+  link_t l;
+  memset(&l, 0, sizeof l);
   FILE *f = fopen(path, "r");
   if (!f) return l;
   char hdr[1024], line[1024], b[64], r[64], t[64];
@@ -193,29 +258,32 @@ static link_t fit_link(const char *path, const char *row, const char *col) {
   int kb = csv_col(h2, "bytes");
   snprintf(h2, sizeof h2, "%s", hdr);
   int kt = csv_col(h2, col);
-  /* The latency at the smallest size; the per-byte cost the smallest
-   * slope from there to any size of 4 KiB or more: noise on a shared
-   * machine only ever adds time, so the least slope is the machine's. */
-  double xs[64], ys[64];
-  int np = 0;
-  while (fgets(line, sizeof line, f) && np < 64) {
+  curve_t *c = &l.curve;
+  while (fgets(line, sizeof line, f) && c->np < MAX_PTS) {
     csv_field(line, kr, r, sizeof r);
     csv_field(line, kb, b, sizeof b);
     csv_field(line, kt, t, sizeof t);
     double x = atof(b), y = atof(t);
-    if (strcmp(r, row) || x <= 0 || y <= 0) continue;
-    xs[np] = x, ys[np] = y, np++;
+    if (strcmp(r, row) || x < 0 || !(y > 0)) continue;
+    int k = c->np++; /* insertion in order of size */
+    while (k > 0 && c->xs[k - 1] > x) c->xs[k] = c->xs[k - 1], c->ys[k] = c->ys[k - 1], k--;
+    c->xs[k] = x, c->ys[k] = y;
   }
   fclose(f);
+  /* The summary figures printed with the fit: the latency at the smallest
+   * size above 0; the per-byte cost the least slope from there to any size
+   * of 4 KiB or more (noise on a shared machine only ever adds time). The
+   * formulas read the whole curve (mi, mn, cp). */
   int k0 = -1;
-  for (int i = 0; i < np; i++)
-    if (k0 < 0 || xs[i] < xs[k0]) k0 = i;
-  for (int i = 0; i < np && k0 >= 0; i++) {
-    if (xs[i] < 4096) continue;
-    double sl = (ys[i] - ys[k0]) / (xs[i] - xs[k0]);
+  for (int i = 0; i < c->np; i++)
+    if (c->xs[i] > 0 && (k0 < 0 || c->xs[i] < c->xs[k0])) k0 = i;
+  for (int i = 0; i < c->np && k0 >= 0; i++) {
+    if (c->xs[i] < 4096) continue;
+    double sl = (c->ys[i] - c->ys[k0]) / (c->xs[i] - c->xs[k0]);
     if (sl > 0 && (!l.ok || sl < l.slope)) l.slope = sl, l.ok = 1;
   }
-  if (l.ok) l.lat = ys[k0];
+  if (k0 >= 0) l.lat = c->ys[k0];
+  l.ok = c->np >= 2; /* a curve needs two sizes */
   return l;
 }
 
@@ -263,18 +331,23 @@ static double bb_fit = NAN;
 
 static void model_usage(FILE *f) {
   fprintf(f,
-          "usage: simple-bench model [--measure] [--vcluster] [--dir DIR] [--csv FILE]\n"
+          "usage: simple-bench model [--measure | --fill] [--vcluster] [--dir DIR] [--csv FILE]\n"
           "                          [--model FILE.tsv]\n"
           "  the cost model (bench/model/model.tsv): parameters fitted from the CSV files in\n"
           "  DIR (pingpong.csv, coll-1x2.csv, coll-2x1.csv, and with --vcluster\n"
-          "  pingpong-vc.csv, coll-2x2-vc.csv); --measure runs those suites (--quick) first.\n"
+          "  pingpong-vc.csv, coll-2x1-vc.csv, coll-2x2-vc.csv); --measure runs those suites\n"
+          "  (--quick) first, --fill only those whose file is missing.\n"
           "  Prints measured against predicted per collective, size and layout, and the\n"
           "  projected flat/hybrid time ratios for 16..1024 nodes x 32..128 cores on a\n"
           "  network of 1.5 us and 12.5 GB/s.\n");
 }
 
+static int fill_only; /* --fill: run only the inputs missing from DIR */
+
 static int run_quick(const char *dir, const char *bin, const char *args, const char *out) {
   char cmd[8192];
+  snprintf(cmd, sizeof cmd, "%s/%s", dir, out);
+  if (fill_only && access(cmd, R_OK) == 0) return 0;
   snprintf(cmd, sizeof cmd, "'%s/simple-bench' %s --quick --csv '%s/%s' >/dev/null", bin, args, dir,
            out);
   fprintf(stderr, "  simple-bench %s --quick\n", args);
@@ -285,9 +358,11 @@ static int run_quick(const char *dir, const char *bin, const char *args, const c
 
 int bench_model_suite(int argc, char **argv) {
   int measure = 0, vcluster = 0;
+  fill_only = 0;
   const char *dir = "model-data", *csv = NULL, *model = SIMPLE_MODEL_DIR "/model.tsv";
   const bench_opt_t opts[] = {
-      {"--measure", BENCH_FLAG, &measure, 0, 0}, {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
+      {"--measure", BENCH_FLAG, &measure, 0, 0}, {"--fill", BENCH_FLAG, &fill_only, 0, 0},
+      {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
       {"--dir", BENCH_WORD, &dir, 0, 0},         {"--csv", BENCH_WORD, &csv, 0, 0},
       {"--model", BENCH_WORD, &model, 0, 0},     {NULL, 0, NULL, 0, 0}};
   int prc = bench_parse(argc, argv, opts, model_usage);
@@ -295,7 +370,7 @@ int bench_model_suite(int argc, char **argv) {
   if (load_model(model)) return 1;
   char bin[4096];
   bench_self_dir(bin, sizeof bin);
-  if (measure) {
+  if (measure || fill_only) {
     char mk[4300];
     snprintf(mk, sizeof mk, "mkdir -p '%s'", dir);
     if (system(mk) != 0) return 1;
@@ -304,6 +379,7 @@ int bench_model_suite(int argc, char **argv) {
         run_quick(dir, bin, "coll -N 2 -t 1", "coll-2x1.csv"))
       return 1;
     if (vcluster && (run_quick(dir, bin, "pingpong --vcluster", "pingpong-vc.csv") ||
+                     run_quick(dir, bin, "coll -N 2 -t 1 --vcluster", "coll-2x1-vc.csv") ||
                      run_quick(dir, bin, "coll -N 2 -t 2 --vcluster", "coll-2x2-vc.csv")))
       return 1;
   }
@@ -321,6 +397,8 @@ int bench_model_suite(int argc, char **argv) {
   load_coll(path, 0);
   snprintf(path, sizeof path, "%s/coll-2x1.csv", dir);
   load_coll(path, 0);
+  snprintf(path, sizeof path, "%s/coll-2x1-vc.csv", dir);
+  load_coll(path, 1);
   snprintf(path, sizeof path, "%s/coll-2x2-vc.csv", dir);
   load_coll(path, 1);
   for (int i = 0; i < nmeas; i++)
@@ -349,6 +427,11 @@ int bench_model_suite(int argc, char **argv) {
   for (int i = 0; i < nmeas; i++) {
     meas_t *m = &meas[i];
     link_t net = m->vc && inter_vc.ok ? inter_vc : inter_local;
+    /* Cores per node: the virtual cluster gives each node its share of
+     * this host's cores (a cpuset), local processes share them alike. */
+    double node_cores = fmax(1, (double)cores / m->N);
+    cur_mi = &intra.curve, cur_cp = &copy.curve, cur_mn = &net.curve;
+    copy_width = fmin(m->T, node_cores);
     double v[NVARS] = {
         m->N,      m->T,        m->N * m->T, m->bytes,  m->N * m->T > cores ? 1 : m->T,
         intra.lat, intra.slope, net.lat,     net.slope, bb_fit,
@@ -372,6 +455,7 @@ int bench_model_suite(int argc, char **argv) {
   /* Projections: a network of 1.5 us and 12.5 GB/s, the intra-node
    * parameters of this machine, every thread a core (L = r). */
   const double an = 1.5, bn = 1.0 / 12500.0;
+  curve_t network = {.lin = 1, .alpha = an, .beta = bn};
   static const int Ps[] = {16, 128, 1024}, Rs[] = {32, 64, 128};
   static const double Ns[] = {8, 4096, 65536};
   static const char *const ops[] = {"barrier",   "bcast",    "allreduce",
@@ -394,6 +478,8 @@ int bench_model_suite(int argc, char **argv) {
       printf("%-10s %8.0f", ops[o], Ns[k]);
       for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++) {
+          cur_mi = &intra.curve, cur_cp = &copy.curve, cur_mn = &network;
+          copy_width = Rs[b];
           double v[NVARS] = {Ps[a],       Rs[b],     (double)Ps[a] * Rs[b],
                              Ns[k],       Rs[b],     intra.lat,
                              intra.slope, an,        bn,
