@@ -16,6 +16,7 @@ import math
 import os
 import subprocess
 import sys
+import shutil
 import textwrap
 import time
 
@@ -33,7 +34,9 @@ SUITES = [
     dict(name="coll", title="paper 000 Fig. 4, paper 002 Fig. 6: hybrid collectives (reduction, "
          "all-to-all, ...) against flat MPI (best of Open MPI default and HAN)", nodes=True,
          group="op", x="bytes", ours="simple_us", anchor="anchor_us", panels=True,
-         anchor_label="MPI (faster of default, HAN)", full_args=["--rounds", "3"]),
+         anchor_label="MPI (faster of default, HAN)",
+         # to 1 MiB: the 4 MiB rows took a third of the suite's time
+         full_args=["--rounds", "3", "--max-bytes", "1M"]),
     dict(name="transpose", title="paper 002 Fig. 6(c) and Fig. 5(c): matrix transpose, and "
          "rows in blocks converted to rows dealt cyclically and back, hybrid against flat MPI "
          "(MPI_Alltoall, MPI_Alltoallv)", nodes=True, group="op", x="n", ours="simple_us",
@@ -71,7 +74,9 @@ SUITES = [
     dict(name="fft", title="paper 000, paper 002 Sec. 3.3: 2D FFT, hybrid against FFTW-MPI "
          "(best of flat and threaded)", nodes=True, group="output", x="n", ours="simple_us",
          anchor="anchor_us", anchor_label="FFTW-MPI (faster of flat, threaded)",
-         full_args=["--max-n", "2048", "--rounds", "3"]),
+         # to 1024: n = 2048 (its FFTW plans and runs) took 60 of the suite's 100 s;
+         # docs/bench.md has the larger sizes
+         full_args=["--max-n", "1024", "--rounds", "3"]),
     dict(name="queens", title="paper 000: n-queens, parallel time against the classic "
          "sequential solver", nodes=False, group=None, x="n", ours="simple_p_s",
          anchor="classic_s",
@@ -87,7 +92,8 @@ SUITES = [
     dict(name="as", title="paper 004 Sec. 3, As suite: total exchange per side (dashed: fit "
          "L + g h; tests 1-5 and g, L per level in the output)", nodes=True, group="side",
          x="h_words", ours="us", anchor=None,
-         full_args=["--max-h", str(1 << 16), "--rounds", "1"]),
+         # to h = 16384: the two longest exchanges took 60 of the sweep's 90 s
+         full_args=["--max-h", str(1 << 14), "--rounds", "1"]),
 ]
 
 TIME_SUFFIXES = ("_us", "_ms", "_s")
@@ -488,11 +494,19 @@ def scale_section(bench, outdir, vc, quick):
                            capture_output=True)
     # The model's inputs: the tour's own ping-pong and 2 x 2 collectives (on
     # the virtual cluster when it ran there) and, in the full tour, quick
-    # runs of its own on this host (1 x 2 and 2 x 1).
+    # runs of its own (ping-pong, 1 x 2 and 2 x 1 on this host, 2 x 1 on
+    # the virtual cluster).
     mdir = os.path.join(outdir, "model")
+    # A fresh directory each tour: --fill must not take an earlier tour's
+    # inputs. The tour's ping-pong ran its inter-node row on the virtual
+    # cluster: it stands for the local one only in the quick tour, which
+    # predicts no local layout.
+    shutil.rmtree(mdir, ignore_errors=True)
     os.makedirs(mdir, exist_ok=True)
-    for src, dst in (("pingpong.csv", "pingpong.csv"), ("pingpong.csv", "pingpong-vc.csv"),
-                     ("coll.csv", "coll-2x2-vc.csv")):
+    copies = [("pingpong.csv", "pingpong-vc.csv"), ("coll.csv", "coll-2x2-vc.csv")]
+    if quick:
+        copies.append(("pingpong.csv", "pingpong.csv"))
+    for src, dst in copies:
         if vc and os.path.exists(os.path.join(outdir, src)):
             with open(os.path.join(outdir, src)) as f, open(os.path.join(mdir, dst), "w") as g:
                 g.write(f.read())
