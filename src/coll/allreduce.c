@@ -9,22 +9,8 @@
 /* Two paths, chosen by choose.c's table (by default: up to 8 KiB the
  * first, above it the second). */
 
-/* Room kept after each lane's piece of the scratch, for the signature's
- * trailer (coll.h: SIMPLE__COLL_SIG_BYTES) that rides after the data sent
- * from and received into it: a cache line, so that pieces stay aligned and
- * the trailer of one lane never lands on another lane's line. */
-#define SIG_ROOM SIMPLE__CACHE_LINE
-
-/* Whether the large paths carry the signature between nodes: only when
- * every node runs them on the scratch, which has the room for it, that is
- * when no node has one thread (reduce_alone works on the caller's
- * buffers). The same answer on every node, as the messages' sizes follow
- * it. P loads. */
-static int large_sig(const simple__node_t *n) {
-  for (int k = 0; k < n->nodes; k++)
-    if (n->threads_of[k] < 2) return 0;
-  return 1;
-}
+/* The signature's room after each lane's piece of the scratch. */
+#define SIG_ROOM SIMPLE__COLL_SIG_ROOM
 
 /* Small vectors, with one node barrier (simple__node_publish_lead): the
  * node's last thread to arrive combines the inputs into the scratch (paper
@@ -221,7 +207,7 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, scratch, count, err, &rc);
   return reduce_large(s, slots, count, type, op, root, alg == SIMPLE__ALG_TREE, recv, rc,
-                      large_sig(n) ? sig : 0);
+                      simple__coll_large_sig(n) ? sig : 0);
 }
 
 int simple_allreduce(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,

@@ -44,6 +44,20 @@
  * must pass sig or none alike: the messages' sizes follow. sig 0: as
  * before, for callers on their own buffers. */
 #define SIMPLE__COLL_SIG_BYTES 8
+/* The room a scratch keeps after each lane's piece for that trailer: a
+ * cache line, so that pieces stay aligned and one lane's trailer never
+ * lands on another lane's line. */
+#define SIMPLE__COLL_SIG_ROOM SIMPLE__CACHE_LINE
+/* Whether the paths that have a node of one thread run on the caller's
+ * buffers (the large reductions and scans: no node phase there, no room
+ * for a trailer) carry the signature: only when no node has one thread,
+ * the same answer on every node, as the messages' sizes follow it. P
+ * loads. */
+static inline int simple__coll_large_sig(const simple__node_t *n) {
+  for (int k = 0; k < n->nodes; k++)
+    if (n->threads_of[k] < 2) return 0;
+  return 1;
+}
 int simple__coll_net_allreduce_rd_sig(simple__node_t *n, int lane, void *buf, void *tmp,
                                       size_t count, simple_type_t type, simple_op_t op, int bad,
                                       unsigned sig);
@@ -88,9 +102,12 @@ int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *t
  * goes down instead (the verdict's path): cost ceil(log2 P) (alpha + beta
  * n), for 2 nodes one message of n bytes. `bad` and the verdict as for the
  * allreduces (every node hears of an error: each takes part in steps that
- * cover every other node's block); res is untouched on SIMPLE_ERR_PEER. */
+ * cover every other node's block); res is untouched on SIMPLE_ERR_PEER.
+ * sig as for the allreduces, on every message (the token is then the
+ * 8-byte signature itself): all four regions need the room. */
 int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, void *tmp,
-                            void *spare, size_t count, simple_type_t type, simple_op_t op, int bad);
+                            void *spare, size_t count, simple_type_t type, simple_op_t op, int bad,
+                            unsigned sig);
 
 /* buf = in (op) buf, through tmp (count elements): the left operand is the
  * lower-ranked contribution, as simple__op_apply's acc. */

@@ -1,4 +1,5 @@
 /* Ordered reductions and scans among nodes, one thread per node per lane. */
+#include <stdint.h>
 #include <string.h>
 
 #include "coll/coll.h"
@@ -18,12 +19,13 @@
  * with *bad set (marks, no data), simple__xchg_sendrecv as it is. Cost on
  * success: two copies of 8 bytes and a compare, and 8 bytes on the wire
  * each way. */
-static int sig_sendrecv(simple__node_t *n, int lane, void *sbuf, size_t sbytes, int dest,
+static int sig_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
                         void *rbuf, size_t rbytes, int src, int tag, int *bad, unsigned sig) {
   if (!sig || *bad)
     return simple__xchg_sendrecv(n, lane, sbuf, sbytes, dest, rbuf, rbytes, src, tag, bad);
   unsigned long long word = sig, got;
-  unsigned char saved[SIMPLE__COLL_SIG_BYTES], *tail = (unsigned char *)sbuf + sbytes;
+  /* The caller's room: its scratch, never a const buffer. */
+  unsigned char saved[SIMPLE__COLL_SIG_BYTES], *tail = (unsigned char *)(uintptr_t)sbuf + sbytes;
   _Static_assert(sizeof word == SIMPLE__COLL_SIG_BYTES, "the trailer is one 64-bit word");
   if (dest >= 0) {
     memcpy(saved, tail, sizeof saved);
@@ -319,14 +321,17 @@ int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *t
 }
 
 int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, void *tmp,
-                            void *spare, size_t count, simple_type_t type, simple_op_t op,
-                            int bad) {
+                            void *spare, size_t count, simple_type_t type, simple_op_t op, int bad,
+                            unsigned sig) {
   int me = n->node, P = n->nodes, have = 0, rc = 0;
   size_t bytes = count * simple_type_size(type);
   unsigned char *pa = part, *re = res, *tm = tmp, *sp = spare, *x;
   /* The token that stands for a partial nobody needs (see below). */
   static const unsigned char token = 0;
   unsigned char token_in;
+  /* With the signature, the token is the trailer alone: 0 bytes of data
+   * here, the 8-byte word after them (in these locals). */
+  unsigned long long word_out = 0, word_in;
   for (int mask = 1; mask < P; mask <<= 1) {
     int partner = me ^ mask;
     if (partner >= P) continue; /* our block is the last; nobody above needs it */
@@ -337,14 +342,16 @@ int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, 
      * each way: on a link whose ends share a core, half the time). */
     int later = (mask << 1) < P;
     int up = partner > me; /* the partner's block lies above ours */
-    const void *sb = !up && !later ? &token : pa;
-    size_t sn = !up && !later ? 1 : bytes;
+    const void *sb = !up && !later ? (sig ? (void *)&word_out : (const void *)&token) : pa;
+    size_t sn = !up && !later ? (sig ? 0 : 1) : bytes;
     /* The first block from below at the last step is the result itself:
      * received straight into res (nothing reaches res on a mark). */
     int direct = !up && !later && !have;
-    void *rb = up && !later ? &token_in : direct ? (void *)re : (void *)tm;
-    size_t rn = up && !later ? 1 : bytes;
-    rc = simple__xchg_sendrecv(n, lane, sb, sn, partner, rb, rn, partner, SIMPLE__TAG_SCAN, &bad);
+    void *rb = up && !later ? (sig ? (void *)&word_in : (void *)&token_in)
+               : direct     ? (void *)re
+                            : (void *)tm;
+    size_t rn = up && !later ? (sig ? 0 : 1) : bytes;
+    rc = sig_sendrecv(n, lane, sb, sn, partner, rb, rn, partner, SIMPLE__TAG_SCAN, &bad, sig);
     if (rc) return rc;
     if (bad) continue;
     if (!up) {
@@ -366,7 +373,7 @@ int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, 
       simple__op_apply(op, type, pa, tm, count);
     }
   }
-  if (bad) return SIMPLE_ERR_PEER;
+  if (bad) return verdict(0, bad);
   if (have && re != (unsigned char *)res) memcpy(res, re, bytes);
   return 0;
 }
