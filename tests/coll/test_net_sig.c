@@ -16,17 +16,21 @@
  * sender's signature, or a mark once the sender failed; a node that has
  * failed takes no more notice of what it receives). The paths on the
  * callers' own buffers carry no signature (a large vector where a node
- * has one thread): there the mismatched call is not made. */
+ * has one thread): there the mismatched call is not made. alltoall
+ * likewise (packed messages, where no node has one thread): every node
+ * receives every other node's message, always data, so every node whose
+ * signature differs from another's returns SIMPLE_ERR_ARG; its recv may
+ * hold blocks that landed before the verdict. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
 
-enum { W_ALLREDUCE, W_REDUCE, W_SCAN, W_EXSCAN, W_N };
-static const char *const wname[W_N] = {"allreduce", "reduce", "scan", "exscan"};
+enum { W_ALLREDUCE, W_REDUCE, W_SCAN, W_EXSCAN, W_ALLTOALL, W_N };
+static const char *const wname[W_N] = {"allreduce", "reduce", "scan", "exscan", "alltoall"};
 enum { D_OP, D_TYPE, D_COUNT, D_N };
 static const char *const dname[D_N] = {"op", "type", "count"};
-enum { A_RD, A_RAB, A_TREE, A_SCAN };
+enum { A_RD, A_RAB, A_TREE, A_SCAN, A_PACKED, A_DIRECT };
 
 static long long val(int j, size_t i) { return (long long)j * 1000003 + (long long)i * 7 + 1; }
 
@@ -35,6 +39,8 @@ static long long val(int j, size_t i) { return (long long)j * 1000003 + (long lo
 static int algorithm(int w, int P, size_t bytes) {
   if (w == W_SCAN || w == W_EXSCAN) return A_SCAN;
   const char *env = getenv("SIMPLE_COLL_ALG");
+  if (w == W_ALLTOALL) /* blocks of 256 KiB and up go alone: none here */
+    return env && strstr(env, "alltoall=direct") ? A_DIRECT : A_PACKED;
   const char *key = w == W_ALLREDUCE ? "allreduce=" : "reduce=";
   for (const char *p = env; p && (p = strstr(p, key)) != NULL; p++) {
     if (p != env && p[-1] != ',') continue; /* "reduce=" inside "allreduce=" */
@@ -78,6 +84,12 @@ static void simulate(int alg, int P, int root_node, const int *sig, int *bad) {
     for (int mask = top; mask >= 1; mask >>= 1) /* down: tokens */
       for (int rel = 0; rel + mask < P; rel += 2 * mask)
         step(bad, sig, P, (rel + root_node) % P, (rel + mask + root_node) % P, 0, 0);
+    return;
+  }
+  if (alg == A_PACKED) { /* every node's message to every other, always data */
+    for (int a = 0; a < P; a++)
+      for (int b = 0; b < P; b++)
+        if (a != b && sig[a] != sig[b]) bad[b] = 2;
     return;
   }
   if (alg == A_SCAN) { /* recursive doubling over all P; every message carries it */
@@ -125,9 +137,10 @@ static int call(const ctx_t *c, int w, int d, int odd) {
       n *= 2;
     }
   }
-  long long *x = malloc(c->n * 8), *y = malloc(c->n * 8);
+  size_t len = w == W_ALLTOALL ? (size_t)c->p * c->n : c->n; /* elements of 8 bytes */
+  long long *x = malloc(len * 8), *y = malloc(len * 8);
   CHECK(x && y);
-  for (size_t i = 0; i < c->n; i++) {
+  for (size_t i = 0; i < len; i++) {
     x[i] = val(c->me, i);
     y[i] = -7;
   }
@@ -136,19 +149,30 @@ static int call(const ctx_t *c, int w, int d, int odd) {
     case W_ALLREDUCE: rc = simple_allreduce(s, x, y, n, type, op); break;
     case W_REDUCE: rc = simple_reduce(s, x, y, n, type, op, root); break;
     case W_SCAN: rc = simple_scan(s, x, y, n, type, op); break;
-    default: rc = simple_exscan(s, x, y, n, type, op); break;
+    case W_EXSCAN: rc = simple_exscan(s, x, y, n, type, op); break;
+    default: rc = simple_alltoall(s, x, y, n, type); break;
   }
-  for (size_t i = 0; i < c->n; i++)
+  for (size_t i = 0; i < len; i++)
     if (x[i] != val(c->me, i))
       simple_abort(s, "%s n %zu: send element %zu changed", wname[w], c->n, i);
   /* A large scan writes each thread's local prefix before the exchange
    * among nodes (docs/api.md: partial results on failure). */
-  int partial = w >= W_SCAN && c->n * 8 > 1072;
+  int partial = (w == W_SCAN || w == W_EXSCAN) && c->n * 8 > 1072;
+  /* An alltoall's node-local blocks, and those from nodes whose
+   * signature matched, land before the verdict (docs/api.md). */
+  partial |= w == W_ALLTOALL;
   if (odd >= 0 && rc != 0 && !partial) {
     for (size_t i = 0; i < c->n; i++)
       if (y[i] != -7)
         simple_abort(s, "%s (%s differs on node %d, n %zu) failed with %s but wrote recv[%zu]",
                      wname[w], dname[d], odd, c->n, simple_errname(rc), i);
+  } else if (odd < 0 && w == W_ALLTOALL) {
+    CHECK_OK(rc);
+    for (int j = 0; j < c->p; j++) /* block j: thread j's block for me */
+      for (size_t i = 0; i < c->n; i++)
+        if (y[(size_t)j * c->n + i] != val(j, (size_t)c->me * c->n + i))
+          simple_abort(s, "alltoall n %zu: block %d element %zu is %lld", c->n, j, i,
+                       y[(size_t)j * c->n + i]);
   } else if (odd < 0) {
     CHECK_OK(rc);
     /* Sum over the pids that reach this thread's result. */
@@ -189,10 +213,13 @@ static void test(simple_t *s, void *arg) {
       /* The callers' buffers: a large vector where a node has one thread
        * (reduce, allreduce: Rabenseifner's or the tree; scan: lanes). */
       if (alg != A_RD && one_thread) continue;
-      if (w >= W_SCAN && bytes > 1072 && one_thread) continue;
+      if ((w == W_SCAN || w == W_EXSCAN) && bytes > 1072 && one_thread) continue;
+      /* alltoall: packed where no node has one thread. */
+      if (w == W_ALLTOALL && (alg == A_DIRECT || one_thread)) continue;
       int odds[2] = {P - 1, 0};
       for (int k = 0; k < 2; k++)
         for (int d = 0; d < D_N; d++) {
+          if (w == W_ALLTOALL && d == D_OP) continue; /* no op: the same call */
           int sig[64], bad[64];
           for (int j = 0; j < P; j++) sig[j] = j == odds[k];
           int root_node = simple_node_of(s, c.root);
