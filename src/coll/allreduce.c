@@ -141,7 +141,8 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
  * (one memory pass of n each): the result is built in recv, which MPI's
  * own collectives fill the same way (recv = send, then combined into);
  * a leaf of the reduce tree sends straight from send. No room there for
- * the signature's trailer: these paths carry none (large_sig). */
+ * the signature's trailer: these paths carry none
+ * (simple__coll_large_sig). */
 static int reduce_alone(simple_t *s, const void *send, void *recv, void *scratch, size_t count,
                         simple_type_t type, simple_op_t op, int root, int tree, int err) {
   simple__node_t *n = s->node;
