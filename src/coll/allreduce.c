@@ -8,13 +8,22 @@
 
 /* Two paths, chosen by choose.c's table (by default: up to 8 KiB the
  * first, above it the second). */
+
+/* The signature's room after each lane's piece of the scratch. */
+#define SIG_ROOM SIMPLE__COLL_SIG_ROOM
+
 /* Small vectors, with one node barrier (simple__node_publish_lead): the
  * node's last thread to arrive combines the inputs into the scratch (paper
  * 001: the other threads only raise their flags, by arriving), reduces
  * among nodes and releases the others; everyone reads the result from the
- * scratch (thread 0's, published in its slot). */
+ * scratch (thread 0's, published in its slot). Scratch: the accumulator
+ * and the exchange's tmp, SIG_ROOM after each, as every node carries the
+ * signature here. On failure (every thread of the node sees one then) a
+ * second barrier tells the node's threads whether the leader found another
+ * node's signature (SIMPLE_ERR_ARG on all of them); failure path only. */
 static int reduce_small(simple_t *s, const void *send, void *recv, void *scratch, size_t count,
-                        simple_type_t type, simple_op_t op, int want_result, int err) {
+                        simple_type_t type, simple_op_t op, int want_result, int err,
+                        unsigned sig) {
   simple__node_t *n = s->node;
   int rc, lead;
   const simple__slot_t *slots =
@@ -23,16 +32,18 @@ static int reduce_small(simple_t *s, const void *send, void *recv, void *scratch
     /* An argument error on this node: the other nodes still wait on the
      * exchange, which the leader runs with error marks. */
     if (lead < 0 && count) simple__coll_net_allreduce_rd(n, 0, NULL, NULL, count, type, op, 1);
-    return rc;
+    return rc == SIMPLE_ERR_FATAL ? rc : simple__coll_net_rc(s, rc, 0);
   }
   size_t bytes = count * simple_type_size(type);
   unsigned char *acc = slots[0].ptr;
   if (lead) {
     if (count) {
       simple__node_combine_into(slots, n->threads, type, op, 0, count, acc);
-      rc = simple__coll_net_allreduce_rd(n, 0, acc, acc + bytes, count, type, op, 0);
+      rc = simple__coll_net_allreduce_rd_sig(n, 0, acc, acc + bytes + SIG_ROOM, count, type, op, 0,
+                                             sig);
     }
-    if ((rc = simple__node_lead_done(s, rc))) return rc;
+    if ((rc = simple__node_lead_done(s, rc)))
+      return simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG);
   }
   if (want_result && count) memcpy(recv, acc, bytes);
   return 0;
@@ -54,10 +65,11 @@ static void lane_piece(size_t count, size_t es, int lanes, int me, size_t *l0, s
  * the root's node (root_node >= 0: half the bytes of an allreduce cross,
  * one way), else Rabenseifner's allreduce. */
 static int lane_exchange(simple__node_t *n, int me, void *buf, void *tmp, size_t count,
-                         simple_type_t type, simple_op_t op, int root_node, int bad) {
+                         simple_type_t type, simple_op_t op, int root_node, int bad,
+                         unsigned sig) {
   if (root_node >= 0)
-    return simple__coll_net_reduce_tree(n, me, buf, tmp, count, type, op, root_node, bad);
-  return simple__coll_net_allreduce_rab(n, me, buf, tmp, count, type, op, bad);
+    return simple__coll_net_reduce_tree(n, me, buf, tmp, count, type, op, root_node, bad, sig);
+  return simple__coll_net_allreduce_rab(n, me, buf, tmp, count, type, op, bad, sig);
 }
 
 /* The tree's root node for a reduce to root by `tree` (-1: the allreduce
@@ -69,8 +81,12 @@ static int tree_root(const simple__node_t *n, int root, simple_op_t op, int tree
   return root < n->nprocs ? simple__node_of(n, root) : 0;
 }
 
+/* The scratch of the large path with the signature: lane k's piece of the
+ * accumulator at acc + k room (elements [l0, l1) of lane k at acc + k room
+ * + l0 es), then room bytes, and likewise for tmp after the accumulator's
+ * lanes; room 0 without it (one contiguous vector). */
 static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, simple_type_t type,
-                        simple_op_t op, int root, int tree, void *recv, int rc) {
+                        simple_op_t op, int root, int tree, void *recv, int rc, unsigned sig) {
   simple__node_t *n = s->node;
   int me = s->thread, r = n->threads, lanes = simple__xchg_lanes(n), want_result;
   size_t es = simple_type_size(type), bytes = count * es, l0, l1;
@@ -81,23 +97,40 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
      * exchange, with error marks, for the nodes that wait on it. */
     if (rc != SIMPLE_ERR_FATAL && me < lanes) {
       lane_piece(count, es, lanes, me, &l0, &l1);
-      if (l1 > l0) lane_exchange(n, me, NULL, NULL, l1 - l0, type, op, root_node, 1);
+      if (l1 > l0) lane_exchange(n, me, NULL, NULL, l1 - l0, type, op, root_node, 1, 0);
     }
     return rc;
   }
-  unsigned char *acc = slots[0].ptr, *tmp = acc + bytes;
+  size_t room = sig ? SIG_ROOM : 0;
+  unsigned char *acc = slots[0].ptr, *tmp = acc + bytes + (size_t)lanes * room;
   size_t lo, hi;
   simple__node_slice(count, es, r, me, &lo, &hi);
-  if (lo < hi) simple__node_combine_into(slots, r, type, op, lo, hi, acc);
+  /* This thread's slice, cut where lanes meet (each lane's piece in its
+   * place). */
+  for (int k = 0; k < lanes && lo < hi; k++) {
+    lane_piece(count, es, lanes, k, &l0, &l1);
+    size_t a = lo > l0 ? lo : l0, b = hi < l1 ? hi : l1;
+    if (a < b) simple__node_combine_into(slots, r, type, op, a, b, acc + (size_t)k * room);
+  }
   rc = simple__node_finish(s);
   if (rc) return rc;
   if (me < lanes) {
     lane_piece(count, es, lanes, me, &l0, &l1);
     if (l1 > l0)
-      rc = lane_exchange(n, me, acc + l0 * es, tmp + l0 * es, l1 - l0, type, op, root_node, 0);
+      rc = lane_exchange(n, me, acc + l0 * es + (size_t)me * room,
+                         tmp + l0 * es + (size_t)me * room, l1 - l0, type, op, root_node, 0, sig);
   }
-  if ((rc = simple__sync_rc(s, rc))) return rc;
-  if (want_result) memcpy(recv, acc, bytes);
+  if ((rc = simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG))) return rc;
+  if (!want_result) return 0;
+  if (!room) {
+    memcpy(recv, acc, bytes);
+    return 0;
+  }
+  for (int k = 0; k < lanes; k++) {
+    lane_piece(count, es, lanes, k, &l0, &l1);
+    if (l1 > l0)
+      memcpy((unsigned char *)recv + l0 * es, acc + l0 * es + (size_t)k * room, (l1 - l0) * es);
+  }
   return 0;
 }
 
@@ -107,26 +140,28 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
  * Against the sliced path it saves the copies into and out of the scratch
  * (one memory pass of n each): the result is built in recv, which MPI's
  * own collectives fill the same way (recv = send, then combined into);
- * a leaf of the reduce tree sends straight from send. */
+ * a leaf of the reduce tree sends straight from send. No room there for
+ * the signature's trailer: these paths carry none
+ * (simple__coll_large_sig). */
 static int reduce_alone(simple_t *s, const void *send, void *recv, void *scratch, size_t count,
                         simple_type_t type, simple_op_t op, int root, int tree, int err) {
   simple__node_t *n = s->node;
   int root_node = tree_root(n, root, op, tree), P = n->nodes;
   size_t bytes = count * simple_type_size(type);
   if (err || count == 0) {
-    if (count) lane_exchange(n, 0, NULL, NULL, count, type, op, root_node, 1);
+    if (count) lane_exchange(n, 0, NULL, NULL, count, type, op, root_node, 1, 0);
     return err;
   }
   unsigned char *acc = scratch, *tmp = acc + bytes;
   if (root_node >= 0 && root_node != n->node) {
     int rel = (n->node - root_node + P) % P;
     if ((rel & 1) || rel + 1 >= P) /* a leaf: it only sends */
-      return lane_exchange(n, 0, (void *)send, NULL, count, type, op, root_node, 0);
+      return lane_exchange(n, 0, (void *)send, NULL, count, type, op, root_node, 0, 0);
   }
   /* Where the result builds: recv where it is wanted, else the scratch. */
   void *buf = root < 0 || s->pid == root ? recv : acc;
   if (buf != send) memcpy(buf, send, bytes);
-  return lane_exchange(n, 0, buf, tmp, count, type, op, root_node, 0);
+  return lane_exchange(n, 0, buf, tmp, count, type, op, root_node, 0, 0);
 }
 
 /* root < 0: allreduce. */
@@ -137,6 +172,8 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
    * refuses alike, nothing crosses. */
   if (simple__coll_choose_status()) return SIMPLE_ERR_ARG;
   simple__node_t *n = s->node;
+  /* The call's signature, which publish clears: it rides between nodes. */
+  unsigned sig = s->sig;
   if (n->nodes == 1) {
     /* One node: the node library is the whole job. */
     return root < 0 ? simple_node_allreduce(s, send, recv, count, type, op)
@@ -155,19 +192,23 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
    * runs the same inter-node steps as the others, with error marks. */
   size_t bytes = count * simple_type_size(type);
   if (bytes / (simple_type_size(type) ? simple_type_size(type) : 1) != count) bytes = 0;
-  void *scratch = NULL;
-  if (s->thread == 0 && !err && !(scratch = simple__node_scratch(s, 2 * bytes)))
-    err = SIMPLE_ERR_NOMEM;
   simple__coll_alg_t alg =
       simple__coll_choose(root < 0 ? SIMPLE__COLL_ALLREDUCE : SIMPLE__COLL_REDUCE, n, bytes);
+  /* The scratch: accumulator and tmp, each with the signature's room
+   * after every lane's piece (reduce_small, reduce_large). */
+  size_t rooms = alg == SIMPLE__ALG_RD ? 1 : (size_t)simple__xchg_lanes(n);
+  void *scratch = NULL;
+  if (s->thread == 0 && !err && !(scratch = simple__node_scratch(s, 2 * (bytes + rooms * SIG_ROOM))))
+    err = SIMPLE_ERR_NOMEM;
   if (alg == SIMPLE__ALG_RD)
-    return reduce_small(s, send, recv, scratch, count, type, op, want_result, err);
+    return reduce_small(s, send, recv, scratch, count, type, op, want_result, err, sig);
   if (n->threads == 1)
     return reduce_alone(s, send, recv, scratch, count, type, op, root, alg == SIMPLE__ALG_TREE,
                         err);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, scratch, count, err, &rc);
-  return reduce_large(s, slots, count, type, op, root, alg == SIMPLE__ALG_TREE, recv, rc);
+  return reduce_large(s, slots, count, type, op, root, alg == SIMPLE__ALG_TREE, recv, rc,
+                      simple__coll_large_sig(n) ? sig : 0);
 }
 
 int simple_allreduce(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,

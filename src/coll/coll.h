@@ -30,11 +30,44 @@
  * error marks (src/xchg: simple__xchg_sendrecv), and every node that
  * receives one passes it on, so that every node returns SIMPLE_ERR_PEER,
  * the result being made of every node's data. Returns 0, SIMPLE_ERR_PEER
- * or SIMPLE_ERR_MPI; on SIMPLE_ERR_PEER buf may hold partial results. */
-int simple__coll_net_allreduce_rd(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
-                                  simple_type_t type, simple_op_t op, int bad);
+ * or SIMPLE_ERR_MPI; on SIMPLE_ERR_PEER buf may hold partial results.
+ *
+ * The signature between nodes: with sig non-zero (the call's, s->sig),
+ * every data message of the schedule carries it in a trailer of
+ * SIMPLE__COLL_SIG_BYTES after its data (Rabenseifner's: the fold and the
+ * reduce-scatter, whose steps meet every node; the allgather half none),
+ * and a node that receives another signature than its own fails the call
+ * with SIMPLE_ERR_ARG, sending marks from then on, so that the others
+ * return SIMPLE_ERR_PEER. buf and tmp then need SIMPLE__COLL_SIG_BYTES of
+ * room after their count elements that nobody else uses during the call
+ * (the bytes there are restored after each send from them). Every node
+ * must pass sig or none alike: the messages' sizes follow. sig 0: as
+ * before, for callers on their own buffers. */
+#define SIMPLE__COLL_SIG_BYTES 8
+/* The room a scratch keeps after each lane's piece for that trailer: a
+ * cache line, so that pieces stay aligned and one lane's trailer never
+ * lands on another lane's line. */
+#define SIMPLE__COLL_SIG_ROOM SIMPLE__CACHE_LINE
+/* Whether the paths that have a node of one thread run on the caller's
+ * buffers (the large reductions and scans: no node phase there, no room
+ * for a trailer) carry the signature: only when no node has one thread,
+ * the same answer on every node, as the messages' sizes follow it. P
+ * loads. */
+static inline int simple__coll_large_sig(const simple__node_t *n) {
+  for (int k = 0; k < n->nodes; k++)
+    if (n->threads_of[k] < 2) return 0;
+  return 1;
+}
+int simple__coll_net_allreduce_rd_sig(simple__node_t *n, int lane, void *buf, void *tmp,
+                                      size_t count, simple_type_t type, simple_op_t op, int bad,
+                                      unsigned sig);
+static inline int simple__coll_net_allreduce_rd(simple__node_t *n, int lane, void *buf, void *tmp,
+                                                size_t count, simple_type_t type, simple_op_t op,
+                                                int bad) {
+  return simple__coll_net_allreduce_rd_sig(n, lane, buf, tmp, count, type, op, bad, 0);
+}
 int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
-                                   simple_type_t type, simple_op_t op, int bad);
+                                   simple_type_t type, simple_op_t op, int bad, unsigned sig);
 
 /* Reduce of count elements to node root_node, one thread per node on
  * `lane`, for commutative ops only (the built-in ones: a subtree's
@@ -49,9 +82,12 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
  * room for count elements.
  * Cost: ceil(log2 P) (alpha + beta n) up (for 2 nodes one message of n
  * bytes, pipelined with the combining: beta n + one segment's op), plus
- * ceil(log2 P) alpha down. `bad` and the verdict as for the allreduces. */
+ * ceil(log2 P) alpha down. `bad` and the verdict as for the allreduces;
+ * sig too, carried by each child's last segment to its parent (the tree's
+ * edges reach every node). */
 int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
-                                 simple_type_t type, simple_op_t op, int root_node, int bad);
+                                 simple_type_t type, simple_op_t op, int root_node, int bad,
+                                 unsigned sig);
 
 /* Exclusive scan of count elements among the nodes, by one thread per node
  * on `lane`, combining in node order. part holds this node's contribution
@@ -66,9 +102,12 @@ int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *t
  * goes down instead (the verdict's path): cost ceil(log2 P) (alpha + beta
  * n), for 2 nodes one message of n bytes. `bad` and the verdict as for the
  * allreduces (every node hears of an error: each takes part in steps that
- * cover every other node's block); res is untouched on SIMPLE_ERR_PEER. */
+ * cover every other node's block); res is untouched on SIMPLE_ERR_PEER.
+ * sig as for the allreduces, on every message (the token is then the
+ * 8-byte signature itself): all four regions need the room. */
 int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, void *tmp,
-                            void *spare, size_t count, simple_type_t type, simple_op_t op, int bad);
+                            void *spare, size_t count, simple_type_t type, simple_op_t op, int bad,
+                            unsigned sig);
 
 /* buf = in (op) buf, through tmp (count elements): the left operand is the
  * lower-ranked contribution, as simple__op_apply's acc. */
@@ -81,8 +120,9 @@ void simple__coll_apply_left(simple_op_t op, simple_type_t type, const void *in,
  * SIMPLE_ERR_ARG on a thread whose call differs (SIMPLE_ERR_PEER on the
  * others) after printing the mismatch with its call sites. */
 int simple__coll_check(simple_t *s, const simple__call_t *call);
-/* The signature of a call for the free check inside the node (and, in
- * simple_bcast, between nodes): a 32-bit hash of the call's identity (the
+/* The signature of a call for the free check inside the node (and,
+ * between nodes, in the verdict words of bcast and allgather and the
+ * trailers of the reductions and scans): a 32-bit hash of the call's identity (the
  * literal's length and three of its letters, which tell every collective
  * apart, fold at compile time and are the same in every process) and its
  * count, type, op and root. Never 0, the mark of a call that sets none.
@@ -132,6 +172,18 @@ static inline int simple__coll_sync_rc(simple_t *s, int rc) {
   unsigned f = simple__barrier_wait(&s->node->barrier, rc == SIMPLE_ERR_ARG ? 3u : rc ? 1u : 0u);
   if (f & SIMPLE__BARRIER_FATAL) return SIMPLE_ERR_FATAL;
   return rc ? rc : (f & 2u) ? SIMPLE_ERR_ARG : f ? SIMPLE_ERR_PEER : 0;
+}
+
+/* simple__sync_rc after a step among nodes that carries the signature
+ * (net_arg: this thread's step found another node's signature, rc
+ * SIMPLE_ERR_ARG): every thread of the node then returns SIMPLE_ERR_ARG
+ * (they all made the call that differs from the other node's) but for a
+ * thread's own MPI error; other codes as simple__sync_rc. One barrier. */
+static inline int simple__coll_net_rc(simple_t *s, int rc, int net_arg) {
+  unsigned f = simple__barrier_wait(&s->node->barrier, net_arg ? 3u : rc ? 1u : 0u);
+  if (f & SIMPLE__BARRIER_FATAL) return SIMPLE_ERR_FATAL;
+  if (f & 2u) return rc == 0 || rc == SIMPLE_ERR_PEER ? SIMPLE_ERR_ARG : rc;
+  return rc ? rc : f ? SIMPLE_ERR_PEER : 0;
 }
 
 /* A v form's own count and arrays, kept (s->vargs, for the duration of

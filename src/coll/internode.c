@@ -1,8 +1,46 @@
 /* Ordered reductions and scans among nodes, one thread per node per lane. */
+#include <stdint.h>
 #include <string.h>
 
 #include "coll/coll.h"
 #include "net/net.h"
+
+/* *bad's value once a message came with another node's signature: as a
+ * mark's 1, the node sends marks from then on, but its verdict is
+ * SIMPLE_ERR_ARG. simple__xchg_sendrecv sets 1 only on a clear *bad. */
+#define SIGNATURE_DIFFERS 2
+
+/* One step of a schedule with the signature trailer (coll.h): with sig set
+ * and *bad clear, SIMPLE__COLL_SIG_BYTES after sbuf's data carry sig (the
+ * bytes there are put back after the step: the scratch has room, and what
+ * lies there is not touched by this step's receive) and rbuf takes as many
+ * after its data, which are compared with sig; a difference sets *bad to
+ * SIGNATURE_DIFFERS (the data is then not to be used). Without sig, or
+ * with *bad set (marks, no data), simple__xchg_sendrecv as it is. Cost on
+ * success: two copies of 8 bytes and a compare, and 8 bytes on the wire
+ * each way. */
+static int sig_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
+                        void *rbuf, size_t rbytes, int src, int tag, int *bad, unsigned sig) {
+  if (!sig || *bad)
+    return simple__xchg_sendrecv(n, lane, sbuf, sbytes, dest, rbuf, rbytes, src, tag, bad);
+  unsigned long long word = sig, got;
+  /* The caller's room: its scratch, never a const buffer. */
+  unsigned char saved[SIMPLE__COLL_SIG_BYTES], *tail = (unsigned char *)(uintptr_t)sbuf + sbytes;
+  _Static_assert(sizeof word == SIMPLE__COLL_SIG_BYTES, "the trailer is one 64-bit word");
+  if (dest >= 0) {
+    memcpy(saved, tail, sizeof saved);
+    memcpy(tail, &word, sizeof word);
+    sbytes += sizeof word;
+  }
+  int rc = simple__xchg_sendrecv(n, lane, sbuf, sbytes, dest, rbuf,
+                                 src >= 0 ? rbytes + sizeof word : rbytes, src, tag, bad);
+  if (dest >= 0) memcpy(tail, saved, sizeof saved);
+  if (!rc && !*bad && src >= 0) {
+    memcpy(&got, (unsigned char *)rbuf + rbytes, sizeof got);
+    if (got != word) *bad = SIGNATURE_DIFFERS;
+  }
+  return rc;
+}
 
 void simple__coll_apply_left(simple_op_t op, simple_type_t type, const void *in, void *buf,
                              void *tmp, size_t count) {
@@ -16,15 +54,15 @@ void simple__coll_apply_left(simple_op_t op, simple_type_t type, const void *in,
  * the odd one keeping (even op odd); every other node keeps its data.
  * Returns this node's rank among the pof2 survivors, or -1 if it sat out. */
 static int fold_in(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
-                   simple_type_t type, simple_op_t op, int pof2, int *rc, int *bad) {
+                   simple_type_t type, simple_op_t op, int pof2, int *rc, int *bad, unsigned sig) {
   int me = n->node, rem = n->nodes - pof2;
   size_t bytes = count * simple_type_size(type);
   if (me >= 2 * rem) return me - rem;
   if (me % 2 == 0) {
-    *rc = simple__xchg_sendrecv(n, lane, buf, bytes, me + 1, NULL, 0, -1, SIMPLE__TAG_FOLD, bad);
+    *rc = sig_sendrecv(n, lane, buf, bytes, me + 1, NULL, 0, -1, SIMPLE__TAG_FOLD, bad, sig);
     return -1;
   }
-  *rc = simple__xchg_sendrecv(n, lane, NULL, 0, -1, tmp, bytes, me - 1, SIMPLE__TAG_FOLD, bad);
+  *rc = sig_sendrecv(n, lane, NULL, 0, -1, tmp, bytes, me - 1, SIMPLE__TAG_FOLD, bad, sig);
   if (!*rc && !*bad) {
     /* buf = tmp (op) buf: the even node is the lower rank. */
     simple__op_apply(op, type, tmp, buf, count);
@@ -33,16 +71,20 @@ static int fold_in(simple__node_t *n, int lane, void *buf, void *tmp, size_t cou
   return me / 2;
 }
 
-static int fold_out(simple__node_t *n, int lane, void *buf, size_t bytes, int pof2, int *bad) {
+static int fold_out(simple__node_t *n, int lane, void *buf, size_t bytes, int pof2, int *bad,
+                    unsigned sig) {
   int me = n->node, rem = n->nodes - pof2;
   if (me >= 2 * rem) return 0;
   if (me % 2)
-    return simple__xchg_sendrecv(n, lane, buf, bytes, me - 1, NULL, 0, -1, SIMPLE__TAG_UNFOLD, bad);
-  return simple__xchg_sendrecv(n, lane, NULL, 0, -1, buf, bytes, me + 1, SIMPLE__TAG_UNFOLD, bad);
+    return sig_sendrecv(n, lane, buf, bytes, me - 1, NULL, 0, -1, SIMPLE__TAG_UNFOLD, bad, sig);
+  return sig_sendrecv(n, lane, NULL, 0, -1, buf, bytes, me + 1, SIMPLE__TAG_UNFOLD, bad, sig);
 }
 
-/* The schedules' result: an MPI error, else the verdict. */
-static int verdict(int rc, int bad) { return rc ? rc : bad ? SIMPLE_ERR_PEER : 0; }
+/* The schedules' result: an MPI error, else the verdict (bad 2: this node
+ * received a signature other than its own, SIGNATURE_DIFFERS). */
+static int verdict(int rc, int bad) {
+  return rc ? rc : bad == SIGNATURE_DIFFERS ? SIMPLE_ERR_ARG : bad ? SIMPLE_ERR_PEER : 0;
+}
 
 /* The node rank of survivor `newrank`. */
 static int real_rank(int newrank, int rem) {
@@ -55,17 +97,18 @@ static int pof2_below(int P) {
   return p;
 }
 
-int simple__coll_net_allreduce_rd(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
-                                  simple_type_t type, simple_op_t op, int bad) {
+int simple__coll_net_allreduce_rd_sig(simple__node_t *n, int lane, void *buf, void *tmp,
+                                      size_t count, simple_type_t type, simple_op_t op, int bad,
+                                      unsigned sig) {
   int P = n->nodes, pof2 = pof2_below(P), rem = P - pof2, rc = 0;
   size_t bytes = count * simple_type_size(type);
-  int newrank = fold_in(n, lane, buf, tmp, count, type, op, pof2, &rc, &bad);
+  int newrank = fold_in(n, lane, buf, tmp, count, type, op, pof2, &rc, &bad, sig);
   if (rc) return rc;
   if (newrank >= 0) {
     for (int mask = 1; mask < pof2; mask <<= 1) {
       int newpartner = newrank ^ mask, partner = real_rank(newpartner, rem);
-      rc = simple__xchg_sendrecv(n, lane, buf, bytes, partner, tmp, bytes, partner, SIMPLE__TAG_RD,
-                                 &bad);
+      rc = sig_sendrecv(n, lane, buf, bytes, partner, tmp, bytes, partner, SIMPLE__TAG_RD, &bad,
+                        sig);
       if (rc) return rc;
       if (bad) continue;
       if (newpartner < newrank) {
@@ -76,7 +119,7 @@ int simple__coll_net_allreduce_rd(simple__node_t *n, int lane, void *buf, void *
       }
     }
   }
-  rc = fold_out(n, lane, buf, bytes, pof2, &bad);
+  rc = fold_out(n, lane, buf, bytes, pof2, &bad, sig);
   return verdict(rc, bad);
 }
 
@@ -87,11 +130,11 @@ static size_t piece(size_t count, int k, int i) {
 }
 
 int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
-                                   simple_type_t type, simple_op_t op, int bad) {
+                                   simple_type_t type, simple_op_t op, int bad, unsigned sig) {
   int P = n->nodes, pof2 = pof2_below(P), rem = P - pof2, rc = 0;
   size_t es = simple_type_size(type);
   unsigned char *b = buf, *t = tmp;
-  int newrank = fold_in(n, lane, buf, tmp, count, type, op, pof2, &rc, &bad);
+  int newrank = fold_in(n, lane, buf, tmp, count, type, op, pof2, &rc, &bad, sig);
   if (rc) return rc;
   if (newrank >= 0) {
     /* Reduce-scatter by recursive halving, partners at distance 1, 2, 4...:
@@ -108,10 +151,15 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
       int send_lo = newrank < newpartner ? mid : lo, send_hi = newrank < newpartner ? hi : mid;
       size_t k0 = piece(count, pof2, keep_lo), k1 = piece(count, pof2, keep_hi);
       size_t s0 = piece(count, pof2, send_lo), s1 = piece(count, pof2, send_hi);
-      /* A bad node's buffers may be NULL: no address is formed from them. */
-      rc = simple__xchg_sendrecv(n, lane, bad ? NULL : b + s0 * es, (s1 - s0) * es, partner,
-                                 bad ? NULL : t + k0 * es, (k1 - k0) * es, partner, SIMPLE__TAG_RS,
-                                 &bad);
+      /* A bad node's buffers may be NULL: no address is formed from them.
+       * The signature rides after the half sent (the kept half's first
+       * bytes, put back after the step, or the lane's room) and after the
+       * half received (tmp, which holds nothing else now): these steps
+       * pair every surviving node with every other through the hypercube,
+       * so a difference anywhere meets some node here. */
+      rc = sig_sendrecv(n, lane, bad ? NULL : b + s0 * es, (s1 - s0) * es, partner,
+                        bad ? NULL : t + k0 * es, (k1 - k0) * es, partner, SIMPLE__TAG_RS, &bad,
+                        sig);
       if (rc) return rc;
       if (bad) {
       } else if (newpartner < newrank) {
@@ -124,7 +172,9 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
       hi = keep_hi;
     }
     /* Allgather by recursive doubling, undoing the halving steps in reverse
-     * order: the partner holds the sibling window. */
+     * order: the partner holds the sibling window. No signature here: the
+     * reduce-scatter compared every node's already, and the window
+     * received may start where the one sent ends (no room between). */
     for (int mask = pof2 >> 1; mask >= 1; mask >>= 1) {
       int newpartner = newrank ^ mask, partner = real_rank(newpartner, rem);
       int width = hi - lo;
@@ -141,7 +191,7 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
         hi = phi;
     }
   }
-  rc = fold_out(n, lane, buf, count * es, pof2, &bad);
+  rc = fold_out(n, lane, buf, count * es, pof2, &bad, sig);
   return verdict(rc, bad);
 }
 
@@ -156,10 +206,14 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
 /* The child's whole vector, segment by segment, combined into buf (buf =
  * buf op child's: only commutative ops come here). With *bad set on entry
  * the segments are drained; a mark among them sets *bad (the remaining
- * segments are still taken, as the child sends every one). */
+ * segments are still taken, as the child sends every one). With sig set,
+ * the last segment brings the child's signature after its data (tmp has
+ * the room): a difference sets *bad to SIGNATURE_DIFFERS, that segment is
+ * not combined (the earlier ones were, into the scratch: a failed call
+ * leaves it partial). */
 static int reduce_from(simple__node_t *n, int lane, unsigned char *buf, unsigned char *tmp,
                        size_t count, size_t per, simple_type_t type, simple_op_t op, int child,
-                       int *bad) {
+                       int *bad, unsigned sig) {
   size_t es = simple_type_size(type), nseg = (count + per - 1) / per, posted = 0, done = 0;
   simple__net_req_t req[SEG_WINDOW];
   int rc = 0;
@@ -171,38 +225,52 @@ static int reduce_from(simple__node_t *n, int lane, unsigned char *buf, unsigned
   while (done < nseg) {
     for (; !rc && posted < nseg && posted - done < SEG_WINDOW; posted++) {
       size_t m = count - posted * per < per ? count - posted * per : per;
-      rc = simple__net_irecv(simple__xchg_lane(n, lane), tmp + posted * per * es, m * es, child,
-                             SIMPLE__TAG_REDUCE, &req[posted % SEG_WINDOW]);
+      size_t extra = sig && posted == nseg - 1 ? SIMPLE__COLL_SIG_BYTES : 0;
+      rc = simple__net_irecv(simple__xchg_lane(n, lane), tmp + posted * per * es, m * es + extra,
+                             child, SIMPLE__TAG_REDUCE, &req[posted % SEG_WINDOW]);
       if (rc) break;
     }
     if (done == posted) break; /* a receive failed to post: what was posted is done */
     int w = simple__net_waitall(&req[done % SEG_WINDOW], 1);
     if (w == SIMPLE__NET_MARK) {
-      *bad = 1;
+      if (!*bad) *bad = 1;
     } else if (w) {
       if (!rc) rc = w;
     } else if (!*bad && !rc) {
       size_t m = count - done * per < per ? count - done * per : per;
-      simple__op_apply(op, type, buf + done * per * es, tmp + done * per * es, m);
+      unsigned long long word = sig, got;
+      if (sig && done == nseg - 1 &&
+          (memcpy(&got, tmp + count * es, sizeof got), got != word)) {
+        *bad = SIGNATURE_DIFFERS;
+      } else {
+        simple__op_apply(op, type, buf + done * per * es, tmp + done * per * es, m);
+      }
     }
     done++;
   }
   return rc;
 }
 
-/* buf, segment by segment, to the parent; marks instead when bad. */
-static int reduce_to(simple__node_t *n, int lane, const unsigned char *buf, size_t count,
-                     size_t per, size_t es, int parent, int bad) {
+/* buf, segment by segment, to the parent; marks instead when bad. With
+ * sig set, the last segment carries it after its data (buf has the room,
+ * which nothing else uses). */
+static int reduce_to(simple__node_t *n, int lane, unsigned char *buf, size_t count, size_t per,
+                     size_t es, int parent, int bad, unsigned sig) {
   size_t nseg = (count + per - 1) / per, posted = 0, done = 0;
   simple__net_req_t req[SEG_WINDOW];
   int rc = 0;
+  if (sig && !bad) {
+    unsigned long long word = sig;
+    memcpy(buf + count * es, &word, sizeof word);
+  }
   for (; posted < nseg; posted++) {
     if (posted - done == SEG_WINDOW && (rc = simple__net_waitall(&req[done++ % SEG_WINDOW], 1)))
       break;
     size_t m = count - posted * per < per ? count - posted * per : per;
+    size_t extra = sig && posted == nseg - 1 ? SIMPLE__COLL_SIG_BYTES : 0;
     rc = bad ? simple__net_mark(simple__xchg_lane(n, lane), parent, SIMPLE__TAG_REDUCE,
                                 &req[posted % SEG_WINDOW])
-             : simple__net_isend(simple__xchg_lane(n, lane), buf + posted * per * es, m * es,
+             : simple__net_isend(simple__xchg_lane(n, lane), buf + posted * per * es, m * es + extra,
                                  parent, SIMPLE__TAG_REDUCE, &req[posted % SEG_WINDOW]);
     if (rc) break;
   }
@@ -214,7 +282,8 @@ static int reduce_to(simple__node_t *n, int lane, const unsigned char *buf, size
 }
 
 int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
-                                 simple_type_t type, simple_op_t op, int root_node, int bad) {
+                                 simple_type_t type, simple_op_t op, int root_node, int bad,
+                                 unsigned sig) {
   int P = n->nodes, rel = (n->node - root_node + P) % P, parent = -1, rc = 0, mask;
   size_t es = simple_type_size(type), per = SEG_BYTES / es ? SEG_BYTES / es : 1;
   /* Up: at step 2^j a node whose bit j is set sends its combination over
@@ -226,11 +295,13 @@ int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *t
       break;
     }
     if (rel + mask < P) {
-      rc = reduce_from(n, lane, buf, tmp, count, per, type, op, (rel + mask + root_node) % P, &bad);
+      rc = reduce_from(n, lane, buf, tmp, count, per, type, op, (rel + mask + root_node) % P, &bad,
+                       sig);
       if (rc) return rc;
     }
   }
-  if (parent >= 0 && (rc = reduce_to(n, lane, buf, count, per, es, parent, bad)) != 0) return rc;
+  if (parent >= 0 && (rc = reduce_to(n, lane, buf, count, per, es, parent, bad, sig)) != 0)
+    return rc;
   /* Down: the root's verdict, a 1-byte token (or a mark) along the same
    * tree, so that every node hears of an error anywhere. */
   static const unsigned char token = 0;
@@ -250,14 +321,17 @@ int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *t
 }
 
 int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, void *tmp,
-                            void *spare, size_t count, simple_type_t type, simple_op_t op,
-                            int bad) {
+                            void *spare, size_t count, simple_type_t type, simple_op_t op, int bad,
+                            unsigned sig) {
   int me = n->node, P = n->nodes, have = 0, rc = 0;
   size_t bytes = count * simple_type_size(type);
   unsigned char *pa = part, *re = res, *tm = tmp, *sp = spare, *x;
   /* The token that stands for a partial nobody needs (see below). */
   static const unsigned char token = 0;
   unsigned char token_in;
+  /* With the signature, the token is the trailer alone: 0 bytes of data
+   * here, the 8-byte word after them (in these locals). */
+  unsigned long long word_out = 0, word_in;
   for (int mask = 1; mask < P; mask <<= 1) {
     int partner = me ^ mask;
     if (partner >= P) continue; /* our block is the last; nobody above needs it */
@@ -268,14 +342,16 @@ int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, 
      * each way: on a link whose ends share a core, half the time). */
     int later = (mask << 1) < P;
     int up = partner > me; /* the partner's block lies above ours */
-    const void *sb = !up && !later ? &token : pa;
-    size_t sn = !up && !later ? 1 : bytes;
+    const void *sb = !up && !later ? (sig ? (void *)&word_out : (const void *)&token) : pa;
+    size_t sn = !up && !later ? (sig ? 0 : 1) : bytes;
     /* The first block from below at the last step is the result itself:
      * received straight into res (nothing reaches res on a mark). */
     int direct = !up && !later && !have;
-    void *rb = up && !later ? &token_in : direct ? (void *)re : (void *)tm;
-    size_t rn = up && !later ? 1 : bytes;
-    rc = simple__xchg_sendrecv(n, lane, sb, sn, partner, rb, rn, partner, SIMPLE__TAG_SCAN, &bad);
+    void *rb = up && !later ? (sig ? (void *)&word_in : (void *)&token_in)
+               : direct     ? (void *)re
+                            : (void *)tm;
+    size_t rn = up && !later ? (sig ? 0 : 1) : bytes;
+    rc = sig_sendrecv(n, lane, sb, sn, partner, rb, rn, partner, SIMPLE__TAG_SCAN, &bad, sig);
     if (rc) return rc;
     if (bad) continue;
     if (!up) {
@@ -297,7 +373,7 @@ int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, 
       simple__op_apply(op, type, pa, tm, count);
     }
   }
-  if (bad) return SIMPLE_ERR_PEER;
+  if (bad) return verdict(0, bad);
   if (have && re != (unsigned char *)res) memcpy(res, re, bytes);
   return 0;
 }

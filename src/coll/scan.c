@@ -48,6 +48,10 @@ static int scan_lanes(simple__node_t *n, size_t bytes) {
              : simple__xchg_lanes(n);
 }
 
+/* The small path's regions: its largest vector and the signature's
+ * room. */
+#define SMALL_STRIDE (SIMPLE__INLINE_BYTES + SIMPLE__COLL_SIG_ROOM)
+
 /* buf = x (op) buf, count elements, through a stack accumulator. */
 static void apply_left(simple_op_t op, simple_type_t type, const unsigned char *x,
                        unsigned char *buf, size_t count) {
@@ -61,40 +65,57 @@ static void apply_left(simple_op_t op, simple_type_t type, const unsigned char *
   }
 }
 
+/* Lane `lane`'s piece [*l0, *l1) of count elements cut for `lanes`
+ * (cache-line bounds). */
+static void lane_piece(size_t count, size_t es, int lanes, int lane, size_t *l0, size_t *l1) {
+  size_t line = SIMPLE__CACHE_LINE / es ? SIMPLE__CACHE_LINE / es : 1;
+  size_t per = ((count + (size_t)lanes - 1) / (size_t)lanes + line - 1) / line * line;
+  *l0 = (size_t)lane * per < count ? (size_t)lane * per : count;
+  *l1 = *l0 + per < count ? *l0 + per : count;
+}
+
+/* The stride of the scratch's four regions for a large scan: the vector
+ * with `room` bytes after each lane's piece, on cache lines. */
+static size_t large_stride(size_t bytes, int lanes, size_t room) {
+  size_t b = bytes + (size_t)lanes * room;
+  return (b + SIMPLE__CACHE_LINE - 1) / SIMPLE__CACHE_LINE * SIMPLE__CACHE_LINE;
+}
+
 /* The exchange among nodes for lane `lane` of L: thread `lane` of every
  * node scans its cache-line-aligned piece of the node total. The scratch
  * holds four regions of `stride` bytes: total (destroyed), X, and two work
- * regions; X ends in region 1 on every node but node 0. */
+ * regions; X ends in region 1 on every node but node 0. In each region
+ * lane k's piece lies at l0 es + k room, `room` bytes after it kept for
+ * the signature's trailer (sig: coll.h; room 0 and sig 0 without it). */
 static int exchange(simple__node_t *n, int lane, int lanes, unsigned char *w, size_t stride,
-                    size_t count, simple_type_t type, simple_op_t op, int bad) {
-  size_t es = simple_type_size(type);
-  size_t line = SIMPLE__CACHE_LINE / es ? SIMPLE__CACHE_LINE / es : 1;
-  size_t per = ((count + (size_t)lanes - 1) / (size_t)lanes + line - 1) / line * line;
-  size_t l0 = (size_t)lane * per < count ? (size_t)lane * per : count;
-  size_t l1 = l0 + per < count ? l0 + per : count;
+                    size_t room, size_t count, simple_type_t type, simple_op_t op, int bad,
+                    unsigned sig) {
+  size_t es = simple_type_size(type), l0, l1;
+  lane_piece(count, es, lanes, lane, &l0, &l1);
   if (l1 <= l0) return 0;
-  if (bad) return simple__coll_net_exscan(n, lane, NULL, NULL, NULL, NULL, l1 - l0, type, op, 1);
-  size_t at = l0 * es;
+  if (bad)
+    return simple__coll_net_exscan(n, lane, NULL, NULL, NULL, NULL, l1 - l0, type, op, 1, 0);
+  size_t at = l0 * es + (size_t)lane * room;
   return simple__coll_net_exscan(n, lane, w + at, w + stride + at, w + 2 * stride + at,
-                                 w + 3 * stride + at, l1 - l0, type, op, 0);
+                                 w + 3 * stride + at, l1 - l0, type, op, 0, sig);
 }
 
 static int scan_small(simple_t *s, const simple__slot_t *slots, int exclusive, size_t count,
-                      simple_type_t type, simple_op_t op, void *recv) {
+                      simple_type_t type, simple_op_t op, void *recv, unsigned sig) {
   simple__node_t *n = s->node;
   int me = s->thread, r = n->threads;
-  size_t bytes = count * simple_type_size(type), stride = SIMPLE__INLINE_BYTES;
+  size_t bytes = count * simple_type_size(type), stride = SMALL_STRIDE;
   unsigned char *w = slots[0].ptr;
   int rc = 0;
   if (me == 0) {
     memcpy(w, simple__sv_block(&slots[0]), bytes);
     for (int u = 1; u < r; u++) simple__op_apply(op, type, w, simple__sv_block(&slots[u]), count);
     rc = simple__coll_net_exscan(n, 0, w, w + stride, w + 2 * stride, w + 3 * stride, count, type,
-                                 op, 0);
+                                 op, 0, sig);
   }
   /* Node 0 has no prefix, but its threads wait for the exchange too: it
    * carries the job's verdict. */
-  if ((rc = simple__sync_rc(s, rc)) != 0) return rc;
+  if ((rc = simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG)) != 0) return rc;
   int last = exclusive ? me - 1 : me;      /* local threads combined into the result */
   if (n->node == 0 && last < 0) return rc; /* exscan's pid 0: left untouched */
   /* X (op) (local prefix), grouped as on the large path, so that a result
@@ -119,27 +140,38 @@ static int scan_small(simple_t *s, const simple__slot_t *slots, int exclusive, s
 }
 
 static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, size_t count,
-                      simple_type_t type, simple_op_t op, void *recv) {
+                      simple_type_t type, simple_op_t op, void *recv, unsigned sig) {
   simple__node_t *n = s->node;
-  int me = s->thread, r = n->threads;
-  size_t es = simple_type_size(type), bytes = count * es;
-  size_t stride = (bytes + SIMPLE__CACHE_LINE - 1) / SIMPLE__CACHE_LINE * SIMPLE__CACHE_LINE;
+  int me = s->thread, r = n->threads, lanes = scan_lanes(n, count * simple_type_size(type));
+  size_t es = simple_type_size(type), bytes = count * es, room = sig ? SIMPLE__COLL_SIG_ROOM : 0;
+  size_t stride = large_stride(bytes, lanes, room), l0, l1;
   unsigned char *w = slots[0].ptr;
   size_t lo, hi;
   simple__node_slice(count, es, r, me, &lo, &hi);
-  if (lo < hi) simple__node_scan_slice(slots, r, exclusive, type, op, lo, hi, w);
+  /* This thread's slice, cut where lanes meet: each lane's piece of the
+   * node total in its place. */
+  for (int k = 0; k < lanes && lo < hi; k++) {
+    lane_piece(count, es, lanes, k, &l0, &l1);
+    size_t a = lo > l0 ? lo : l0, b = hi < l1 ? hi : l1;
+    if (a < b) simple__node_scan_slice(slots, r, exclusive, type, op, a, b, w + (size_t)k * room);
+  }
   int rc = simple__node_finish(s);
   if (rc) return rc;
-  int lanes = scan_lanes(n, bytes);
-  if (me < lanes) rc = exchange(n, me, lanes, w, stride, count, type, op, 0);
+  if (me < lanes) rc = exchange(n, me, lanes, w, stride, room, count, type, op, 0, sig);
   /* Node 0 has no prefix (its results are final), but its threads wait
    * for the exchange too: it carries the job's verdict. */
-  if ((rc = simple__sync_rc(s, rc)) != 0) return rc;
+  if ((rc = simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG)) != 0) return rc;
   if (n->node == 0) return 0;
-  if (exclusive && me == 0)
-    memcpy(recv, w + stride, bytes);
-  else
-    apply_left(op, type, w + stride, recv, count);
+  for (int k = 0; k < lanes; k++) {
+    lane_piece(count, es, lanes, k, &l0, &l1);
+    if (l1 <= l0) continue;
+    const unsigned char *x = w + stride + l0 * es + (size_t)k * room;
+    unsigned char *out = (unsigned char *)recv + l0 * es;
+    if (exclusive && me == 0)
+      memcpy(out, x, (l1 - l0) * es);
+    else
+      apply_left(op, type, x, out, l1 - l0);
+  }
   return 0;
 }
 
@@ -155,7 +187,7 @@ static int scan_alone(simple__node_t *n, const void *send, void *recv, unsigned 
                       size_t stride, int exclusive, size_t count, simple_type_t type,
                       simple_op_t op, int err) {
   if (err) {
-    if (count && simple_type_size(type)) exchange(n, 0, 1, NULL, 0, count, type, op, 1);
+    if (count && simple_type_size(type)) exchange(n, 0, 1, NULL, 0, 0, count, type, op, 1, 0);
     return err;
   }
   if (count == 0) return 0;
@@ -166,7 +198,7 @@ static int scan_alone(simple__node_t *n, const void *send, void *recv, unsigned 
     part = w;
   }
   int rc = simple__coll_net_exscan(n, 0, part, w + stride, w + 2 * stride, w + 3 * stride, count,
-                                   type, op, 0);
+                                   type, op, 0, 0);
   if (rc) return rc;
   if (n->node == 0) {
     if (!exclusive && recv != send) memcpy(recv, send, bytes);
@@ -197,6 +229,8 @@ static int scan_common(simple_t *s, const void *send, void *recv, size_t count, 
    * refuses alike, nothing crosses. */
   if (simple__coll_choose_status()) return SIMPLE_ERR_ARG;
   simple__node_t *n = s->node;
+  /* The call's signature, which publish clears: it rides between nodes. */
+  unsigned sig = s->sig;
   /* One node: the node library's scan is the whole job's. */
   if (n->nodes == 1)
     return exclusive ? simple_node_exscan(s, send, recv, count, type, op)
@@ -207,9 +241,12 @@ static int scan_common(simple_t *s, const void *send, void *recv, size_t count, 
   if (!err) err = simple__check_buffer(recv, count, type);
   size_t bytes = count * simple_type_size(type);
   int small = bytes <= SIMPLE__INLINE_BYTES;
-  size_t stride = small
-                      ? SIMPLE__INLINE_BYTES
-                      : (bytes + SIMPLE__CACHE_LINE - 1) / SIMPLE__CACHE_LINE * SIMPLE__CACHE_LINE;
+  /* The large paths carry the signature when every node runs them on the
+   * scratch (coll.h); the small one always does. */
+  int large_sig = !small && simple__coll_large_sig(n);
+  size_t stride = small ? SMALL_STRIDE
+                        : large_stride(bytes, scan_lanes(n, bytes),
+                                       large_sig ? SIMPLE__COLL_SIG_ROOM : 0);
   void *w = NULL;
   if (s->thread == 0 && !err && count && !(w = simple__node_scratch(s, 4 * stride)))
     err = SIMPLE_ERR_NOMEM;
@@ -225,12 +262,12 @@ static int scan_common(simple_t *s, const void *send, void *recv, size_t count, 
     size_t shape = count * simple_type_size(type);
     int lanes = shape <= SIMPLE__INLINE_BYTES ? 1 : scan_lanes(n, shape);
     if (rc != SIMPLE_ERR_FATAL && count && simple_type_size(type) && s->thread < lanes)
-      exchange(n, s->thread, lanes, NULL, 0, count, type, op, 1);
+      exchange(n, s->thread, lanes, NULL, 0, 0, count, type, op, 1, 0);
     return rc;
   }
   if (count == 0) return 0;
-  return small ? scan_small(s, slots, exclusive, count, type, op, recv)
-               : scan_large(s, slots, exclusive, count, type, op, recv);
+  return small ? scan_small(s, slots, exclusive, count, type, op, recv, sig)
+               : scan_large(s, slots, exclusive, count, type, op, recv, large_sig ? sig : 0);
 }
 
 int simple_scan(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,

@@ -1,0 +1,239 @@
+/* The signature between nodes: every thread of one NODE calls allreduce,
+ * reduce, scan or exscan with another op, another type of the same size,
+ * or another count of the same byte size than the other nodes' threads,
+ * so that every message has the size of a correct call and only the
+ * signature carried after the data tells the calls apart. Every thread of
+ * the job must return, with the code docs/api.md gives (SIMPLE_ERR_ARG on
+ * every thread of each node that received a message from a node whose
+ * call differed before it heard of the failure, SIMPLE_ERR_PEER on all
+ * other threads), no caller buffer written (sentinels), and the next,
+ * correct call right (checked against closed forms).
+ *
+ * Which nodes receive another signature follows from the schedule among
+ * nodes: the test replays it (simulate below) from the algorithm that the
+ * decision table or SIMPLE_COLL_ALG picks, written out here, and from the
+ * documented rule for each step (a step's message is data with the
+ * sender's signature, or a mark once the sender failed; a node that has
+ * failed takes no more notice of what it receives). The paths on the
+ * callers' own buffers carry no signature (a large vector where a node
+ * has one thread): there the mismatched call is not made. alltoall
+ * likewise (packed messages, where no node has one thread): every node
+ * receives every other node's message, always data, so every node whose
+ * signature differs from another's returns SIMPLE_ERR_ARG; its recv may
+ * hold blocks that landed before the verdict. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+enum { W_ALLREDUCE, W_REDUCE, W_SCAN, W_EXSCAN, W_ALLTOALL, W_N };
+static const char *const wname[W_N] = {"allreduce", "reduce", "scan", "exscan", "alltoall"};
+enum { D_OP, D_TYPE, D_COUNT, D_N };
+static const char *const dname[D_N] = {"op", "type", "count"};
+enum { A_RD, A_RAB, A_TREE, A_SCAN, A_PACKED, A_DIRECT };
+
+static long long val(int j, size_t i) { return (long long)j * 1000003 + (long long)i * 7 + 1; }
+
+/* The algorithm among nodes (src/coll/choose.c's table, or the setting
+ * that forces one). */
+static int algorithm(int w, int P, size_t bytes) {
+  if (w == W_SCAN || w == W_EXSCAN) return A_SCAN;
+  const char *env = getenv("SIMPLE_COLL_ALG");
+  if (w == W_ALLTOALL) /* blocks of 256 KiB and up go alone: none here */
+    return env && strstr(env, "alltoall=direct") ? A_DIRECT : A_PACKED;
+  const char *key = w == W_ALLREDUCE ? "allreduce=" : "reduce=";
+  for (const char *p = env; p && (p = strstr(p, key)) != NULL; p++) {
+    if (p != env && p[-1] != ',') continue; /* "reduce=" inside "allreduce=" */
+    p += strlen(key);
+    return !strncmp(p, "rd", 2) && p[2] != 'x' ? A_RD : !strncmp(p, "rab", 3) ? A_RAB : A_TREE;
+  }
+  if (bytes <= 8192) return A_RD;
+  return w == W_REDUCE && P <= 3 ? A_TREE : A_RAB;
+}
+
+/* One message from node src to node dst: data carrying the sender's
+ * signature (carried), data without it, or a mark when the sender failed.
+ * bad: 0 fine, 1 heard of a failure (PEER), 2 saw another signature (ARG). */
+static void deliver(int *bad, const int *pre, const int *sig, int src, int dst, int carried) {
+  if (bad[dst]) return;
+  if (pre[src])
+    bad[dst] = 1;
+  else if (carried && sig[src] != sig[dst])
+    bad[dst] = 2;
+}
+
+/* A pairwise step (both ways at once) or a one-way step. */
+static void step(int *bad, const int *sig, int P, int a, int b, int both, int carried) {
+  int pre[64];
+  memcpy(pre, bad, (size_t)P * sizeof *bad);
+  deliver(bad, pre, sig, a, b, carried);
+  if (both) deliver(bad, pre, sig, b, a, carried);
+}
+
+static int real_rank(int nr, int rem) { return nr < rem ? 2 * nr + 1 : nr + rem; }
+
+/* The schedules of src/coll/internode.c, as docs/api.md describes them. */
+static void simulate(int alg, int P, int root_node, const int *sig, int *bad) {
+  memset(bad, 0, (size_t)P * sizeof *bad);
+  if (alg == A_TREE) {
+    for (int mask = 1; mask < P; mask <<= 1) /* up: each child's last segment */
+      for (int rel = 0; rel + mask < P; rel += 2 * mask)
+        step(bad, sig, P, (rel + mask + root_node) % P, (rel + root_node) % P, 0, 1);
+    int top = 1;
+    while (top * 2 < P) top *= 2;
+    for (int mask = top; mask >= 1; mask >>= 1) /* down: tokens */
+      for (int rel = 0; rel + mask < P; rel += 2 * mask)
+        step(bad, sig, P, (rel + root_node) % P, (rel + mask + root_node) % P, 0, 0);
+    return;
+  }
+  if (alg == A_PACKED) { /* every node's message to every other, always data */
+    for (int a = 0; a < P; a++)
+      for (int b = 0; b < P; b++)
+        if (a != b && sig[a] != sig[b]) bad[b] = 2;
+    return;
+  }
+  if (alg == A_SCAN) { /* recursive doubling over all P; every message carries it */
+    for (int mask = 1; mask < P; mask <<= 1)
+      for (int a = 0; a < P; a++) {
+        int b = a ^ mask;
+        if (b > a && b < P) step(bad, sig, P, a, b, 1, 1);
+      }
+    return;
+  }
+  int pof2 = 1;
+  while (pof2 * 2 <= P) pof2 *= 2;
+  int rem = P - pof2;
+  for (int i = 0; i < rem; i++) step(bad, sig, P, 2 * i, 2 * i + 1, 0, 1);
+  for (int mask = 1; mask < pof2; mask <<= 1)
+    for (int a = 0; a < pof2; a++)
+      if ((a ^ mask) > a) step(bad, sig, P, real_rank(a, rem), real_rank(a ^ mask, rem), 1, 1);
+  if (alg == A_RAB) /* the allgather half: marks, no signature */
+    for (int mask = pof2 >> 1; mask >= 1; mask >>= 1)
+      for (int a = 0; a < pof2; a++)
+        if ((a ^ mask) > a) step(bad, sig, P, real_rank(a, rem), real_rank(a ^ mask, rem), 1, 0);
+  for (int i = 0; i < rem; i++) step(bad, sig, P, 2 * i + 1, 2 * i, 0, 1);
+}
+
+typedef struct {
+  simple_t *s;
+  int p, me, P, node, root;
+  size_t n;
+} ctx_t;
+
+/* One call of w on n INT64 elements; the threads of node `odd` (-1: none)
+ * change d. Returns the code; checks the sentinels on failure and the
+ * result on success of a correct call. */
+static int call(const ctx_t *c, int w, int d, int odd) {
+  simple_t *s = c->s;
+  size_t n = c->n;
+  simple_type_t type = SIMPLE_INT64;
+  simple_op_t op = SIMPLE_SUM;
+  int root = c->root;
+  if (c->node == odd) {
+    if (d == D_OP) op = SIMPLE_MAX;
+    if (d == D_TYPE) type = SIMPLE_DOUBLE;
+    if (d == D_COUNT) {
+      type = SIMPLE_INT32;
+      n *= 2;
+    }
+  }
+  size_t len = w == W_ALLTOALL ? (size_t)c->p * c->n : c->n; /* elements of 8 bytes */
+  long long *x = malloc(len * 8), *y = malloc(len * 8);
+  CHECK(x && y);
+  for (size_t i = 0; i < len; i++) {
+    x[i] = val(c->me, i);
+    y[i] = -7;
+  }
+  int rc;
+  switch (w) {
+    case W_ALLREDUCE: rc = simple_allreduce(s, x, y, n, type, op); break;
+    case W_REDUCE: rc = simple_reduce(s, x, y, n, type, op, root); break;
+    case W_SCAN: rc = simple_scan(s, x, y, n, type, op); break;
+    case W_EXSCAN: rc = simple_exscan(s, x, y, n, type, op); break;
+    default: rc = simple_alltoall(s, x, y, n, type); break;
+  }
+  for (size_t i = 0; i < len; i++)
+    if (x[i] != val(c->me, i))
+      simple_abort(s, "%s n %zu: send element %zu changed", wname[w], c->n, i);
+  /* A large scan writes each thread's local prefix before the exchange
+   * among nodes (docs/api.md: partial results on failure). */
+  int partial = (w == W_SCAN || w == W_EXSCAN) && c->n * 8 > 1072;
+  /* An alltoall's node-local blocks, and those from nodes whose
+   * signature matched, land before the verdict (docs/api.md). */
+  partial |= w == W_ALLTOALL;
+  if (odd >= 0 && rc != 0 && !partial) {
+    for (size_t i = 0; i < c->n; i++)
+      if (y[i] != -7)
+        simple_abort(s, "%s (%s differs on node %d, n %zu) failed with %s but wrote recv[%zu]",
+                     wname[w], dname[d], odd, c->n, simple_errname(rc), i);
+  } else if (odd < 0 && w == W_ALLTOALL) {
+    CHECK_OK(rc);
+    for (int j = 0; j < c->p; j++) /* block j: thread j's block for me */
+      for (size_t i = 0; i < c->n; i++)
+        if (y[(size_t)j * c->n + i] != val(j, (size_t)c->me * c->n + i))
+          simple_abort(s, "alltoall n %zu: block %d element %zu is %lld", c->n, j, i,
+                       y[(size_t)j * c->n + i]);
+  } else if (odd < 0) {
+    CHECK_OK(rc);
+    /* Sum over the pids that reach this thread's result. */
+    int first = 0, last = w == W_SCAN ? c->me : w == W_EXSCAN ? c->me - 1 : c->p - 1;
+    int check = w != W_REDUCE || c->me == root;
+    for (size_t i = 0; check && i < c->n; i++) {
+      if (w == W_EXSCAN && c->me == 0) {
+        if (y[i] != -7) simple_abort(s, "exscan: pid 0's recv[%zu] written", i);
+        continue;
+      }
+      long long want = 0;
+      for (int j = first; j <= last; j++) want += val(j, i);
+      if (y[i] != want)
+        simple_abort(s, "%s n %zu: element %zu is %lld, expected %lld", wname[w], c->n, i, y[i],
+                     want);
+    }
+  }
+  free(x);
+  free(y);
+  return rc;
+}
+
+static void test(simple_t *s, void *arg) {
+  (void)arg;
+  ctx_t c = {s, simple_nprocs(s), simple_pid(s), simple_nodes(s), simple_node(s), 0, 0};
+  c.root = c.p / 2;
+  int P = c.P, one_thread = 0;
+  CHECK(P <= 64);
+  for (int k = 0; k < P; k++) one_thread |= simple_threads_on(s, k) < 2;
+  static const size_t sizes[] = {4, 3000}; /* 32 B: every path; 24000 B: the large ones */
+  for (size_t si = 0; si < 2; si++) {
+    c.n = sizes[si];
+    size_t bytes = c.n * 8;
+    for (int w = 0; w < W_N; w++) {
+      call(&c, w, 0, -1);
+      if (P < 2) continue;
+      int alg = algorithm(w, P, bytes);
+      /* The callers' buffers: a large vector where a node has one thread
+       * (reduce, allreduce: Rabenseifner's or the tree; scan: lanes). */
+      if (alg != A_RD && one_thread) continue;
+      if ((w == W_SCAN || w == W_EXSCAN) && bytes > 1072 && one_thread) continue;
+      /* alltoall: packed where no node has one thread. */
+      if (w == W_ALLTOALL && (alg == A_DIRECT || one_thread)) continue;
+      int odds[2] = {P - 1, 0};
+      for (int k = 0; k < 2; k++)
+        for (int d = 0; d < D_N; d++) {
+          if (w == W_ALLTOALL && d == D_OP) continue; /* no op: the same call */
+          int sig[64], bad[64];
+          for (int j = 0; j < P; j++) sig[j] = j == odds[k];
+          int root_node = simple_node_of(s, c.root);
+          simulate(alg, P, root_node, sig, bad);
+          int want = bad[c.node] == 2 ? SIMPLE_ERR_ARG : bad[c.node] ? SIMPLE_ERR_PEER : 0;
+          int rc = call(&c, w, d, odds[k]);
+          if (rc != want)
+            simple_abort(s, "%s n %zu (alg %d), %s differs on node %d: returned %s, expected %s",
+                         wname[w], c.n, alg, dname[d], odds[k], simple_errname(rc),
+                         simple_errname(want));
+          call(&c, w, 0, -1); /* the next, correct call: right data */
+        }
+    }
+  }
+}
+
+TEST_MAIN(test)
