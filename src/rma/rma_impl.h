@@ -132,6 +132,7 @@ typedef struct {
 } th_t;
 
 typedef struct {
+  simple__node_t *n; /* the node, for the exchange plans' callbacks */
   int r, P, me, nprocs, first;
   th_t *th;
   int backend; /* chosen for the syncs to come */

@@ -325,6 +325,24 @@ static void pack(simple__node_t *n, rma_t *R, int k, unsigned char *p) {
   h[0] = nreq;
 }
 
+/* Serves the get requests in the packet from node j into the replies. */
+static void serve(simple__node_t *n, rma_t *R, int j) {
+  if (!R->insz[j]) return;
+  const unsigned char *p = R->stage + (size_t)j * R->C;
+  const uint64_t *h = (const uint64_t *)p;
+  size_t nsec = (size_t)RK(n, j) * (size_t)R->r, at = 8 * (1 + nsec);
+  for (size_t x = 0; x < nsec; x++) at += h[1 + x];
+  unsigned char *rep = R->replybuf.p + R->oweoff[j];
+  for (uint64_t i = 0; i < h[0]; i++) {
+    getreq_t q;
+    memcpy(&q, p + at + i * sizeof q, sizeof q);
+    const unsigned char *a =
+        (const unsigned char *)R->addr[q.slot * (size_t)R->nprocs + (size_t)R->first + q.t];
+    memcpy(rep, a + q.off, q.len);
+    rep += PAD8(q.len);
+  }
+}
+
 /* The exchanges of a sync, as plans for the exchange engine (src/xchg),
  * which decides the drivers (one per lane: nobody has node-local work to
  * overlap), the order and the lanes: the packets (tag PKT; the driver that
@@ -334,49 +352,41 @@ static void pack(simple__node_t *n, rma_t *R, int k, unsigned char *p) {
  * error marks: the count exchange has already given every node every
  * node's verdict (R->err) before any packet moves, and a sync with an
  * error still moves its packets; an MPI failure ends the job (must). */
-typedef struct {
-  simple__node_t *n;
-  rma_t *R;
-} sx_t;
-
-static size_t pkt_out_bytes(void *ctx, int k) { return ((sx_t *)ctx)->R->sendsz[k]; }
-static size_t pkt_in_bytes(void *ctx, int k) { return ((sx_t *)ctx)->R->insz[k]; }
+static size_t pkt_out_bytes(void *R, int k) { return ((rma_t *)R)->sendsz[k]; }
+static size_t pkt_in_bytes(void *R, int k) { return ((rma_t *)R)->insz[k]; }
+static size_t rep_out_bytes(void *R, int k) { return ((rma_t *)R)->owe[k]; }
+static size_t rep_in_bytes(void *R, int k) { return ((rma_t *)R)->want[k]; }
 static const void *pkt_out(void *ctx, int k, int d) {
-  sx_t *c = ctx;
-  unsigned char *p = c->R->sendbuf.p + c->R->sendoff[k];
+  rma_t *R = ctx;
   (void)d;
-  pack(c->n, c->R, k, p);
-  return p;
+  pack(R->n, R, k, R->sendbuf.p + R->sendoff[k]);
+  return R->sendbuf.p + R->sendoff[k];
+}
+static const void *rep_out(void *ctx, int k, int d) {
+  rma_t *R = ctx;
+  (void)d;
+  serve(R->n, R, k);
+  return R->replybuf.p + R->oweoff[k];
 }
 static void *pkt_in(void *ctx, int k, int d, int *unpack) {
-  rma_t *R = ((sx_t *)ctx)->R;
+  rma_t *R = ctx;
   (void)d;
   *unpack = 0;
   return R->stage + (size_t)k * R->C;
 }
-
-static void serve(simple__node_t *n, rma_t *R, int j);
-static size_t rep_out_bytes(void *ctx, int k) { return ((sx_t *)ctx)->R->owe[k]; }
-static size_t rep_in_bytes(void *ctx, int k) { return ((sx_t *)ctx)->R->want[k]; }
-static const void *rep_out(void *ctx, int k, int d) {
-  sx_t *c = ctx;
-  (void)d;
-  serve(c->n, c->R, k);
-  return c->R->replybuf.p + c->R->oweoff[k];
-}
 static void *rep_in(void *ctx, int k, int d, int *unpack) {
-  rma_t *R = ((sx_t *)ctx)->R;
+  rma_t *R = ctx;
   (void)d;
   *unpack = 0;
   return R->stage + (size_t)R->P * R->C + (size_t)k * R->C2;
 }
 
-static simple__xchg_t plan_of(sx_t *c, int replies) {
-  simple__xchg_t x = {.n = c->n,
+static simple__xchg_t plan_of(rma_t *R, int replies) {
+  simple__xchg_t x = {.n = R->n,
                       .tag = replies ? TAG_REPLY : TAG_PKT,
-                      .drivers = simple__xchg_drivers(c->n),
+                      .drivers = simple__xchg_drivers(R->n),
                       .chunks = 1,
-                      .ctx = c,
+                      .ctx = R,
                       .out_bytes = replies ? rep_out_bytes : pkt_out_bytes,
                       .in_bytes = replies ? rep_in_bytes : pkt_in_bytes,
                       .out = replies ? rep_out : pkt_out,
@@ -412,24 +422,6 @@ static int wait_reqs(th_t *T) {
       simple__net_waitall((simple__net_req_t *)T->reqs.p, (int)NITEMS(T->reqs, simple__net_req_t));
   T->reqs.len = 0;
   return rc;
-}
-
-/* Serves the get requests in the packet from node j into the replies. */
-static void serve(simple__node_t *n, rma_t *R, int j) {
-  if (!R->insz[j]) return;
-  const unsigned char *p = R->stage + (size_t)j * R->C;
-  const uint64_t *h = (const uint64_t *)p;
-  size_t nsec = (size_t)RK(n, j) * (size_t)R->r, at = 8 * (1 + nsec);
-  for (size_t x = 0; x < nsec; x++) at += h[1 + x];
-  unsigned char *rep = R->replybuf.p + R->oweoff[j];
-  for (uint64_t i = 0; i < h[0]; i++) {
-    getreq_t q;
-    memcpy(&q, p + at + i * sizeof q, sizeof q);
-    const unsigned char *a =
-        (const unsigned char *)R->addr[q.slot * (size_t)R->nprocs + (size_t)R->first + q.t];
-    memcpy(rep, a + q.off, q.len);
-    rep += PAD8(q.len);
-  }
 }
 
 static void apply(rma_t *R, th_t *T, int mypid, const unsigned char *p, size_t len) {
@@ -577,8 +569,7 @@ int simple_rma_sync(simple_t *s) {
     return 0;
   }
   int onesided = R->cur == SIMPLE_RMA_ONESIDED;
-  sx_t cx = {n, R};
-  simple__xchg_t pkts = plan_of(&cx, 0), reps = plan_of(&cx, 1);
+  simple__xchg_t pkts = plan_of(R, 0), reps = plan_of(R, 1);
   if (P > 1) {
     /* Packets land at region me (of C bytes) of the destination's staging. */
     move(s, R, T, &pkts, (size_t)me * R->C, "the packet exchange");
