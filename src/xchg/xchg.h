@@ -1,8 +1,9 @@
 /* Internal: the node-pair exchange plan, the one place that decides which
  * threads drive which node pairs, on which lanes, in which order. The
  * collectives (src/coll), the redistributions (src/dist) and the one-sided
- * layer (src/rma, after its port) take these answers from here instead of
- * each deriving its own, so both ends of every transfer always agree.
+ * layer's supersteps (src/rma: packets and get replies, two-sided or as
+ * window puts) take these answers from here instead of each deriving its
+ * own, so both ends of every transfer always agree.
  *
  * Lanes: this layer takes one communicator per lane when the job starts
  * (lanes.c); a lane is driven by at most one thread per node at a time
