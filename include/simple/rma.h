@@ -40,8 +40,10 @@
  * one thread never race), and a get one memcpy into the queue and one out.
  * Between nodes the traffic of a superstep is combined into one packet per
  * node pair (all its threads' puts, get requests and messages), and the
- * threads of a node move the packets at once: thread t drives the node
- * pairs whose index among the other nodes is = t mod THREADS. Packets move
+ * threads of a node move the packets at once, as one exchange of the
+ * library's node-pair engine: D = min(P - 1, L) threads drive, L the
+ * engine's lanes (the fewest threads of any node; 1 when some host runs
+ * more threads than it has cores), each the node pairs of its lane. Packets move
  * either with MPI one-sided windows (MPI_Put into a staging window under a
  * lock_all epoch, MPI_Win_flush, one MPI_Barrier) or with two-sided
  * messages (MPI_Isend/MPI_Irecv); both give identical results. The backend
@@ -53,8 +55,9 @@
  * memory bandwidth, alpha + beta m an inter-node message:
  *   empty:     2b (+ an alltoall of 96 bytes per node pair among P nodes);
  *   one node:  3b (4b with gets) + (bytes put to the thread)/B;
- *   P nodes:   3-4b + alltoall of counts among P + (P-1)/r packets per thread
- *              ~ (P-1)/r alpha + beta h + bytes/B to pack and unpack,
+ *   P nodes:   3-4b + alltoall of counts among P + (P-1)/D packets per
+ *              driving thread ~ (P-1)/D alpha + beta h + bytes/B to pack
+ *              and unpack (D = min(P - 1, L), as above),
  *              with gets one more round (alpha + beta h_get, and one more
  *              MPI_Barrier for one-sided), one-sided one MPI_Barrier.
  * Registration changes add an allgather of (address, size) among nodes and
@@ -150,8 +153,10 @@ SIMPLE_API int simple_rma_hpget(simple_t *s, int pid, const void *src, size_t of
  *   intra-node (P = 1): 2b when nothing moves; 3b + the bytes put to the
  *     thread / B; gets one node barrier more and 2 copies of their bytes;
  *   inter-node: + one MPI_Alltoall of 96 bytes per node pair among P nodes
- *     (~(P-1) alpha, even when nothing moves), then each thread drives
- *     (P-1)/r node pairs: ~(P-1)/r alpha + beta h, packing and unpacking
+ *     (~(P-1) alpha, even when nothing moves), then D = min(P - 1, L)
+ *     threads (L the exchange engine's lanes: the fewest threads of any
+ *     node, 1 when threads share cores) drive (P-1)/D node pairs each, all
+ *     posted at once: ~(P-1)/D alpha + beta h, packing and unpacking
  *     2h/B; the one-sided backend adds one MPI_Barrier (~log2 P alpha)
  *     when any packet moves; gets add a round of replies (alpha + beta
  *     h_get, one-sided: and one more MPI_Barrier);

@@ -16,13 +16,15 @@
  *        thread 0 plans: packet sizes per node pair, one MPI_Alltoall of
  *        counts (which also checks that pushes, pops and tag sizes agree
  *        everywhere), staging capacity, the registration allgather;
- *   B2   the handler threads (node pair i -> thread i mod r) pack and move
- *        the packets: MPI_Put + MPI_Win_flush into the destination's
- *        staging window (one-sided, then one MPI_Barrier), or
- *        MPI_Isend/MPI_Irecv (two-sided);
- *   B3   reads: handlers serve the get requests of the packets they
- *        received, every thread its own gets inside the node; replies
- *        move back (one more round, only when some thread did a get);
+ *   B2   the packets cross as one exchange of the node-pair engine
+ *        (src/xchg: it picks the driving threads, their order and lanes;
+ *        a driver packs the packets it sends): MPI_Put + MPI_Win_flush
+ *        into the destination's staging window (one-sided, then one
+ *        MPI_Barrier), or MPI_Isend/MPI_Irecv (two-sided);
+ *   B3   reads: every thread its own gets inside the node; the get
+ *        replies cross as a second exchange, whose drivers serve the
+ *        requests of the nodes they reply to (only when some thread did a
+ *        get);
  *   Brw  writes: every thread applies the puts and messages aimed at
  *        itself, source by source in global rank order (so puts to one
  *        place are applied deterministically and never race), and the
@@ -130,6 +132,7 @@ typedef struct {
 } th_t;
 
 typedef struct {
+  simple__node_t *n; /* the node, for the exchange plans' callbacks */
   int r, P, me, nprocs, first;
   th_t *th;
   int backend; /* chosen for the syncs to come */
@@ -159,7 +162,7 @@ typedef struct {
   int any_send, regchange, tagchange, procchange;
   int newprocs;
   unsigned seq;       /* syncs so far (thread 0 counts them in plan) */
-  atomic_uint *ready; /* [P] two-sided: = seq once node k's replies are in */
+  atomic_uint *ready; /* [P] two-sided: = seq once driver d's replies are in */
   atomic_uint ready_sleepers;
   int incoming; /* some packet comes to this node */
   int quiet;    /* nothing moves to or inside this node, nothing changes */

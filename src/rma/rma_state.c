@@ -62,6 +62,7 @@ static rma_t *make_state(simple__node_t *n) {
   if (!R) return NULL;
   R->r = n->threads;
   R->P = n->nodes;
+  R->n = n;
   R->me = n->node;
   R->nprocs = n->nprocs;
   R->first = n->first_pid[n->node];

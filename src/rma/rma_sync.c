@@ -46,13 +46,6 @@ static int win_ensure(rma_t *R, size_t bytes) {
   return 0;
 }
 
-/* Copies bytes into node k's staging window at disp and waits until they
- * are in place there (any thread; threads put to different nodes at once). */
-static int put(rma_t *R, int k, const void *buf, size_t bytes, size_t disp) {
-  int rc = simple__win_put(R->win, k, disp, buf, bytes);
-  return rc ? rc : simple__win_flush(R->win, k);
-}
-
 /* Thread 0 of every node: once every node's puts are flushed, they are
  * complete at their targets; the window sync makes them visible here. */
 static int node_barrier(rma_t *R) {
@@ -304,11 +297,6 @@ static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
   }
 }
 
-/* The nodes whose pair with this node thread t drives: index i among the
- * other nodes (counted from the next node up) with i = t mod r. */
-#define FOR_HANDLED(R, t, k) \
-  for (int i_ = (t), k = 0; i_ < (R)->P - 1 && ((k = ((R)->me + 1 + i_) % (R)->P), 1); i_ += (R)->r)
-
 /* Packs the packet for node k: header (number of get requests, then the
  * byte size of each section, source thread u major, destination thread t
  * minor), the sections, the get requests. */
@@ -337,53 +325,6 @@ static void pack(simple__node_t *n, rma_t *R, int k, unsigned char *p) {
   h[0] = nreq;
 }
 
-/* The lane of node pair (a, b): the same at both ends, spread over the
- * exchange engine's lanes (one where threads share cores: more lanes only
- * add MPI progress loops taking turns on a core, src/xchg/xchg.h). */
-static int lane_of(const simple__node_t *n, int a, int b) {
-  return (a + b) % simple__xchg_lanes(n);
-}
-
-static int post(simple__node_t *n, th_t *T, int send, void *buf, size_t bytes, int peer, int tag,
-                int lane) {
-  simple__net_req_t *q = gb_add(&T->reqs, sizeof *q);
-  if (!q) return SIMPLE_ERR_NOMEM;
-  simple__comm_t *c = simple__xchg_lane(n, lane);
-  return send ? simple__net_isend(c, buf, bytes, peer, tag, q)
-              : simple__net_irecv(c, buf, bytes, peer, tag, q);
-}
-
-static int wait_reqs(th_t *T) {
-  int rc =
-      simple__net_waitall((simple__net_req_t *)T->reqs.p, (int)NITEMS(T->reqs, simple__net_req_t));
-  T->reqs.len = 0;
-  return rc;
-}
-
-/* Moves this thread's share of the packets. */
-static void exchange(simple_t *s, rma_t *R, th_t *T) {
-  simple__node_t *n = s->node;
-  int me = R->me;
-  FOR_HANDLED(R, s->thread, k) {
-    unsigned char *out = R->sendbuf.p + R->sendoff[k];
-    if (R->sendsz[k]) pack(n, R, k, out);
-    if (R->cur == SIMPLE_RMA_ONESIDED) {
-      if (R->sendsz[k])
-        must(s, put(R, k, out, R->sendsz[k], (size_t)me * R->C),
-             "MPI_Put of a packet");
-    } else {
-      if (R->insz[k])
-        must(s,
-             post(n, T, 0, R->stage + (size_t)k * R->C, R->insz[k], k, TAG_PKT, lane_of(n, me, k)),
-             "MPI_Irecv of a packet");
-      if (R->sendsz[k])
-        must(s, post(n, T, 1, out, R->sendsz[k], k, TAG_PKT, lane_of(n, me, k)),
-             "MPI_Isend of a packet");
-    }
-  }
-  if (R->cur != SIMPLE_RMA_ONESIDED) must(s, wait_reqs(T), "the packet exchange");
-}
-
 /* Serves the get requests in the packet from node j into the replies. */
 static void serve(simple__node_t *n, rma_t *R, int j) {
   if (!R->insz[j]) return;
@@ -400,6 +341,87 @@ static void serve(simple__node_t *n, rma_t *R, int j) {
     memcpy(rep, a + q.off, q.len);
     rep += PAD8(q.len);
   }
+}
+
+/* The exchanges of a sync, as plans for the exchange engine (src/xchg),
+ * which decides the drivers (one per lane: nobody has node-local work to
+ * overlap), the order and the lanes: the packets (tag PKT; the driver that
+ * sends node k's packet packs it), then the get replies (tag REPLY; the
+ * driver that sends node k's replies serves the requests in k's packet).
+ * Sizes are the plan's, the same at both ends from the count exchange. No
+ * error marks: the count exchange has already given every node every
+ * node's verdict (R->err) before any packet moves, and a sync with an
+ * error still moves its packets; an MPI failure ends the job (must). */
+static size_t pkt_out_bytes(void *R, int k) { return ((rma_t *)R)->sendsz[k]; }
+static size_t pkt_in_bytes(void *R, int k) { return ((rma_t *)R)->insz[k]; }
+static size_t rep_out_bytes(void *R, int k) { return ((rma_t *)R)->owe[k]; }
+static size_t rep_in_bytes(void *R, int k) { return ((rma_t *)R)->want[k]; }
+static const void *pkt_out(void *ctx, int k, int d) {
+  rma_t *R = ctx;
+  (void)d;
+  pack(R->n, R, k, R->sendbuf.p + R->sendoff[k]);
+  return R->sendbuf.p + R->sendoff[k];
+}
+static const void *rep_out(void *ctx, int k, int d) {
+  rma_t *R = ctx;
+  (void)d;
+  serve(R->n, R, k);
+  return R->replybuf.p + R->oweoff[k];
+}
+static void *pkt_in(void *ctx, int k, int d, int *unpack) {
+  rma_t *R = ctx;
+  (void)d;
+  *unpack = 0;
+  return R->stage + (size_t)k * R->C;
+}
+static void *rep_in(void *ctx, int k, int d, int *unpack) {
+  rma_t *R = ctx;
+  (void)d;
+  *unpack = 0;
+  return R->stage + (size_t)R->P * R->C + (size_t)k * R->C2;
+}
+
+static simple__xchg_t plan_of(rma_t *R, int replies) {
+  simple__xchg_t x = {.n = R->n,
+                      .tag = replies ? TAG_REPLY : TAG_PKT,
+                      .drivers = simple__xchg_drivers(R->n),
+                      .chunks = 1,
+                      .ctx = R,
+                      .out_bytes = replies ? rep_out_bytes : pkt_out_bytes,
+                      .in_bytes = replies ? rep_in_bytes : pkt_in_bytes,
+                      .out = replies ? rep_out : pkt_out,
+                      .in = replies ? rep_in : pkt_in};
+  return x;
+}
+
+/* This thread's share of exchange x, if it drives. One-sided: its puts at
+ * byte disp of the peers' staging windows, complete at this end on return
+ * (the put path of the engine: the staging window is this layer's, and the
+ * target learns of completion from the MPI_Barrier after, not from a
+ * receive). Two-sided: every receive posted, then every send (packing as
+ * it goes), the requests left in T->reqs for wait_reqs. */
+static void move(simple_t *s, rma_t *R, th_t *T, const simple__xchg_t *x, size_t disp,
+                 const char *what) {
+  int d = s->thread;
+  if (d >= x->drivers) return;
+  if (R->cur == SIMPLE_RMA_ONESIDED) {
+    must(s, simple__xchg_put(x, d, R->win, disp), what);
+    return;
+  }
+  size_t at = NITEMS(T->reqs, simple__net_req_t), room = at + 2 * (size_t)(R->P - 1);
+  must(s, gb_reserve(&T->reqs, room * sizeof(simple__net_req_t)), what);
+  simple__net_req_t *q = (simple__net_req_t *)T->reqs.p;
+  int nreq = (int)at, rc = simple__xchg_post(x, d, 0, q, &nreq);
+  if (!rc) rc = simple__xchg_post(x, d, 1, q, &nreq);
+  T->reqs.len = (size_t)nreq * sizeof *q;
+  must(s, rc, what);
+}
+
+static int wait_reqs(th_t *T) {
+  int rc =
+      simple__net_waitall((simple__net_req_t *)T->reqs.p, (int)NITEMS(T->reqs, simple__net_req_t));
+  T->reqs.len = 0;
+  return rc;
 }
 
 static void apply(rma_t *R, th_t *T, int mypid, const unsigned char *p, size_t len) {
@@ -547,11 +569,14 @@ int simple_rma_sync(simple_t *s) {
     return 0;
   }
   int onesided = R->cur == SIMPLE_RMA_ONESIDED;
+  simple__xchg_t pkts = plan_of(R, 0), reps = plan_of(R, 1);
   if (P > 1) {
-    exchange(s, R, T);
+    /* Packets land at region me (of C bytes) of the destination's staging. */
+    move(s, R, T, &pkts, (size_t)me * R->C, "the packet exchange");
+    if (!onesided) must(s, wait_reqs(T), "the packet exchange");
     /* A node that receives nothing need not wait for its packets: its
      * writes read only queues of the node, and the closing barrier keeps
-     * every queue alive until the handlers have packed it. */
+     * every queue alive until the drivers have packed it. */
     if (onesided && R->any_send) {
       if ((rc = bar(s, 0)) != 0) return rc;
       if (s->thread == 0) must(s, node_barrier(R), "MPI_Barrier");
@@ -565,26 +590,9 @@ int simple_rma_sync(simple_t *s) {
     lget_t *g = (lget_t *)T->lgets.p;
     for (size_t i = 0; i < NITEMS(T->lgets, lget_t); i++)
       memcpy(T->tmp.p + g[i].tmp, g[i].src, g[i].len);
-    if (P > 1) {
-      FOR_HANDLED(R, s->thread, k) {
-        serve(n, R, k);
-        unsigned char *rep = R->replybuf.p + R->oweoff[k];
-        unsigned char *in = R->stage + (size_t)P * R->C + (size_t)k * R->C2;
-        if (onesided) {
-          if (R->owe[k])
-            must(s,
-                 put(R, k, rep, R->owe[k], (size_t)P * R->C + (size_t)me * R->C2),
-                 "MPI_Put of get replies");
-        } else {
-          if (R->want[k])
-            must(s, post(n, T, 0, in, R->want[k], k, TAG_REPLY, lane_of(n, me, k)),
-                 "MPI_Irecv of get replies");
-          if (R->owe[k])
-            must(s, post(n, T, 1, rep, R->owe[k], k, TAG_REPLY, lane_of(n, me, k)),
-                 "MPI_Isend of get replies");
-        }
-      }
-    }
+    /* Replies land after the P packet regions, at region me (of C2). Each
+     * driver serves the requests of the nodes it sends replies to. */
+    if (P > 1) move(s, R, T, &reps, (size_t)P * R->C + (size_t)me * R->C2, "the reply exchange");
   }
   /* Brw: no write before every read of the node is done. The barrier
    * among nodes that completes one-sided replies involves every node as
@@ -605,27 +613,27 @@ int simple_rma_sync(simple_t *s) {
       memcpy(g[i].dst, T->tmp.p + g[i].tmp, g[i].len);
     /* Each thread lands its own remote gets' results too, after the puts
      * aimed at it: a get's result wins over a put to the same place on
-     * both backends (the handler threads used to copy them out while the
+     * both backends (the driving threads used to copy them out while the
      * owners applied their puts, and which landed last depended on
-     * timing). Two-sided, the replies of node k are in once its handler
-     * has waited for them: it says so in ready[k] (no node barrier; the
-     * handler applies its own puts while the replies travel). */
+     * timing). Two-sided, the replies of node k are in once the driver
+     * that receives them (simple__xchg_post_driver) has waited for its
+     * requests: it says so in ready[d] (no node barrier; the driver
+     * applies its own puts while the replies travel). */
     if (P > 1 && !onesided) {
       must(s, wait_reqs(T), "the reply exchange");
-      int any = 0;
-      FOR_HANDLED(R, s->thread, k) {
-        atomic_store_explicit(&R->ready[k], R->seq, memory_order_release);
-        any = 1;
+      if (s->thread < reps.drivers) {
+        atomic_store_explicit(&R->ready[s->thread], R->seq, memory_order_release);
+        simple__wake_all(&R->ready[s->thread], &R->ready_sleepers);
       }
-      if (any) FOR_HANDLED(R, s->thread, k) simple__wake_all(&R->ready[k], &R->ready_sleepers);
     }
     for (int k = 0; k < P && T->has_gets; k++) {
       size_t ng = NITEMS(T->rgets[k], rget_t);
       if (k == me || !ng) continue;
       if (!onesided) {
+        atomic_uint *ready = &R->ready[simple__xchg_post_driver(&reps, k, 0, 0)];
         unsigned v;
-        while ((v = atomic_load_explicit(&R->ready[k], memory_order_acquire)) != R->seq)
-          if (simple__wait_while(&R->ready[k], v, &R->ready_sleepers) != 0) return SIMPLE_ERR_FATAL;
+        while ((v = atomic_load_explicit(ready, memory_order_acquire)) != R->seq)
+          if (simple__wait_while(ready, v, &R->ready_sleepers) != 0) return SIMPLE_ERR_FATAL;
       }
       const unsigned char *in = R->stage + (size_t)P * R->C + (size_t)k * R->C2 + T->rgoff[k];
       const rget_t *q = (const rget_t *)T->rgets[k].p;

@@ -130,6 +130,32 @@ int simple__xchg_post(const simple__xchg_t *x, int d, int out, simple__net_req_t
   return rc;
 }
 
+int simple__xchg_put(const simple__xchg_t *x, int d, simple__win_t *w, size_t disp) {
+  if (x->bad) return SIMPLE_ERR_PEER;
+  int items = (x->n->nodes - 1) * x->chunks, rc = 0;
+  for (int i = d; i < items && !rc; i += x->drivers) {
+    int to, from;
+    simple__xchg_shift(x->n, i / x->chunks + 1, &to, &from);
+    size_t lo, len;
+    chunk(x->out_bytes(x->ctx, to), x->chunks, i % x->chunks, &lo, &len);
+    if (len == 0) continue;
+    rc = simple__win_put(w, to, disp + lo, (const unsigned char *)x->out(x->ctx, to, d) + lo, len);
+  }
+  /* A driver's items with one node are consecutive (the chunks of one
+   * step): one flush per node it put to, every put still waited for after
+   * a failure. */
+  int last = -1;
+  for (int i = d; i < items; i += x->drivers) {
+    int to, from;
+    simple__xchg_shift(x->n, i / x->chunks + 1, &to, &from);
+    if (to == last || x->out_bytes(x->ctx, to) == 0) continue;
+    last = to;
+    int rc2 = simple__win_flush(w, to);
+    if (!rc) rc = rc2;
+  }
+  return rc;
+}
+
 int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int lane, int out) {
   simple__net_req_t req[SIMPLE__XCHG_BATCH];
   int node_of[SIMPLE__XCHG_BATCH], unpack[SIMPLE__XCHG_BATCH];

@@ -1,8 +1,9 @@
 /* Internal: the node-pair exchange plan, the one place that decides which
  * threads drive which node pairs, on which lanes, in which order. The
  * collectives (src/coll), the redistributions (src/dist) and the one-sided
- * layer (src/rma, after its port) take these answers from here instead of
- * each deriving its own, so both ends of every transfer always agree.
+ * layer's supersteps (src/rma: packets and get replies, two-sided or as
+ * window puts) take these answers from here instead of each deriving its
+ * own, so both ends of every transfer always agree.
  *
  * Lanes: this layer takes one communicator per lane when the job starts
  * (lanes.c); a lane is driven by at most one thread per node at a time
@@ -16,6 +17,7 @@
 
 #include "base/sync.h"
 #include "net/net.h"
+#include "net/net_win.h"
 #include "run/job.h"
 #include "xchg/tags.h"
 
@@ -104,6 +106,16 @@ static inline simple__xchg_split_t simple__xchg_split(const simple__node_t *n, i
   return x;
 }
 
+/* The drivers of an all-pairs exchange during which no thread has
+ * node-local work to overlap (every thread of the node would wait for the
+ * exchange anyway, as in the one-sided layer's superstep): one per lane,
+ * D = min(P - 1, L), L = simple__xchg_lanes; 0 for one node. The same on
+ * every node (L is a job-wide answer). */
+static inline int simple__xchg_drivers(const simple__node_t *n) {
+  int L = simple__xchg_lanes(n), items = n->nodes - 1;
+  return items < L ? items : L;
+}
+
 /* Lane (and driving thread, at both ends) of item i of a split. */
 static inline int simple__xchg_item_lane(const simple__xchg_split_t *x, int i) {
   return i % x->drivers;
@@ -187,6 +199,33 @@ int simple__xchg_drive(const simple__xchg_t *x, int d, int also_local);
  * them. The client completes them (simple__net_waitall, or testall while
  * it works). Chunks are cut on cache lines. */
 int simple__xchg_post(const simple__xchg_t *x, int d, int out, simple__net_req_t *req, int *nreq);
+
+/* The driver of simple__xchg_post (and simple__xchg_put) that moves
+ * chunk ch of the message to (out = 1) or from (out = 0) node k != this
+ * node: the inverse of their schedules, for a client that must know which
+ * thread completes a given message (the one-sided layer's get replies,
+ * which a thread lands once their driver has waited for them). */
+static inline int simple__xchg_post_driver(const simple__xchg_t *x, int k, int out, int ch) {
+  int P = x->n->nodes, a = x->n->node;
+  int st = out ? (k - a + P) % P : (a - k + P) % P;
+  return ((st - 1) * x->chunks + ch) % x->drivers;
+}
+
+/* simple__xchg_post's exchange done with one-sided puts instead (a client
+ * that keeps the target's memory in an MPI window, src/net/net_win.h):
+ * driver d puts each of its send items (the shifted schedule, chunk by
+ * chunk, as simple__xchg_post) from out(k) to byte disp (+ the chunk's
+ * offset) of node k's window, then flushes each target once, so that its
+ * puts travel together. Lanes and tags play no part (a window has its own
+ * communicator); in_bytes, in and unpack are not read. A put reaches its
+ * target with no receive to find a mark in, so the verdict cannot travel
+ * with it: when x->bad nothing is put and SIMPLE_ERR_PEER returned, and a
+ * client must reach its verdict before (the one-sided layer does, in its
+ * count exchange). The target's side of completion is the client's too:
+ * a barrier among the nodes after every driver returned, then
+ * simple__win_sync. Cost per driver: its items' puts, alpha + beta m each,
+ * overlapped up to the flushes. */
+int simple__xchg_put(const simple__xchg_t *x, int d, simple__win_t *w, size_t disp);
 
 /* A rooted exchange on the root's node (gather: out = 0, every other node
  * sends one message; scatter: out = 1, one message to every other node):

@@ -7,8 +7,13 @@
  * is compared with the closed form, and the job counts the pairs that
  * arrived (every ordered pair of distinct nodes exactly once). Drivers are
  * those src/xchg splits (shared cores included); the other threads only
- * take part in the counting. Links the static library: the engine is
- * internal. */
+ * take part in the counting. Then the same messages posted
+ * (simple__xchg_post, two-sided) and put into a window (simple__xchg_put,
+ * one-sided), cut in two chunks each, by one driver per lane
+ * (simple__xchg_drivers): every byte checked again, and the drivers the
+ * engine's callbacks saw compared with simple__xchg_post_driver. Links the
+ * static library: the engine is internal. */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "harness.h"
@@ -71,6 +76,117 @@ static void *c_block(void *ctx, int k, int out, int i, size_t *bytes) {
   return at;
 }
 
+/* The posted and put exchanges: node-shared buffers (one process per
+ * node), filled before and checked after, and which drivers the engine
+ * handed each peer's messages to (bit d). */
+static unsigned char sh_out[MAXP][ROOM], sh_in[MAXP][ROOM];
+static _Atomic unsigned sh_sent[MAXP], sh_got[MAXP];
+static simple__win_t *sh_win;
+static unsigned char *sh_base;
+
+static size_t p_out_bytes(void *ctx, int k) { return msg_bytes(((simple__node_t *)ctx)->node, k); }
+static size_t p_in_bytes(void *ctx, int k) { return msg_bytes(k, ((simple__node_t *)ctx)->node); }
+static const void *p_out(void *ctx, int k, int d) {
+  (void)ctx;
+  atomic_fetch_or(&sh_sent[k], 1u << d);
+  return sh_out[k];
+}
+static void *p_in(void *ctx, int k, int d, int *unpack) {
+  (void)ctx;
+  *unpack = 0;
+  atomic_fetch_or(&sh_got[k], 1u << d);
+  return sh_in[k];
+}
+
+/* The drivers post_driver names for the chunks of k's messages. */
+static unsigned named(const simple__xchg_t *x, int k, int out) {
+  unsigned m = 0;
+  size_t b = out ? msg_bytes(x->n->node, k) : msg_bytes(k, x->n->node);
+  for (int ch = 0; ch < x->chunks && b; ch++) m |= 1u << simple__xchg_post_driver(x, k, out, ch);
+  return m;
+}
+
+static void reset_shared(simple_t *s) {
+  simple__node_t *n = s->node;
+  CHECK_OK(simple_barrier(s)); /* every thread done with the last check */
+  if (simple_thread(s) == 0) {
+    for (int k = 0; k < n->nodes; k++) {
+      for (size_t i = 0; i < msg_bytes(n->node, k); i++) sh_out[k][i] = byte_of(n->node, k, i);
+      memset(sh_in[k], 0, ROOM);
+      atomic_store(&sh_sent[k], 0);
+      atomic_store(&sh_got[k], 0);
+    }
+  }
+  CHECK_OK(simple_barrier(s));
+}
+
+static void check_shared(simple_t *s, const simple__xchg_t *x, int put) {
+  simple__node_t *n = s->node;
+  for (int k = 0; k < n->nodes; k++) {
+    if (k == n->node) continue;
+    const unsigned char *m = put ? sh_base + (size_t)k * ROOM : sh_in[k];
+    for (size_t i = 0; i < msg_bytes(k, n->node); i++) CHECK_EQ(m[i], byte_of(k, n->node, i));
+    CHECK_EQ(atomic_load(&sh_sent[k]), named(x, k, 1));
+    if (!put) CHECK_EQ(atomic_load(&sh_got[k]), named(x, k, 0));
+  }
+}
+
+static void posted_and_put(simple_t *s) {
+  simple__node_t *n = s->node;
+  int P = n->nodes, me = simple_thread(s);
+  if (P > MAXP) return;
+  simple__xchg_t x = {.n = n,
+                      .tag = SIMPLE__TAG_ALLTOALL,
+                      .drivers = simple__xchg_drivers(n),
+                      .chunks = 2,
+                      .ctx = n,
+                      .out_bytes = p_out_bytes,
+                      .in_bytes = p_in_bytes,
+                      .out = p_out,
+                      .in = p_in};
+  CHECK(P > 1 ? x.drivers >= 1 && x.drivers <= simple_threads(s) : x.drivers == 0);
+
+  /* Two-sided: every receive posted, then every send; the driver waits. */
+  reset_shared(s);
+  if (me < x.drivers) {
+    simple__net_req_t req[4 * MAXP];
+    int nreq = 0;
+    CHECK_OK(simple__xchg_post(&x, me, 0, req, &nreq));
+    CHECK_OK(simple__xchg_post(&x, me, 1, req, &nreq));
+    CHECK(nreq <= 4 * MAXP);
+    CHECK_OK(simple__net_waitall(req, nreq));
+  }
+  CHECK_OK(simple_barrier(s));
+  check_shared(s, &x, 0);
+
+  /* One-sided: into region `node` of every peer's window, complete at the
+   * target after a barrier among the nodes and a window sync. */
+  reset_shared(s);
+  if (me == 0) {
+    void *base = NULL;
+    CHECK_OK(simple__win_create(n, (size_t)P * ROOM, &base, &sh_win));
+    sh_base = base;
+  }
+  CHECK_OK(simple_barrier(s));
+  if (me < x.drivers) {
+    CHECK_OK(simple__xchg_put(&x, me, sh_win, (size_t)n->node * ROOM));
+    /* A bad node puts nothing: its verdict cannot travel with puts. */
+    simple__xchg_t bad = x;
+    bad.bad = 1;
+    CHECK_RC(simple__xchg_put(&bad, me, sh_win, 0), SIMPLE_ERR_PEER);
+  }
+  CHECK_OK(simple_barrier(s));
+  if (me == 0) CHECK_OK(simple__win_sync(sh_win));
+  CHECK_OK(simple_barrier(s));
+  check_shared(s, &x, 1);
+  CHECK_OK(simple_barrier(s));
+  if (me == 0) {
+    simple__win_free(sh_win);
+    sh_win = NULL;
+  }
+  CHECK_OK(simple_barrier(s));
+}
+
 static void body(simple_t *s, void *arg) {
   (void)arg;
   simple__node_t *n = s->node;
@@ -124,6 +240,7 @@ static void body(simple_t *s, void *arg) {
     }
   }
   CHECK_OK(simple_barrier(s));
+  posted_and_put(s);
 }
 
 TEST_MAIN(body)

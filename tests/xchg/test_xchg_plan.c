@@ -11,6 +11,8 @@
  *     step; over the steps every node sends to and receives from every
  *     other node exactly once.
  *   - items: driver l takes exactly the items on lane l.
+ *   - drivers with no copier: one per lane, at most one per other node.
+ *   - post_driver: names the driver that posts each chunk, at both ends.
  *   - rooted: every non-root node gets a lane below `lanes`, and the lanes
  *     are loaded within one node of each other.
  * Serial: the plan is pure arithmetic on the job's shape. */
@@ -103,6 +105,40 @@ static void check_job(int P, const int *threads, int netlanes, int shared) {
       CHECK(mine == onlane, "driver %d: %d items, lane has %d", l, mine, onlane);
     }
   }
+  /* Drivers with no copier: one per lane, never more than the items;
+   * every driver a thread of every node and a lane src/net opened. */
+  {
+    int D = simple__xchg_drivers(&n);
+    if (P == 1) {
+      CHECK(D == 0, "one node but %d drivers", D);
+    } else {
+      CHECK(D >= 1 && D <= P - 1 && D <= minr && D <= netlanes, "P=%d drivers %d", P, D);
+      CHECK(D == (P - 1 < L ? P - 1 : L), "P=%d drivers %d, lanes %d: a lane idle", P, D, L);
+    }
+  }
+  /* simple__xchg_post_driver is the inverse of post's schedule: the driver
+   * that takes item i, whose peers are a + st and a - st, is the one named
+   * for sending that chunk to a + st and receiving it from a - st; and the
+   * sender's and receiver's drivers of one message agree. */
+  for (int chunks = 1; chunks <= 3 && P > 1; chunks++)
+    for (int D = 1; D <= (P - 1) * chunks && D <= 5; D++) {
+      simple__xchg_t x = {.n = &n, .drivers = D, .chunks = chunks};
+      for (int a = 0; a < P; a++) {
+        n.node = a;
+        for (int i = 0; i < (P - 1) * chunks; i++) {
+          int to, from, d = i % D, st = i / chunks + 1, ch = i % chunks;
+          simple__xchg_shift(&n, st, &to, &from);
+          CHECK(simple__xchg_post_driver(&x, to, 1, ch) == d, "P=%d D=%d C=%d item %d: send", P, D,
+                chunks, i);
+          CHECK(simple__xchg_post_driver(&x, from, 0, ch) == d, "P=%d D=%d C=%d item %d: recv", P,
+                D, chunks, i);
+          n.node = to;
+          CHECK(simple__xchg_post_driver(&x, a, 0, ch) == d, "P=%d: %d->%d drivers differ", P, a,
+                to);
+          n.node = a;
+        }
+      }
+    }
   check_schedule(&n, 0);
   check_schedule(&n, 1);
 
