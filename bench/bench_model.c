@@ -274,13 +274,13 @@ static link_t fit_link(const char *path, const char *row, const char *col) {
    * size above 0; the per-byte cost the least slope from there to any size
    * of 4 KiB or more (noise on a shared machine only ever adds time). The
    * formulas read the whole curve (mi, mn, cp). */
-  int k0 = -1;
+  int k0 = -1, found = 0;
   for (int i = 0; i < c->np; i++)
     if (c->xs[i] > 0 && (k0 < 0 || c->xs[i] < c->xs[k0])) k0 = i;
   for (int i = 0; i < c->np && k0 >= 0; i++) {
     if (c->xs[i] < 4096) continue;
     double sl = (c->ys[i] - c->ys[k0]) / (c->xs[i] - c->xs[k0]);
-    if (sl > 0 && (!l.ok || sl < l.slope)) l.slope = sl, l.ok = 1;
+    if (sl > 0 && (!found || sl < l.slope)) l.slope = sl, found = 1;
   }
   if (k0 >= 0) l.lat = c->ys[k0];
   l.ok = c->np >= 2; /* a curve needs two sizes */

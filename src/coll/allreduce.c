@@ -52,15 +52,6 @@ static int reduce_small(simple_t *s, const void *send, void *recv, void *scratch
 /* Large vectors: every thread combines a slice of the node's inputs into
  * the scratch; lane l of the scratch is then reduced among nodes by thread
  * l of every node, all lanes at once; everyone copies the result out. */
-/* Lane `me`'s piece [*l0, *l1) of the node's vector (cache-line bounds:
- * lanes are written by different threads). */
-static void lane_piece(size_t count, size_t es, int lanes, int me, size_t *l0, size_t *l1) {
-  size_t line = SIMPLE__CACHE_LINE / es ? SIMPLE__CACHE_LINE / es : 1;
-  size_t per = ((count + (size_t)lanes - 1) / (size_t)lanes + line - 1) / line * line;
-  *l0 = (size_t)me * per < count ? (size_t)me * per : count;
-  *l1 = *l0 + per < count ? *l0 + per : count;
-}
-
 /* Lane `me`'s exchange among nodes of count elements at buf: the tree to
  * the root's node (root_node >= 0: half the bytes of an allreduce cross,
  * one way), else Rabenseifner's allreduce. */
@@ -96,7 +87,7 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
     /* An argument error on this node: each lane's driver still runs its
      * exchange, with error marks, for the nodes that wait on it. */
     if (rc != SIMPLE_ERR_FATAL && me < lanes) {
-      lane_piece(count, es, lanes, me, &l0, &l1);
+      simple__coll_lane_piece(count, es, lanes, me, &l0, &l1);
       if (l1 > l0) lane_exchange(n, me, NULL, NULL, l1 - l0, type, op, root_node, 1, 0);
     }
     return rc;
@@ -108,14 +99,14 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
   /* This thread's slice, cut where lanes meet (each lane's piece in its
    * place). */
   for (int k = 0; k < lanes && lo < hi; k++) {
-    lane_piece(count, es, lanes, k, &l0, &l1);
+    simple__coll_lane_piece(count, es, lanes, k, &l0, &l1);
     size_t a = lo > l0 ? lo : l0, b = hi < l1 ? hi : l1;
     if (a < b) simple__node_combine_into(slots, r, type, op, a, b, acc + (size_t)k * room);
   }
   rc = simple__node_finish(s);
   if (rc) return rc;
   if (me < lanes) {
-    lane_piece(count, es, lanes, me, &l0, &l1);
+    simple__coll_lane_piece(count, es, lanes, me, &l0, &l1);
     if (l1 > l0)
       rc = lane_exchange(n, me, acc + l0 * es + (size_t)me * room,
                          tmp + l0 * es + (size_t)me * room, l1 - l0, type, op, root_node, 0, sig);
@@ -127,7 +118,7 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
     return 0;
   }
   for (int k = 0; k < lanes; k++) {
-    lane_piece(count, es, lanes, k, &l0, &l1);
+    simple__coll_lane_piece(count, es, lanes, k, &l0, &l1);
     if (l1 > l0)
       memcpy((unsigned char *)recv + l0 * es, acc + l0 * es + (size_t)k * room, (l1 - l0) * es);
   }

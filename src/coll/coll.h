@@ -174,6 +174,17 @@ static inline int simple__coll_sync_rc(simple_t *s, int rc) {
   return rc ? rc : (f & 2u) ? SIMPLE_ERR_ARG : f ? SIMPLE_ERR_PEER : 0;
 }
 
+/* Lane `lane`'s piece [*l0, *l1) of a node's vector of count elements
+ * cut for `lanes` lanes (the large reductions and scans): equal pieces on
+ * cache-line bounds, since different threads write them. */
+static inline void simple__coll_lane_piece(size_t count, size_t es, int lanes, int lane, size_t *l0,
+                                           size_t *l1) {
+  size_t line = SIMPLE__CACHE_LINE / es ? SIMPLE__CACHE_LINE / es : 1;
+  size_t per = ((count + (size_t)lanes - 1) / (size_t)lanes + line - 1) / line * line;
+  *l0 = (size_t)lane * per < count ? (size_t)lane * per : count;
+  *l1 = *l0 + per < count ? *l0 + per : count;
+}
+
 /* simple__sync_rc after a step among nodes that carries the signature
  * (net_arg: this thread's step found another node's signature, rc
  * SIMPLE_ERR_ARG): every thread of the node then returns SIMPLE_ERR_ARG

@@ -65,15 +65,6 @@ static void apply_left(simple_op_t op, simple_type_t type, const unsigned char *
   }
 }
 
-/* Lane `lane`'s piece [*l0, *l1) of count elements cut for `lanes`
- * (cache-line bounds). */
-static void lane_piece(size_t count, size_t es, int lanes, int lane, size_t *l0, size_t *l1) {
-  size_t line = SIMPLE__CACHE_LINE / es ? SIMPLE__CACHE_LINE / es : 1;
-  size_t per = ((count + (size_t)lanes - 1) / (size_t)lanes + line - 1) / line * line;
-  *l0 = (size_t)lane * per < count ? (size_t)lane * per : count;
-  *l1 = *l0 + per < count ? *l0 + per : count;
-}
-
 /* The stride of the scratch's four regions for a large scan: the vector
  * with `room` bytes after each lane's piece, on cache lines. */
 static size_t large_stride(size_t bytes, int lanes, size_t room) {
@@ -91,7 +82,7 @@ static int exchange(simple__node_t *n, int lane, int lanes, unsigned char *w, si
                     size_t room, size_t count, simple_type_t type, simple_op_t op, int bad,
                     unsigned sig) {
   size_t es = simple_type_size(type), l0, l1;
-  lane_piece(count, es, lanes, lane, &l0, &l1);
+  simple__coll_lane_piece(count, es, lanes, lane, &l0, &l1);
   if (l1 <= l0) return 0;
   if (bad)
     return simple__coll_net_exscan(n, lane, NULL, NULL, NULL, NULL, l1 - l0, type, op, 1, 0);
@@ -151,7 +142,7 @@ static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, s
   /* This thread's slice, cut where lanes meet: each lane's piece of the
    * node total in its place. */
   for (int k = 0; k < lanes && lo < hi; k++) {
-    lane_piece(count, es, lanes, k, &l0, &l1);
+    simple__coll_lane_piece(count, es, lanes, k, &l0, &l1);
     size_t a = lo > l0 ? lo : l0, b = hi < l1 ? hi : l1;
     if (a < b) simple__node_scan_slice(slots, r, exclusive, type, op, a, b, w + (size_t)k * room);
   }
@@ -163,7 +154,7 @@ static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, s
   if ((rc = simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG)) != 0) return rc;
   if (n->node == 0) return 0;
   for (int k = 0; k < lanes; k++) {
-    lane_piece(count, es, lanes, k, &l0, &l1);
+    simple__coll_lane_piece(count, es, lanes, k, &l0, &l1);
     if (l1 <= l0) continue;
     const unsigned char *x = w + stride + l0 * es + (size_t)k * room;
     unsigned char *out = (unsigned char *)recv + l0 * es;
