@@ -66,14 +66,17 @@ SIMPLE_API int simple_barrier(simple_t *s);
 SIMPLE_API int simple_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, int root);
 
 /* recv at thread root gets the combination of every thread's send.
- * Same algorithm as allreduce, the result kept at the root only, except
- * above 8 KiB on 2 or 3 nodes with a built-in op: after the sliced
- * combine, each lane's slice goes up a binomial tree to the root's node in
- * 128 KiB segments, each combined as it arrives, and a 1-byte verdict
- * token comes back down (docs/api.md, "Which algorithm runs among nodes").
- *   Cost there: 2b + 2 n/B + ceil(log2 P) (2 alpha + beta n): for 2 nodes
- *   one message of n bytes, one way, against the allreduce's 2 of n/2
- *   each way. */
+ * With a built-in op: the node phase as allreduce's, then a binomial tree
+ * to the root's node, one way (nothing comes back: a node is done once
+ * its data has left, as with MPI_Reduce); above 8 KiB each lane's slice
+ * goes up in 128 KiB segments, each combined as it arrives (on 4 nodes
+ * and more above 8 KiB, and with user ops, the allreduce's schedule, the
+ * result kept at the root only; docs/api.md, "Which algorithm runs among
+ * nodes").
+ *   Cost up to 8 KiB: b + r n/B + ceil(log2 P) (alpha + beta n), P - 1
+ *   messages; above, on 2 or 3 nodes: 2b + 2 n/B + ceil(log2 P) (alpha +
+ *   beta n): for 2 nodes one message of n bytes, one way, against the
+ *   allreduce's 2 of n/2 each way. */
 SIMPLE_API int simple_reduce(simple_t *s, const void *send, void *recv, size_t count,
                              simple_type_t type, simple_op_t op, int root);
 
@@ -97,12 +100,11 @@ SIMPLE_API int simple_allreduce(simple_t *s, const void *send, void *recv, size_
 
 /* Inclusive scan over global ranks: thread i's recv combines threads 0..i.
  * Node-local scan in shared memory, an exclusive scan of the node totals
- * among nodes (recursive doubling; at its last step the upper node sends
- * only a 1-byte verdict token down, as the lower one needs no data from
- * above), and a local fix-up combining the node prefix with each
- * thread's result.
+ * among nodes (recursive doubling; at its last step only the lower node
+ * of each pair sends, as it needs no data from above), and a local fix-up
+ * combining the node prefix with each thread's result.
  * Cost: 2b + 2 n/B + exscan among P (~log2 P (alpha + beta n); 2 nodes:
- * one message of n bytes one way, and a token back). */
+ * one message of n bytes, one way). */
 SIMPLE_API int simple_scan(simple_t *s, const void *send, void *recv, size_t count,
                            simple_type_t type, simple_op_t op);
 /* Exclusive scan: thread i > 0 gets threads 0..i-1; thread 0's recv is

@@ -6,24 +6,46 @@
 #include "simple/coll.h"
 #include "simple/node.h"
 
-/* Two paths, chosen by choose.c's table (by default: up to 8 KiB the
- * first, above it the second). */
+/* Two paths for the node phase, chosen by choose.c's table (by default:
+ * up to SIMPLE__COLL_SMALL_REDUCE bytes the first, above it the second);
+ * among nodes, recursive doubling or Rabenseifner for an allreduce, the
+ * one-way tree for a reduce with a built-in op. */
 
 /* The signature's room after each lane's piece of the scratch. */
 #define SIG_ROOM SIMPLE__COLL_SIG_ROOM
 
+/* The tree's root node for a reduce to root by `tree` (-1: the allreduce
+ * schedule). It follows from root and op alone, the same on every node (an
+ * invalid root, refused on every node, still gives one). User ops need not
+ * commute: they keep the allreduce's node order. */
+static int tree_root(const simple__node_t *n, int root, simple_op_t op, int tree) {
+  if (!tree || root < 0 || op >= SIMPLE_OP_USER_FIRST) return -1;
+  return root < n->nprocs ? simple__node_of(n, root) : 0;
+}
+
+/* The exchange among nodes of the small path on lane 0: the tree to
+ * root_node, or recursive doubling (root_node < 0). */
+static int small_exchange(simple__node_t *n, void *buf, void *tmp, size_t count,
+                          simple_type_t type, simple_op_t op, int root_node, int bad,
+                          unsigned sig) {
+  if (root_node >= 0)
+    return simple__coll_net_reduce_tree(n, 0, buf, tmp, count, type, op, root_node, bad, sig);
+  return simple__coll_net_allreduce_rd_sig(n, 0, buf, tmp, count, type, op, bad, sig);
+}
+
 /* Small vectors, with one node barrier (simple__node_publish_lead): the
  * node's last thread to arrive combines the inputs into the scratch (paper
  * 001: the other threads only raise their flags, by arriving), reduces
- * among nodes and releases the others; everyone reads the result from the
+ * among nodes (small_exchange) and releases the others; everyone that
+ * wants the result reads it from the
  * scratch (thread 0's, published in its slot). Scratch: the accumulator
  * and the exchange's tmp, SIG_ROOM after each, as every node carries the
  * signature here. On failure (every thread of the node sees one then) a
  * second barrier tells the node's threads whether the leader found another
  * node's signature (SIMPLE_ERR_ARG on all of them); failure path only. */
 static int reduce_small(simple_t *s, const void *send, void *recv, void *scratch, size_t count,
-                        simple_type_t type, simple_op_t op, int want_result, int err,
-                        unsigned sig) {
+                        simple_type_t type, simple_op_t op, int want_result, int root_node,
+                        int err, unsigned sig) {
   simple__node_t *n = s->node;
   int rc, lead;
   const simple__slot_t *slots =
@@ -31,7 +53,7 @@ static int reduce_small(simple_t *s, const void *send, void *recv, void *scratch
   if (!slots) {
     /* An argument error on this node: the other nodes still wait on the
      * exchange, which the leader runs with error marks. */
-    if (lead < 0 && count) simple__coll_net_allreduce_rd(n, 0, NULL, NULL, count, type, op, 1);
+    if (lead < 0 && count) small_exchange(n, NULL, NULL, count, type, op, root_node, 1, 0);
     return rc == SIMPLE_ERR_FATAL ? rc : simple__coll_net_rc(s, rc, 0);
   }
   size_t bytes = count * simple_type_size(type);
@@ -39,8 +61,7 @@ static int reduce_small(simple_t *s, const void *send, void *recv, void *scratch
   if (lead) {
     if (count) {
       simple__node_combine_into(slots, n->threads, type, op, 0, count, acc);
-      rc = simple__coll_net_allreduce_rd_sig(n, 0, acc, acc + bytes + SIG_ROOM, count, type, op, 0,
-                                             sig);
+      rc = small_exchange(n, acc, acc + bytes + SIG_ROOM, count, type, op, root_node, 0, sig);
     }
     if ((rc = simple__node_lead_done(s, rc)))
       return simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG);
@@ -61,15 +82,6 @@ static int lane_exchange(simple__node_t *n, int me, void *buf, void *tmp, size_t
   if (root_node >= 0)
     return simple__coll_net_reduce_tree(n, me, buf, tmp, count, type, op, root_node, bad, sig);
   return simple__coll_net_allreduce_rab(n, me, buf, tmp, count, type, op, bad, sig);
-}
-
-/* The tree's root node for a reduce to root by `tree` (-1: the allreduce
- * schedule). It follows from root and op alone, the same on every node (an
- * invalid root, refused on every node, still gives one). User ops need not
- * commute: they keep the allreduce's node order. */
-static int tree_root(const simple__node_t *n, int root, simple_op_t op, int tree) {
-  if (!tree || root < 0 || op >= SIMPLE_OP_USER_FIRST) return -1;
-  return root < n->nprocs ? simple__node_of(n, root) : 0;
 }
 
 /* The scratch of the large path with the signature: lane k's piece of the
@@ -187,12 +199,14 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
       simple__coll_choose(root < 0 ? SIMPLE__COLL_ALLREDUCE : SIMPLE__COLL_REDUCE, n, bytes);
   /* The scratch: accumulator and tmp, each with the signature's room
    * after every lane's piece (reduce_small, reduce_large). */
-  size_t rooms = alg == SIMPLE__ALG_RD ? 1 : (size_t)simple__xchg_lanes(n);
+  int small = alg == SIMPLE__ALG_RD || (alg == SIMPLE__ALG_TREE && bytes <= SIMPLE__COLL_SMALL_REDUCE);
+  size_t rooms = small ? 1 : (size_t)simple__xchg_lanes(n);
   void *scratch = NULL;
   if (s->thread == 0 && !err && !(scratch = simple__node_scratch(s, 2 * (bytes + rooms * SIG_ROOM))))
     err = SIMPLE_ERR_NOMEM;
-  if (alg == SIMPLE__ALG_RD)
-    return reduce_small(s, send, recv, scratch, count, type, op, want_result, err, sig);
+  if (small)
+    return reduce_small(s, send, recv, scratch, count, type, op, want_result,
+                        tree_root(n, root, op, alg == SIMPLE__ALG_TREE), err, sig);
   if (n->threads == 1)
     return reduce_alone(s, send, recv, scratch, count, type, op, root, alg == SIMPLE__ALG_TREE,
                         err);

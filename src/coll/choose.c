@@ -2,10 +2,15 @@
  *
  * The crossovers, measured with simple-bench coll on the virtual cluster
  * (docs/bench.md, "Algorithms among nodes"):
- *  - allreduce, reduce: up to 8 KiB the master's recursive doubling wins
- *    (one exchange per round, no slicing barrier); above, the sliced
- *    combine and Rabenseifner's 2 n bytes per node beat log2 P exchanges
- *    of n.
+ *  - allreduce: up to 8 KiB the master's recursive doubling wins (one
+ *    exchange per round, no slicing barrier); above, the sliced combine
+ *    and Rabenseifner's 2 n bytes per node beat log2 P exchanges of n.
+ *  - reduce up to 8 KiB: the binomial tree, one way, whatever the node
+ *    count: its ceil(log2 P) steps are as many as recursive doubling's
+ *    but send one message per pair, not one each way. 2 x 1 on the
+ *    virtual cluster (one core per node, so both ends' TCP work is
+ *    serialized): 8 B 9.2-9.8 us against 12.4-13.3 (MPI_Reduce 8.9-9.7),
+ *    4 KiB 12.8-13.0 against 18.5-20.0.
  *  - reduce above 8 KiB on 2 or 3 nodes: the tree moves n bytes one way
  *    into the root (2 nodes: one message; 3: two) where the allreduce
  *    moves 2 n (n/2 each way, twice) and, at 3 nodes, folds a third node in
@@ -50,9 +55,9 @@ typedef struct {
 
 /* First matching row wins; every kind ends with a catch-all row. */
 static const rule_t rules[] = {
-    {SIMPLE__COLL_ALLREDUCE, ANY_NODES, 1, 8192, SIMPLE__ALG_RD},
+    {SIMPLE__COLL_ALLREDUCE, ANY_NODES, 1, SIMPLE__COLL_SMALL_REDUCE, SIMPLE__ALG_RD},
     {SIMPLE__COLL_ALLREDUCE, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_RAB},
-    {SIMPLE__COLL_REDUCE, ANY_NODES, 1, 8192, SIMPLE__ALG_RD},
+    {SIMPLE__COLL_REDUCE, ANY_NODES, 1, SIMPLE__COLL_SMALL_REDUCE, SIMPLE__ALG_TREE},
     {SIMPLE__COLL_REDUCE, 3, 1, ANY_BYTES, SIMPLE__ALG_TREE},
     {SIMPLE__COLL_REDUCE, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_RAB},
     {SIMPLE__COLL_SCAN, ANY_NODES, 1, 8191, SIMPLE__ALG_ONE_LANE},

@@ -27,9 +27,10 @@ typedef enum {
   /* allreduce, reduce: every thread combines a slice, then Rabenseifner's
    * reduce-scatter + allgather among nodes on every lane. */
   SIMPLE__ALG_RAB,
-  /* reduce (commutative ops; others fall back to RAB): as RAB inside the
-   * node, then a pipelined binomial tree to the root's node on every lane,
-   * half the bytes of an allreduce, one way. */
+  /* reduce (commutative ops; others fall back to RD up to
+   * SIMPLE__COLL_SMALL_REDUCE bytes, RAB above): up to that size as RD
+   * inside the node, above as RAB; then a pipelined binomial tree to the
+   * root's node on every lane, half the bytes of an allreduce, one way. */
   SIMPLE__ALG_TREE,
   /* scan: the node total exchanged on one lane, or cut over every lane. */
   SIMPLE__ALG_ONE_LANE,
@@ -43,6 +44,12 @@ typedef enum {
   SIMPLE__ALG_DIRECT,
   SIMPLE__ALG_COUNT
 } simple__coll_alg_t;
+
+/* The reductions' node phase: up to this many bytes the last thread to
+ * arrive combines every input and drives the exchange on one lane (one
+ * barrier); above, every thread combines a slice and the lanes exchange
+ * their pieces at once. */
+#define SIMPLE__COLL_SMALL_REDUCE 8192
 
 /* The algorithm of collective `kind` on node n's job (its node count, and
  * the threads of its largest node) for `bytes` per thread (alltoall: per

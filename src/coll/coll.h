@@ -75,16 +75,18 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
  * on ranks relative to the root: at step 2^j a node with bit j set sends
  * its subtree's combination up and stops; the vector travels in 128 KiB
  * segments, up to 4 in flight, each combined as it arrives while the next
- * ones are on the wire (as MPI's pipelined reduce). Then the root's verdict
- * goes back down the same tree as a 1-byte token, so that every node
- * returns the same verdict. buf holds this node's contribution and, on the
- * root's node, receives the result; elsewhere it is left partial. tmp has
- * room for count elements.
- * Cost: ceil(log2 P) (alpha + beta n) up (for 2 nodes one message of n
- * bytes, pipelined with the combining: beta n + one segment's op), plus
- * ceil(log2 P) alpha down. `bad` and the verdict as for the allreduces;
- * sig too, carried by each child's last segment to its parent (the tree's
- * edges reach every node). */
+ * ones are on the wire (as MPI's pipelined reduce). Nothing comes back
+ * down: a node is done once its data has left. buf holds this node's
+ * contribution and, on the root's node, receives the result; elsewhere it
+ * is left partial. tmp has room for count elements.
+ * Cost: ceil(log2 P) (alpha + beta n), P - 1 messages (for 2 nodes one
+ * message of n bytes, pipelined with the combining: beta n + one
+ * segment's op). `bad` as for the allreduces, but a mark travels up only:
+ * SIMPLE_ERR_PEER reaches the nodes on the way from a failed node to the
+ * root's node (the root's included), and the others return 0 (their data
+ * reached the root, which refuses the call). sig likewise, carried by
+ * each child's last segment to its parent: SIMPLE_ERR_ARG on a node that
+ * received another signature, SIMPLE_ERR_PEER above it. */
 int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
                                  simple_type_t type, simple_op_t op, int root_node, int bad,
                                  unsigned sig);
@@ -98,13 +100,14 @@ int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *t
  * partial (the combination over its aligned block of 2^j nodes) with node
  * i ^ 2^j; a partner from below is combined on the left of both partial and
  * result. ceil(log2 P) steps of one message each way, except at the last
- * step, where the lower node needs no partial from above: a 1-byte token
- * goes down instead (the verdict's path): cost ceil(log2 P) (alpha + beta
- * n), for 2 nodes one message of n bytes. `bad` and the verdict as for the
- * allreduces (every node hears of an error: each takes part in steps that
- * cover every other node's block); res is untouched on SIMPLE_ERR_PEER.
- * sig as for the allreduces, on every message (the token is then the
- * 8-byte signature itself): all four regions need the room. */
+ * step, where the lower node needs no partial from above and nothing goes
+ * down: cost ceil(log2 P) (alpha + beta n), for 2 nodes one message of n
+ * bytes. `bad` and the verdict as for the allreduces, on the nodes an
+ * error reaches: every node above a failed one (its prefix depends on
+ * it) and those below whose earlier steps meet its marks; the others
+ * return 0 (their prefixes do not depend on it). res is untouched on
+ * SIMPLE_ERR_PEER. sig as for the allreduces, on every message: all four
+ * regions need the room. */
 int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, void *tmp,
                             void *spare, size_t count, simple_type_t type, simple_op_t op, int bad,
                             unsigned sig);

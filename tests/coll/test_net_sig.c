@@ -47,8 +47,8 @@ static int algorithm(int w, int P, size_t bytes) {
     p += strlen(key);
     return !strncmp(p, "rd", 2) && p[2] != 'x' ? A_RD : !strncmp(p, "rab", 3) ? A_RAB : A_TREE;
   }
-  if (bytes <= 8192) return A_RD;
-  return w == W_REDUCE && P <= 3 ? A_TREE : A_RAB;
+  if (w == W_REDUCE && (bytes <= 8192 || P <= 3)) return A_TREE; /* a built-in op here */
+  return bytes <= 8192 ? A_RD : A_RAB;
 }
 
 /* One message from node src to node dst: data carrying the sender's
@@ -76,14 +76,9 @@ static int real_rank(int nr, int rem) { return nr < rem ? 2 * nr + 1 : nr + rem;
 static void simulate(int alg, int P, int root_node, const int *sig, int *bad) {
   memset(bad, 0, (size_t)P * sizeof *bad);
   if (alg == A_TREE) {
-    for (int mask = 1; mask < P; mask <<= 1) /* up: each child's last segment */
+    for (int mask = 1; mask < P; mask <<= 1) /* up: each child's last segment; nothing down */
       for (int rel = 0; rel + mask < P; rel += 2 * mask)
         step(bad, sig, P, (rel + mask + root_node) % P, (rel + root_node) % P, 0, 1);
-    int top = 1;
-    while (top * 2 < P) top *= 2;
-    for (int mask = top; mask >= 1; mask >>= 1) /* down: tokens */
-      for (int rel = 0; rel + mask < P; rel += 2 * mask)
-        step(bad, sig, P, (rel + root_node) % P, (rel + mask + root_node) % P, 0, 0);
     return;
   }
   if (alg == A_PACKED) { /* every node's message to every other, always data */
@@ -92,11 +87,11 @@ static void simulate(int alg, int P, int root_node, const int *sig, int *bad) {
         if (a != b && sig[a] != sig[b]) bad[b] = 2;
     return;
   }
-  if (alg == A_SCAN) { /* recursive doubling over all P; every message carries it */
-    for (int mask = 1; mask < P; mask <<= 1)
+  if (alg == A_SCAN) { /* recursive doubling over all P; every message carries it; */
+    for (int mask = 1; mask < P; mask <<= 1) /* the last step one way, up */
       for (int a = 0; a < P; a++) {
         int b = a ^ mask;
-        if (b > a && b < P) step(bad, sig, P, a, b, 1, 1);
+        if (b > a && b < P) step(bad, sig, P, a, b, (mask << 1) < P, 1);
       }
     return;
   }
@@ -210,9 +205,11 @@ static void test(simple_t *s, void *arg) {
       call(&c, w, 0, -1);
       if (P < 2) continue;
       int alg = algorithm(w, P, bytes);
-      /* The callers' buffers: a large vector where a node has one thread
-       * (reduce, allreduce: Rabenseifner's or the tree; scan: lanes). */
-      if (alg != A_RD && one_thread) continue;
+      /* The callers' buffers: the large path where a node has one thread
+       * (reduce, allreduce: Rabenseifner's, or the tree above 8 KiB; scan:
+       * lanes). */
+      int small = alg == A_RD || (alg == A_TREE && bytes <= 8192);
+      if ((w == W_ALLREDUCE || w == W_REDUCE) && !small && one_thread) continue;
       if ((w == W_SCAN || w == W_EXSCAN) && bytes > 1072 && one_thread) continue;
       /* alltoall: packed where no node has one thread. */
       if (w == W_ALLTOALL && (alg == A_DIRECT || one_thread)) continue;
