@@ -32,7 +32,7 @@
  * printed as "R <side> <test> <h> <us>".
  *
  * Driver: three jobs per round (hybrid twosided with the send side, hybrid
- * onesided, flat MPI), rotated round by round; the median over rounds per
+ * onesided, flat MPI), in bench_alternate's order; the median over rounds per
  * row; weighted least squares (relative error) for g and L; the DAXPY rate
  * r turns them into flops. */
 #include <errno.h>
@@ -532,6 +532,13 @@ static int as_line(const char *line, void *ctx) {
   return line[0] == 'I' && line[1] == ' ';
 }
 
+/* Job j of a round (bench_alternate's side): ctx holds the J_N commands. */
+static int as_job(int j, long round, void *ctx) {
+  (void)round;
+  const bench_cmd_t *cmd = ctx;
+  return bench_run_worker(cmd[j], as_line, NULL);
+}
+
 /* The median of (test, side) at h; NAN if not measured. */
 static double as_get(int test, int side, long h) {
   char op[64];
@@ -724,16 +731,10 @@ int bench_as_suite(int argc, char **argv) {
           " %ld round(s)%s; words of 8 bytes\n",
           name, N, T, P, bench_where(vcluster, multi), rounds, pin ? ", pinned" : "");
   fflush(o);
-  for (int r = 0; r < rounds; r++) {
-    fprintf(stderr, "  round %d/%ld\n", r + 1, rounds);
-    for (int k = 0; k < J_N; k++) {
-      int j = (k + r) % J_N;
-      if (bench_run_worker(cmd[j], as_line, NULL) != 0) {
-        if (out) fclose(out);
-        free(as_tab.rows);
-        return 1;
-      }
-    }
+  if (bench_alternate(rounds, J_N, as_job, cmd) != 0) {
+    if (out) fclose(out);
+    free(as_tab.rows);
+    return 1;
   }
   double rate = bench_median(as_rate, (size_t)as_nrate); /* Mflop/s = flops per us */
   if (as_nrate == 0) rate = NAN;

@@ -188,9 +188,32 @@ static int qline(const char *line, void *arg) {
   return 1;
 }
 
-static int qrun(const char *cmd, uint64_t got[][2], int *ngot) {
-  qrun_t c = {cmd, got, ngot};
-  return bench_run_worker(cmd, qline, &c);
+/* A round's two jobs (bench_alternate's sides); once both have run, the
+ * counts of the round are checked against the classic solver's (qbad). */
+typedef struct {
+  const bench_cmd_t *cmd;
+  uint64_t got[2 * Q_MAX_N][2];
+  int ngot, ran;
+} qround_t;
+
+static int qside(int side, long round, void *ctx) {
+  (void)round;
+  qround_t *q = ctx;
+  if (q->ran++ % 2 == 0) q->ngot = 0; /* a new round */
+  qrun_t c = {q->cmd[side], q->got, &q->ngot};
+  if (bench_run_worker(q->cmd[side], qline, &c) != 0) return 1;
+  if (q->ran % 2) return 0;
+  for (int i = 0; i < q->ngot; i++) {
+    qrow_t *r = qrow((int)q->got[i][0]);
+    if (!r || !r->have_want || q->got[i][1] != r->want) {
+      fprintf(stderr,
+              "simple-bench queens: n = %d: simple_nqueens counted %" PRIu64
+              ", the classic solver %" PRIu64 "\n",
+              (int)q->got[i][0], q->got[i][1], r ? r->want : 0);
+      qbad = 1;
+    }
+  }
+  return 0;
 }
 
 static double qmed(double *v, int c) {
@@ -253,29 +276,9 @@ int bench_queens_suite(int argc, char **argv) {
       stat ? "static" : "dynamic", symmetry ? ", mirror symmetry" : "", N, T, qP,
       bench_where(vcluster, multi), cores, rounds, pin ? ", pinned" : "");
   fflush(stdout);
-  for (int r = 0; r < rounds; r++) {
-    fprintf(stderr, "  round %d/%ld\n", r + 1, rounds);
-    uint64_t got[2 * 2 * Q_MAX_N][2];
-    int ngot = 0;
-    for (int k = 0; k < 2; k++) {
-      int side = (r % 2) ? 1 - k : k;
-      if (qrun(cmd[side], got, &ngot) != 0) {
-        if (out) fclose(out);
-        return 1;
-      }
-    }
-    for (int i = 0; i < ngot; i++) {
-      qrow_t *q = qrow((int)got[i][0]);
-      if (!q || !q->have_want || got[i][1] != q->want) {
-        fprintf(stderr,
-                "simple-bench queens: n = %d: simple_nqueens counted %" PRIu64
-                ", the classic solver %" PRIu64 "\n",
-                (int)got[i][0], got[i][1], q ? q->want : 0);
-        qbad = 1;
-      }
-    }
-  }
-  if (qbad) {
+  static qround_t qr; /* its got[] is large for a stack */
+  qr.cmd = (const bench_cmd_t *)cmd;
+  if (bench_alternate(rounds, 2, qside, &qr) != 0 || qbad) {
     if (out) fclose(out);
     return 1;
   }

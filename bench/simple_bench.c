@@ -377,6 +377,13 @@ static double med(row_t *r, int side) {
 
 /* ------------------------------------------------------------------------
  * simple-bench node */
+/* The node suite's sides: ctx holds the commands of SIDE_HYBRID (0) and
+ * SIDE_MPI (1). */
+static int node_side(int side, long round, void *ctx) {
+  const char *const *cmd = ctx;
+  return run_side(cmd[side], side, (int)round);
+}
+
 static int suite_node(int argc, char **argv) {
   opts_t o;
   int rc = parse_opts(argc, argv, 0, &o);
@@ -403,12 +410,10 @@ static int suite_node(int argc, char **argv) {
       o.threads, o.threads, o.rounds,
       pl.pin ? ", pinned" : ", not pinned (more processors than cores)");
   fflush(stdout);
-  for (int r = 0; r < o.rounds; r++) {
-    fprintf(stderr, "  round %d/%ld\n", r + 1, o.rounds);
-    if (run_side(hybrid, SIDE_HYBRID, r) != 0 || run_side(anchor, SIDE_MPI, r) != 0) {
-      if (out) fclose(out);
-      return 1;
-    }
+  const char *node_cmd[2] = {hybrid, anchor};
+  if (bench_alternate(o.rounds, 2, node_side, node_cmd) != 0) {
+    if (out) fclose(out);
+    return 1;
   }
 
   if (out) fprintf(out, "suite,op,bytes,simple_us,mpi_us,ratio\n");
