@@ -72,6 +72,7 @@ typedef struct {
   int mynode, multi;       /* multi: the job has more than one node */
   unsigned char *need;     /* [N*N*p]: thread t uses block b (multi only; NULL: poll) */
   long expected, received; /* pushes this thread gets from other nodes */
+  long remote;             /* blocks read by a thread of another node than their owner's */
   uint64_t epoch;          /* this call's number on this thread (the same on all) */
   int n, nb, N, p, pr, pc, me;
   double shift;
@@ -164,10 +165,15 @@ static int plan_pushes(ctx_t *c) {
         }
       if (i > j) c->need[((size_t)j * c->N + j) * p + t] = 1;
     }
-  for (size_t b = 0; b < nn; b++)
-    if (c->need[b * p + (size_t)c->me] &&
-        c->node_of[owner(c, (int)(b / c->N), (int)(b % c->N))] != c->mynode)
-      c->expected++;
+  for (size_t b = 0; b < nn; b++) {
+    int home = c->node_of[owner(c, (int)(b / c->N), (int)(b % c->N))];
+    if (c->need[b * p + (size_t)c->me] && home != c->mynode) c->expected++;
+    for (size_t t = 0; t < p; t++)
+      if (c->need[b * p + t] && c->node_of[t] != home) {
+        c->remote++;
+        break;
+      }
+  }
   return 0;
 }
 
@@ -763,6 +769,7 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
                : 0;
   if (res) {
     res->pivot = -1, res->residual = NAN, res->nnz = 0, res->factor_blocks = 0;
+    res->remote_blocks = 0;
     res->error[0] = 0;
     memset(&res->cache, 0, sizeof res->cache);
   }
@@ -875,6 +882,7 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
   static _Thread_local uint64_t calls; /* collective: every thread counts alike */
   c.epoch = ++calls;
   if (!rc) rc = plan_pushes(&c);
+  res->remote_blocks = c.remote;
   bad = rc;
   r2 = simple_allreduce(s, &rc, &bad, 1, SIMPLE_INT32, SIMPLE_MAX);
   if (r2 || bad) rc = r2 ? r2 : rc ? rc : SIMPLE_ERR_PEER;

@@ -63,6 +63,8 @@ typedef struct {
   int n;                      /* the order factored */
   long nnz;                   /* a sparse matrix's stored entries (lower triangle), else 0 */
   long factor_blocks;         /* non-zero blocks of L (fill included) */
+  long remote_blocks;         /* of those, the blocks read during the factorization by a thread
+                                 of another node than their owner's (0 on one node) */
   char error[256];            /* why a matrix file was refused ("" otherwise) */
   double time_s;              /* factorization wall time (max over threads) */
   simple_shobj_stats_t cache; /* this node's shared-object counters */
