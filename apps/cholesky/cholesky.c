@@ -1078,7 +1078,7 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
   if (opts) {
     o = *opts;
     if (!o.n) o.n = 1000;
-    if (!o.nb) o.nb = o.matrix ? 64 : 64;
+    if (!o.nb) o.nb = o.matrix ? 128 : 64;
   }
   int rc = !res ? SIMPLE_ERR_NULL
            : (o.n < 1 || o.n > SIMPLE_CHOLESKY_MAX_N || o.nb < 1 || !isfinite(o.shift))
