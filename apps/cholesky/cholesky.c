@@ -662,7 +662,10 @@ static int partition(sparse_t *m, long nnz, const int *ri, const int *ci, const 
   /* The block structure: (I, J) is non-zero when L has an entry there
    * (row subtrees again), closed under the block fill rule ((I, K) and
    * (J, K) non-zero, K < J: (I, J) non-zero) so that the blocks a block
-   * column updates are its ancestors in the block tree. */
+   * column updates are its ancestors in the block tree. The closure as a
+   * symbolic factorization does it: column K's rows below its first one,
+   * P, go into column P (taken in increasing K, P's rows then hold K's
+   * and pass them on), O(N^2) instead of O(N^3). */
   m->nz = calloc((size_t)N * N, 1);
   m->bparent = malloc(sizeof(int) * (size_t)N);
   m->work = calloc((size_t)N, sizeof(double));
@@ -675,16 +678,16 @@ static int partition(sparse_t *m, long nnz, const int *ri, const int *ci, const 
       for (int j = rcol[e]; mark[j] != i; j = parent[j])
         mark[j] = i, m->nz[(size_t)blk[i] * N + blk[j]] = 1;
   }
-  for (int K = 0; K < N; K++)
-    for (int J = K + 1; J < N; J++) {
-      if (!m->nz[(size_t)J * N + K]) continue;
-      for (int I = J + 1; I < N; I++)
-        if (m->nz[(size_t)I * N + K]) m->nz[(size_t)I * N + J] = 1;
-    }
   for (int J = 0; J < N; J++) {
-    m->bparent[J] = -1;
-    for (int I = J + 1; I < N && m->bparent[J] < 0; I++)
-      if (m->nz[(size_t)I * N + J]) m->bparent[J] = I;
+    int P = -1;
+    for (int I = J + 1; I < N; I++) {
+      if (!m->nz[(size_t)I * N + J]) continue;
+      if (P < 0)
+        P = I;
+      else
+        m->nz[(size_t)I * N + P] = 1;
+    }
+    m->bparent[J] = P;
     for (int j = m->off[J]; j < m->off[J + 1]; j++) m->work[J] += (double)cc[j] * cc[j];
   }
   rc = 0;
