@@ -1,6 +1,8 @@
 /* Block fan-out Cholesky over shared objects: see simple_cholesky.h.
- * Blocks are column-major nb x nb (the last row and column of blocks may
- * be smaller), for OpenBLAS's Fortran LAPACK and BLAS. */
+ * Blocks are column-major, for OpenBLAS's Fortran LAPACK and BLAS: nb x nb
+ * for the generated matrix (the last row and column of blocks may be
+ * smaller), of the widths of the supernodal partition for a sparse one
+ * (off[]: at most nb). */
 #include "simple_cholesky.h"
 
 #include <errno.h>
