@@ -1,6 +1,8 @@
 /* Block fan-out Cholesky over shared objects: see simple_cholesky.h.
- * Blocks are column-major nb x nb (the last row and column of blocks may
- * be smaller), for OpenBLAS's Fortran LAPACK and BLAS. */
+ * Blocks are column-major, for OpenBLAS's Fortran LAPACK and BLAS: nb x nb
+ * for the generated matrix (the last row and column of blocks may be
+ * smaller), of the widths of the supernodal partition for a sparse one
+ * (off[]: at most nb). */
 #include "simple_cholesky.h"
 
 #include <errno.h>
@@ -45,6 +47,9 @@ typedef struct {
   long *start;       /* [N*N + 1]: block (I, J)'s entries: start[I*N+J] .. */
   unsigned char *nz; /* [N*N]: block (I, J), I >= J, of L is non-zero */
   int *perm;         /* [n]: new index -> original index */
+  int *off;          /* [N + 1]: block I is rows and columns off[I] .. off[I+1]-1 (nb widest) */
+  int *bparent;      /* [N]: the block elimination tree: the first I > J with (I, J) non-zero */
+  double *work;      /* [N]: block column J's share of the flops (sum of its columns' counts^2) */
 } sparse_t;
 
 /* The node's board of finished blocks, in node memory shared by its
@@ -67,13 +72,17 @@ typedef struct {
 typedef struct {
   simple_t *s;
   simple_shobj_space_t *sp;
-  board_t *board;          /* this node's, shared by its threads */
-  const int *node_of;      /* [p]: the node of each thread */
-  int mynode, multi;       /* multi: the job has more than one node */
-  unsigned char *need;     /* [N*N*p]: thread t uses block b (multi only; NULL: poll) */
-  long expected, received; /* pushes this thread gets from other nodes */
-  uint64_t epoch;          /* this call's number on this thread (the same on all) */
-  int n, nb, N, p, pr, pc, me;
+  board_t *board;              /* this node's, shared by its threads */
+  const int *node_of;          /* [p]: the node of each thread */
+  int mynode, multi;           /* multi: the job has more than one node */
+  unsigned char *need;         /* [N*N*p]: thread t uses block b (multi only; NULL: poll) */
+  long expected, received;     /* pushes this thread gets from other nodes */
+  long remote;                 /* blocks read by a thread of another node than their owner's */
+  uint64_t epoch;              /* this call's number on this thread (the same on all) */
+  int n, nb, N, p, pr, pc, me; /* nb: the widest block */
+  int *off;             /* [N + 1]: block boundaries (sparse: the matrix's; dense: nb apart) */
+  int *clo, *cpr, *cpc; /* [N] sparse: column J's blocks go to a pr x pc grid of the
+                           threads clo[J] .. clo[J] + pr pc - 1 (NULL: dense) */
   double shift;
   simple_obj_t *dir;    /* [N*N]: every block's directory accumulator (the lower ones) */
   simple_obj_t *known;  /* [N*N]: block names this thread has found */
@@ -87,8 +96,11 @@ typedef struct {
   const sparse_t *sp_a; /* the sparse matrix, permuted; NULL: the generated dense one */
 } ctx_t;
 
-static int bsize(const ctx_t *c, int i) { return i < c->N - 1 ? c->nb : c->n - c->nb * (c->N - 1); }
-static int owner(const ctx_t *c, int i, int j) { return (i % c->pr) * c->pc + (j % c->pc); }
+static int bsize(const ctx_t *c, int i) { return c->off[i + 1] - c->off[i]; }
+static int owner(const ctx_t *c, int i, int j) {
+  if (c->clo) return c->clo[j] + (i % c->cpr[j]) * c->cpc[j] + j % c->cpc[j];
+  return (i % c->pr) * c->pc + (j % c->pc);
+}
 static int nzb(const ctx_t *c, int i, int j) {
   return !c->sp_a || c->sp_a->nz[(size_t)i * c->N + j];
 }
@@ -105,7 +117,7 @@ static void load_block(const ctx_t *c, int i, int j, int mi, int mj, double *a) 
   memset(a, 0, sizeof(double) * (size_t)mi * mj);
   size_t b = (size_t)i * c->N + j;
   for (long e = m->start[b]; e < m->start[b + 1]; e++) {
-    int x = m->row[e] - i * c->nb, y = m->col[e] - j * c->nb;
+    int x = m->row[e] - c->off[i], y = m->col[e] - c->off[j];
     a[(size_t)y * mi + x] = m->val[e];
     if (i == j) a[(size_t)x * mi + y] = m->val[e];
   }
@@ -164,10 +176,15 @@ static int plan_pushes(ctx_t *c) {
         }
       if (i > j) c->need[((size_t)j * c->N + j) * p + t] = 1;
     }
-  for (size_t b = 0; b < nn; b++)
-    if (c->need[b * p + (size_t)c->me] &&
-        c->node_of[owner(c, (int)(b / c->N), (int)(b % c->N))] != c->mynode)
-      c->expected++;
+  for (size_t b = 0; b < nn; b++) {
+    int home = c->node_of[owner(c, (int)(b / c->N), (int)(b % c->N))];
+    if (c->need[b * p + (size_t)c->me] && home != c->mynode) c->expected++;
+    for (size_t t = 0; t < p; t++)
+      if (c->need[b * p + t] && c->node_of[t] != home) {
+        c->remote++;
+        break;
+      }
+  }
   return 0;
 }
 
@@ -386,7 +403,6 @@ found:
 }
 
 static int factor(ctx_t *c) {
-  int nb = c->nb;
   double one = 1, minus = -1;
   for (int j = 0; j < c->N; j++)
     for (int i = j; i < c->N; i++) {
@@ -418,7 +434,7 @@ static int factor(ctx_t *c) {
         int info = 0;
         dpotrf_("L", &mi, a, &mi, &info);
         if (info) {
-          int64_t piv = (int64_t)j * nb + info; /* + 1: 0 means none */
+          int64_t piv = (int64_t)c->off[j] + info; /* + 1: 0 means none */
           simple_shobj_write(c->s, c->sp, c->fail, &piv, sizeof piv);
           post_failure(c->board);
           return SIMPLE_ERR_ARG;
@@ -465,6 +481,7 @@ static int factor(ctx_t *c) {
 static void sparse_free(sparse_t *m) {
   if (!m) return;
   free(m->row), free(m->col), free(m->val), free(m->start), free(m->nz), free(m->perm);
+  free(m->off), free(m->bparent), free(m->work);
   free(m);
 }
 
@@ -474,6 +491,213 @@ static void sparse_free(sparse_t *m) {
     rc = SIMPLE_ERR_ARG;             \
     goto out;                        \
   } while (0)
+
+/* ---------------------------------------------------------------------
+ * The supernodal block partition of a sparse matrix.
+ *
+ * Fixed-width blocks straddle the nested-dissection separators: a block
+ * column then holds pieces of unrelated subtrees, and every subtree's
+ * blocks depend on blocks of the others. Here the block columns follow
+ * the elimination tree instead: the order is METIS's, postordered (the
+ * same fill, every subtree's columns contiguous), the columns are grouped
+ * into supernodes (columns with the same structure below the diagonal,
+ * each the only child of the next), small supernodes are merged with
+ * their parent while the merge adds few zeros (relaxed supernodes, the
+ * thresholds of CHOLMOD), small sibling subtrees are merged together, and
+ * wide supernodes are cut to at most nb columns. Rows are cut at the same
+ * boundaries. A block column then belongs to one subtree of the
+ * elimination tree, and the subtrees can be mapped to nodes.
+ * Cost: O(nnz(L)) for the tree and the counts, O(N^3) for the block
+ * structure's closure (N blocks). */
+
+/* Row lists of the lower triangle in the numbering nw: row i's columns
+ * k < i are rc[rp[i] .. rp[i+1]-1]. */
+static void rows_of(int n, long nnz, const int *ri, const int *ci, const int *nw, long *rp,
+                    int *rc) {
+  memset(rp, 0, sizeof(long) * ((size_t)n + 2));
+  for (long e = 0; e < nnz; e++) {
+    int a = nw[ri[e]], b = nw[ci[e]];
+    if (a != b) rp[(a > b ? a : b) + 2]++;
+  }
+  for (int i = 0; i < n; i++) rp[i + 2] += rp[i + 1];
+  for (long e = 0; e < nnz; e++) {
+    int a = nw[ri[e]], b = nw[ci[e]];
+    if (a == b) continue;
+    if (a < b) {
+      int t = a;
+      a = b, b = t;
+    }
+    rc[rp[a + 1]++] = b;
+  }
+}
+
+/* Liu's elimination tree, with path compression in anc. */
+static void etree(int n, const long *rp, const int *rc, int *parent, int *anc) {
+  for (int i = 0; i < n; i++) {
+    parent[i] = anc[i] = -1;
+    for (long e = rp[i]; e < rp[i + 1]; e++) {
+      int r = rc[e];
+      while (anc[r] != -1 && anc[r] != i) {
+        int t = anc[r];
+        anc[r] = i, r = t;
+      }
+      if (anc[r] == -1) anc[r] = i, parent[r] = i;
+    }
+  }
+}
+
+/* The partition, from the lower triangle (ri >= ci, original numbering)
+ * and METIS's order iperm (original -> new): nw (original -> final
+ * number), m->off, m->N, m->nz, m->bparent, m->work; m->nb the widest
+ * block. */
+static int partition(sparse_t *m, long nnz, const int *ri, const int *ci, const idx_t *iperm,
+                     int nbmax, int *nw) {
+  int n = m->n, rc = SIMPLE_ERR_NOMEM;
+  long *rp = malloc(sizeof(long) * ((size_t)n + 2));
+  int *rcol = malloc(sizeof(int) * (size_t)(nnz + 1)), *parent = malloc(sizeof(int) * n),
+      *anc = malloc(sizeof(int) * n), *post = malloc(sizeof(int) * n),
+      *head = malloc(sizeof(int) * n), *next = malloc(sizeof(int) * n),
+      *cc = malloc(sizeof(int) * n), *gf = malloc(sizeof(int) * ((size_t)n + 1)),
+      *blk = malloc(sizeof(int) * n);
+  if (!rp || !rcol || !parent || !anc || !post || !head || !next || !cc || !gf || !blk) goto out;
+  /* METIS's order, its tree, and the tree's postorder (children in
+   * increasing order, so the order moves little). */
+  for (int v = 0; v < n; v++) nw[v] = (int)iperm[v];
+  rows_of(n, nnz, ri, ci, nw, rp, rcol);
+  etree(n, rp, rcol, parent, anc);
+  for (int j = 0; j < n; j++) head[j] = -1;
+  for (int j = n - 1; j >= 0; j--)
+    if (parent[j] >= 0) next[j] = head[parent[j]], head[parent[j]] = j;
+  int k = 0, *stack = anc; /* anc is free now */
+  for (int r = 0; r < n; r++) {
+    if (parent[r] >= 0) continue;
+    int top = 0;
+    stack[top++] = r;
+    while (top) {
+      int v = stack[top - 1];
+      if (head[v] >= 0) {
+        int ch = head[v];
+        head[v] = next[ch];
+        stack[top++] = ch;
+      } else {
+        post[k++] = v, top--;
+      }
+    }
+  }
+  for (int q = 0; q < n; q++) head[post[q]] = q; /* head: METIS number -> postorder */
+  for (int v = 0; v < n; v++) nw[v] = head[nw[v]];
+  rows_of(n, nnz, ri, ci, nw, rp, rcol);
+  etree(n, rp, rcol, parent, anc);
+  /* Column counts (diagonal included) by row subtrees: row i of L is the
+   * tree's paths from each k of row i of A up to i. */
+  int *mark = post, *nchild = next;
+  for (int j = 0; j < n; j++) cc[j] = 1, mark[j] = -1, nchild[j] = 0;
+  for (int j = 0; j < n; j++)
+    if (parent[j] >= 0) nchild[parent[j]]++;
+  for (int i = 0; i < n; i++) {
+    mark[i] = i;
+    for (long e = rp[i]; e < rp[i + 1]; e++)
+      for (int j = rcol[e]; mark[j] != i; j = parent[j]) mark[j] = i, cc[j]++;
+  }
+  /* Fundamental supernodes, merged with their parent while the merge adds
+   * few explicit zeros (CHOLMOD's relaxed amalgamation: any width up to 4,
+   * up to 16 with 80% zeros, up to 48 with 10%, else 5%). A group [f, l]
+   * can take the next supernode when that one's first column is l's
+   * parent (l is its last child in the postorder). */
+  int ng = 0;
+  for (int j = 0; j < n; j++)
+    if (!(j > 0 && parent[j - 1] == j && cc[j - 1] == cc[j] + 1 && nchild[j] == 1)) gf[ng++] = j;
+  gf[ng] = n;
+  int nr = 0;
+  long real = 0;
+  for (int g = 0; g < ng; g++) {
+    long sum = 0;
+    for (int j = gf[g]; j < gf[g + 1]; j++) sum += cc[j];
+    if (nr > 0) {
+      int f = gf[nr - 1], l = gf[g] - 1, l2 = gf[g + 1] - 1;
+      if (parent[l] == l + 1) {
+        double w = l2 - f + 1, c0 = (l - f + 1) + cc[l + 1], stored = w * c0 - w * (w - 1) / 2;
+        double z = (stored - (double)(real + sum)) / stored;
+        if (w <= 4 || (w <= 16 && z < 0.8) || (w <= 48 && z < 0.1) || z < 0.05) {
+          real += sum;
+          continue; /* group nr - 1 now ends at l2 */
+        }
+      }
+    }
+    gf[nr++] = gf[g], real = sum;
+  }
+  gf[nr] = n;
+  /* Small neighbours merged up to 16 columns: siblings (the same parent)
+   * or a child subtree with the group that holds its parent. Blocks this
+   * narrow cost more in messages and calls than their zeros. */
+  ng = 0;
+  for (int g = 0; g < nr; g++) {
+    if (ng > 0) {
+      int f = gf[ng - 1], l1 = gf[g] - 1, l2 = gf[g + 1] - 1;
+      if (l2 - f + 1 <= 16 && (parent[l1] == parent[l2] || (parent[l1] > l1 && parent[l1] <= l2)))
+        continue;
+    }
+    gf[ng++] = gf[g];
+  }
+  gf[ng] = n;
+  /* Wide groups cut into pieces of at most nbmax columns, of even widths. */
+  int N = 0, widest = 1;
+  for (int g = 0; g < ng; g++) {
+    int w = gf[g + 1] - gf[g], pieces = (w + nbmax - 1) / nbmax;
+    N += pieces;
+  }
+  m->off = malloc(sizeof(int) * ((size_t)N + 1));
+  if (!m->off) goto out;
+  N = 0;
+  for (int g = 0; g < ng; g++) {
+    int w = gf[g + 1] - gf[g], pieces = (w + nbmax - 1) / nbmax;
+    for (int q = 0; q < pieces; q++) {
+      m->off[N++] = gf[g] + (int)((long)w * q / pieces);
+      int wq = (int)((long)w * (q + 1) / pieces) - (int)((long)w * q / pieces);
+      if (wq > widest) widest = wq;
+    }
+  }
+  m->off[N] = n;
+  m->N = N, m->nb = widest;
+  for (int I = 0; I < N; I++)
+    for (int j = m->off[I]; j < m->off[I + 1]; j++) blk[j] = I;
+  /* The block structure: (I, J) is non-zero when L has an entry there
+   * (row subtrees again), closed under the block fill rule ((I, K) and
+   * (J, K) non-zero, K < J: (I, J) non-zero) so that the blocks a block
+   * column updates are its ancestors in the block tree. The closure as a
+   * symbolic factorization does it: column K's rows below its first one,
+   * P, go into column P (taken in increasing K, P's rows then hold K's
+   * and pass them on), O(N^2) instead of O(N^3). */
+  m->nz = calloc((size_t)N * N, 1);
+  m->bparent = malloc(sizeof(int) * (size_t)N);
+  m->work = calloc((size_t)N, sizeof(double));
+  if (!m->nz || !m->bparent || !m->work) goto out;
+  for (int j = 0; j < n; j++) mark[j] = -1;
+  for (int i = 0; i < n; i++) {
+    mark[i] = i;
+    m->nz[(size_t)blk[i] * N + blk[i]] = 1;
+    for (long e = rp[i]; e < rp[i + 1]; e++)
+      for (int j = rcol[e]; mark[j] != i; j = parent[j])
+        mark[j] = i, m->nz[(size_t)blk[i] * N + blk[j]] = 1;
+  }
+  for (int J = 0; J < N; J++) {
+    int P = -1;
+    for (int I = J + 1; I < N; I++) {
+      if (!m->nz[(size_t)I * N + J]) continue;
+      if (P < 0)
+        P = I;
+      else
+        m->nz[(size_t)I * N + P] = 1;
+    }
+    m->bparent[J] = P;
+    for (int j = m->off[J]; j < m->off[J + 1]; j++) m->work[J] += (double)cc[j] * cc[j];
+  }
+  rc = 0;
+out:
+  free(rp), free(rcol), free(parent), free(anc), free(post), free(head), free(next), free(cc);
+  free(gf), free(blk);
+  return rc;
+}
 
 static int sparse_read(const char *path, int nb, sparse_t **out, char *err) {
   int rc = 0;
@@ -557,50 +781,57 @@ static int sparse_read(const char *path, int nb, sparse_t **out, char *err) {
   } else if (METIS_NodeND(&nv, xadj, adj, NULL, opt, perm, iperm) != METIS_OK) {
     FAIL("%s: METIS_NodeND failed", path);
   }
-  /* The permuted lower triangle, by block. */
-  int N = (n + nb - 1) / nb;
-  m->n = n, m->nb = nb, m->N = N, m->nnz = nnz;
-  m->row = malloc(sizeof(int) * nnz), m->col = malloc(sizeof(int) * nnz), m->val = malloc(8 * nnz);
-  m->start = calloc((size_t)N * N + 1, sizeof(long));
-  m->nz = calloc((size_t)N * N, 1);
+  /* The supernodal partition and the final order; the permuted lower
+   * triangle, by block. */
+  m->n = n, m->nnz = nnz;
   m->perm = malloc(sizeof(int) * n);
-  if (!m->row || !m->col || !m->val || !m->start || !m->nz || !m->perm) {
+  int *nw = malloc(sizeof(int) * n);
+  if (!m->perm || !nw) {
+    free(nw);
     rc = SIMPLE_ERR_NOMEM;
     goto out;
   }
-  for (int v = 0; v < n; v++) m->perm[v] = (int)perm[v];
+  rc = partition(m, nnz, ri, ci, iperm, nb, nw);
+  if (rc) {
+    free(nw);
+    goto out;
+  }
+  int N = m->N;
+  m->row = malloc(sizeof(int) * nnz), m->col = malloc(sizeof(int) * nnz), m->val = malloc(8 * nnz);
+  m->start = calloc((size_t)N * N + 1, sizeof(long));
+  int *blk = malloc(sizeof(int) * n);
+  if (!m->row || !m->col || !m->val || !m->start || !blk) {
+    free(nw), free(blk);
+    rc = SIMPLE_ERR_NOMEM;
+    goto out;
+  }
+  for (int I = 0; I < N; I++)
+    for (int j = m->off[I]; j < m->off[I + 1]; j++) blk[j] = I;
+  for (int v = 0; v < n; v++) m->perm[nw[v]] = v;
   for (long e = 0; e < nnz; e++) {
-    int a = (int)iperm[ri[e]], b = (int)iperm[ci[e]];
+    int a = nw[ri[e]], b = nw[ci[e]];
     if (a < b) {
       int t = a;
       a = b, b = t;
     }
     ri[e] = a, ci[e] = b;
-    m->start[(size_t)(a / nb) * N + b / nb + 1]++;
+    m->start[(size_t)blk[a] * N + blk[b] + 1]++;
   }
+  free(nw);
   for (size_t k = 0; k < (size_t)N * N; k++) m->start[k + 1] += m->start[k];
   long *fill = malloc(sizeof(long) * (size_t)N * N);
   if (!fill) {
+    free(blk);
     rc = SIMPLE_ERR_NOMEM;
     goto out;
   }
   memcpy(fill, m->start, sizeof(long) * (size_t)N * N);
   for (long e = 0; e < nnz; e++) {
-    size_t b = (size_t)(ri[e] / nb) * N + ci[e] / nb;
+    size_t b = (size_t)blk[ri[e]] * N + blk[ci[e]];
     long at = fill[b]++;
     m->row[at] = ri[e], m->col[at] = ci[e], m->val[at] = vv[e];
-    m->nz[b] = 1;
   }
-  free(fill);
-  /* Symbolic factorization by blocks: (I, J) fills in when (I, K) and
-   * (J, K) are non-zero for some K < J. */
-  for (int J = 0; J < N; J++) m->nz[(size_t)J * N + J] = 1;
-  for (int K = 0; K < N; K++)
-    for (int J = K + 1; J < N; J++) {
-      if (!m->nz[(size_t)J * N + K]) continue;
-      for (int I = J; I < N; I++)
-        if (m->nz[(size_t)I * N + K]) m->nz[(size_t)I * N + J] = 1;
-    }
+  free(fill), free(blk);
 out:
   if (f) fclose(f);
   free(xadj), free(adj), free(perm), free(iperm), free(deg), free(ri), free(ci), free(vv);
@@ -616,7 +847,7 @@ out:
  * shared objects, and the residual with the stored entries. */
 static int check_sparse(ctx_t *c, double *residual) {
   const sparse_t *m = c->sp_a;
-  int n = c->n, nb = c->nb, N = c->N, rc = 0;
+  int n = c->n, N = c->N, rc = 0;
   double *b = calloc((size_t)n, sizeof(double)), *x = malloc(sizeof(double) * n),
          *rs = calloc((size_t)n, sizeof(double));
   if (!b || !x || !rs) rc = SIMPLE_ERR_NOMEM;
@@ -638,7 +869,7 @@ static int check_sparse(ctx_t *c, double *residual) {
       if (!rc) rc = simple_shobj_read(c->s, c->sp, nm, (const void **)&L, NULL);
       if (rc) break;
       int mi = bsize(c, I);
-      double *xj = x + (size_t)J * nb, *xi = x + (size_t)I * nb;
+      double *xj = x + c->off[J], *xi = x + c->off[I];
       if (I == J) {
         for (int y = 0; y < mj; y++) {
           xj[y] /= L[(size_t)y * mj + y];
@@ -654,7 +885,7 @@ static int check_sparse(ctx_t *c, double *residual) {
   /* L^T x = y, by block rows from the bottom. */
   for (int J = N - 1; J >= 0 && !rc; J--) {
     int mj = bsize(c, J);
-    double *xj = x + (size_t)J * nb;
+    double *xj = x + c->off[J];
     for (int I = N - 1; I >= J && !rc; I--) {
       if (!nzb(c, I, J)) continue;
       simple_obj_t nm;
@@ -663,7 +894,7 @@ static int check_sparse(ctx_t *c, double *residual) {
       if (!rc) rc = simple_shobj_read(c->s, c->sp, nm, (const void **)&L, NULL);
       if (rc) break;
       int mi = bsize(c, I);
-      const double *xi = x + (size_t)I * nb;
+      const double *xi = x + c->off[I];
       if (I == J) {
         for (int y = mj - 1; y >= 0; y--) {
           double t = xj[y];
@@ -749,13 +980,110 @@ static int check(ctx_t *c, double *residual) {
   return rc;
 }
 
+/* ---------------------------------------------------------------------
+ * Subtree-to-node mapping (proportional mapping, Pothen and Sun) of a
+ * sparse matrix's block columns: the block elimination tree from its
+ * roots down, each block column given a range of the job's threads; the
+ * children of a column split its range in two by their subtrees' flops
+ * (the heavier group first), on node boundaries while the range spans
+ * several nodes and on thread boundaries within one node, until a range
+ * is one thread. So the top separators of the nested dissection are
+ * shared by all threads, each half of the tree below them stays on its
+ * nodes, and a block is read on another node only where a subtree of one
+ * node updates a separator shared with another. A column's blocks go to
+ * a pr x pc grid of its range, as the dense factor's to the whole job. */
+
+static _Thread_local const double *map_w; /* qsort's key */
+static int by_work(const void *a, const void *b) {
+  double x = map_w[*(const int *)a], y = map_w[*(const int *)b];
+  return x < y ? 1 : x > y ? -1 : *(const int *)a - *(const int *)b;
+}
+
+/* Gives the columns cols[0..cnt) (siblings) threads lo .. hi-1. */
+static int map_split(ctx_t *c, const double *sw, const int *node_of, int *cols, int cnt, int lo,
+                     int hi) {
+  if (cnt == 0) return 0;
+  if (cnt == 1 || hi - lo == 1) {
+    for (int k = 0; k < cnt; k++) c->clo[cols[k]] = lo, c->cpr[cols[k]] = hi - lo;
+    return 0;
+  }
+  /* The range's units: its nodes, or its threads when it is one node. */
+  int multi = node_of[lo] != node_of[hi - 1], best = -1;
+  map_w = sw;
+  qsort(cols, (size_t)cnt, sizeof *cols, by_work);
+  int *tmp = malloc(sizeof(int) * (size_t)cnt), n1 = 0, n2 = 0;
+  if (!tmp) return SIMPLE_ERR_NOMEM;
+  double w1 = 0, w2 = 0;
+  for (int k = 0; k < cnt; k++) { /* largest first into the lighter group */
+    if (w1 <= w2)
+      w1 += sw[cols[k]], cols[n1++] = cols[k];
+    else
+      w2 += sw[cols[k]], tmp[n2++] = cols[k];
+  }
+  memcpy(cols + n1, tmp, sizeof(int) * (size_t)n2);
+  free(tmp);
+  /* The unit boundary closest to the first group's share of the flops. */
+  double want = lo + (hi - lo) * (w1 + w2 > 0 ? w1 / (w1 + w2) : 0.5), gap = 0;
+  for (int t = lo + 1; t < hi; t++) {
+    if (multi && node_of[t] == node_of[t - 1]) continue;
+    if (best < 0 || fabs(t - want) < gap) best = t, gap = fabs(t - want);
+  }
+  /* A split that leaves some thread more than 1.25 times an even share
+   * (one subtree much heavier than the rest) is not made: both groups get
+   * the whole range, and the heavy subtree is split further down. */
+  double even = (w1 + w2) / (hi - lo);
+  if (w1 > 1.25 * even * (best - lo) || w2 > 1.25 * even * (hi - best)) best = lo;
+  if (best == lo) {
+    int rc = map_split(c, sw, node_of, cols, n1, lo, hi);
+    return rc ? rc : map_split(c, sw, node_of, cols + n1, n2, lo, hi);
+  }
+  int rc = map_split(c, sw, node_of, cols, n1, lo, best);
+  return rc ? rc : map_split(c, sw, node_of, cols + n1, n2, best, hi);
+}
+
+static int map_subtrees(ctx_t *c, const sparse_t *m, const int *node_of) {
+  int N = c->N, rc = 0;
+  c->clo = malloc(sizeof(int) * (size_t)N), c->cpr = malloc(sizeof(int) * (size_t)N);
+  c->cpc = malloc(sizeof(int) * (size_t)N);
+  double *sw = malloc(sizeof(double) * (size_t)N);
+  int *kids = malloc(sizeof(int) * (size_t)N), *first = malloc(sizeof(int) * ((size_t)N + 3));
+  if (!c->clo || !c->cpr || !c->cpc || !sw || !kids || !first) {
+    rc = SIMPLE_ERR_NOMEM;
+    goto out;
+  }
+  /* Subtree flops (children before parents: bparent[J] > J), and each
+   * column's children, kids[first[P+1] ..] (P = -1: the roots). */
+  memcpy(sw, m->work, sizeof(double) * (size_t)N);
+  memset(first, 0, sizeof(int) * ((size_t)N + 3));
+  for (int J = 0; J < N; J++) {
+    if (m->bparent[J] >= 0) sw[m->bparent[J]] += sw[J];
+    first[m->bparent[J] + 3]++;
+  }
+  for (int P = 0; P <= N + 1; P++) first[P + 1] += first[P];
+  for (int J = 0; J < N; J++) kids[first[m->bparent[J] + 2]++] = J;
+  /* now kids[first[P] .. first[P+1]) are column P-1's children */
+  rc = map_split(c, sw, node_of, kids + first[0], first[1] - first[0], 0, c->p);
+  for (int J = N - 1; J >= 0 && !rc; J--) /* parents before children */
+    rc = map_split(c, sw, node_of, kids + first[J + 1], first[J + 2] - first[J + 1], c->clo[J],
+                   c->clo[J] + c->cpr[J]);
+  for (int J = 0; J < N && !rc; J++) { /* the most square grid of the range */
+    int q = c->cpr[J], pr = 1;
+    for (int d = 1; d * d <= q; d++)
+      if (q % d == 0) pr = d;
+    c->cpr[J] = pr, c->cpc[J] = q / pr;
+  }
+out:
+  free(sw), free(kids), free(first);
+  return rc;
+}
+
 int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
                     simple_cholesky_result_t *res) {
   simple_cholesky_opts_t o = {1000, 64, 0, NULL};
   if (opts) {
     o = *opts;
     if (!o.n) o.n = 1000;
-    if (!o.nb) o.nb = o.matrix ? 32 : 64;
+    if (!o.nb) o.nb = o.matrix ? 128 : 64;
   }
   int rc = !res ? SIMPLE_ERR_NULL
            : (o.n < 1 || o.n > SIMPLE_CHOLESKY_MAX_N || o.nb < 1 || !isfinite(o.shift))
@@ -763,6 +1091,7 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
                : 0;
   if (res) {
     res->pivot = -1, res->residual = NAN, res->nnz = 0, res->factor_blocks = 0;
+    res->remote_blocks = 0;
     res->error[0] = 0;
     memset(&res->cache, 0, sizeof res->cache);
   }
@@ -788,6 +1117,7 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
   if (!rc) {
     if (o.nb > o.n) o.nb = o.n;
     c.s = s, c.n = o.n, c.nb = o.nb, c.N = (o.n + o.nb - 1) / o.nb, c.shift = o.shift;
+    if (m) c.nb = m->nb, c.N = m->N;
     c.sp_a = m;
     c.p = simple_nprocs(s), c.me = simple_pid(s);
     c.pr = 1;
@@ -798,7 +1128,13 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
     c.dir = calloc(nn, sizeof *c.dir);
     c.known = calloc(nn, sizeof *c.known);
     c.work = malloc(sizeof(double) * (size_t)c.nb * c.nb);
-    if (!c.dir || !c.known || !c.work) rc = SIMPLE_ERR_NOMEM;
+    c.off = malloc(sizeof(int) * ((size_t)c.N + 1));
+    int *nodes = malloc(sizeof(int) * (size_t)c.p);
+    if (!c.dir || !c.known || !c.work || !c.off || !nodes) rc = SIMPLE_ERR_NOMEM;
+    for (int i = 0; i <= c.N && !rc; i++) c.off[i] = m ? m->off[i] : i < c.N ? i * c.nb : c.n;
+    for (int t = 0; t < c.p && !rc; t++) nodes[t] = simple_node_of(s, t);
+    if (!rc && m) rc = map_subtrees(&c, m, nodes);
+    free(nodes);
     res->n = c.n;
     res->nnz = m ? m->nnz : 0;
     for (int j = 0; j < c.N; j++)
@@ -807,6 +1143,7 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
   int bad = rc, r2 = simple_allreduce(s, &rc, &bad, 1, SIMPLE_INT32, SIMPLE_MAX);
   if (r2 || bad) {
     free(c.dir), free(c.known), free(c.work);
+    free(c.off), free(c.clo), free(c.cpr), free(c.cpc);
     simple_node_barrier(s);
     if (simple_thread(s) == 0) sparse_free(m);
     return r2 ? r2 : rc ? rc : SIMPLE_ERR_PEER;
@@ -840,13 +1177,17 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
   if (r2 || bad) {
     if (bp) simple_node_free(s, bp);
     free(node_of), free(c.dir), free(c.known), free(c.work);
+    free(c.off), free(c.clo), free(c.cpr), free(c.cpc);
     simple_node_barrier(s);
     if (simple_thread(s) == 0) sparse_free(m);
     return r2 ? r2 : rc ? rc : SIMPLE_ERR_PEER;
   }
   /* Room for the node's blocks (the whole factor at most) and their
    * directory entries. */
-  size_t lower = (size_t)(res->factor_blocks + c.N) * c.nb * c.nb;
+  size_t lower = (size_t)c.N * c.nb * c.nb;
+  for (int j = 0; j < c.N; j++)
+    for (int i = j; i < c.N; i++)
+      if (nzb(&c, i, j)) lower += (size_t)bsize(&c, i) * bsize(&c, j);
   simple_shobj_opts_t so = {.heap_bytes = 8 * lower * 2 / (size_t)simple_nodes(s) + 8 * lower / 4 +
                                           (size_t)c.N * c.N * 64 + (1 << 20),
                             .cache_bytes = 8 * lower + (1 << 20)};
@@ -854,6 +1195,7 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
   if (rc) {
     simple_node_free(s, bp);
     free(node_of), free(c.dir), free(c.known), free(c.work);
+    free(c.off), free(c.clo), free(c.cpr), free(c.cpc);
     simple_node_barrier(s);
     if (simple_thread(s) == 0) sparse_free(m);
     return rc;
@@ -875,6 +1217,7 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
   static _Thread_local uint64_t calls; /* collective: every thread counts alike */
   c.epoch = ++calls;
   if (!rc) rc = plan_pushes(&c);
+  res->remote_blocks = c.remote;
   bad = rc;
   r2 = simple_allreduce(s, &rc, &bad, 1, SIMPLE_INT32, SIMPLE_MAX);
   if (r2 || bad) rc = r2 ? r2 : rc ? rc : SIMPLE_ERR_PEER;
@@ -913,6 +1256,7 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
   int r5 = simple_node_free(s, bp);
   if (!r4) r4 = r5;
   free(node_of), free(c.need), free(c.dir), free(c.known), free(c.work);
+  free(c.off), free(c.clo), free(c.cpr), free(c.cpc);
   free(c.inbox), free(c.out), free(c.reqs), free(c.sent_to);
   if (simple_thread(s) == 0) sparse_free(m); /* close's barrier: nobody reads it now */
   return rc ? rc : r4;

@@ -24,10 +24,15 @@
  * the factorization cannot deadlock.
  *
  * A sparse matrix (opts->matrix) is read by one thread per node, ordered
- * by METIS's nested dissection (METIS_NodeND) to reduce fill, and its
- * block structure with fill computed (symbolic factorization by blocks);
- * the same fan-out then runs over the non-zero blocks only (blocks stored
- * dense: a block-sparse factor).
+ * by METIS's nested dissection (METIS_NodeND) to reduce fill and
+ * postordered, and cut into blocks that follow its elimination tree:
+ * supernodes (relaxed: merged while they add few zeros, small neighbours
+ * up to 16 columns), at most nb wide, rows cut at the same boundaries.
+ * The same fan-out then runs over the non-zero blocks only (blocks stored
+ * dense: a block-sparse factor), but a block column's blocks go to the
+ * threads its subtree of the elimination tree is mapped to (proportional
+ * mapping by flops: subtrees to nodes, then to threads), so that only the
+ * top separators are shared between nodes.
  *
  * The generated matrix (every thread makes its own blocks):
  *   a(i,j) = 1 / (1 + |i - j|) + 0.5 cos(i + j) / n,  a(i,i) += n / 2 + shift,
@@ -50,7 +55,8 @@ extern "C" {
 
 typedef struct {
   int n;              /* order of the generated matrix (default 1000: the paper's D1000) */
-  int nb;             /* block size (default 64; 32 for a sparse matrix) */
+  int nb;             /* block size (default 64); a sparse matrix's widest block (default 128:
+                         its blocks follow the elimination tree, see above) */
   double shift;       /* added to the diagonal (default 0; negative makes A indefinite) */
   const char *matrix; /* a Matrix Market file (real symmetric, coordinate) to factor
                          instead of the generated matrix, or NULL */
@@ -63,6 +69,8 @@ typedef struct {
   int n;                      /* the order factored */
   long nnz;                   /* a sparse matrix's stored entries (lower triangle), else 0 */
   long factor_blocks;         /* non-zero blocks of L (fill included) */
+  long remote_blocks;         /* of those, the blocks read during the factorization by a thread
+                                 of another node than their owner's (0 on one node) */
   char error[256];            /* why a matrix file was refused ("" otherwise) */
   double time_s;              /* factorization wall time (max over threads) */
   simple_shobj_stats_t cache; /* this node's shared-object counters */

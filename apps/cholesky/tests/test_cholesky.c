@@ -65,6 +65,37 @@ static void spmd(simple_t *s, void *arg) {
     CHECK_EQ(r.n, 3948);
     if (!(r.residual < 1e-12)) simple_abort(s, "bcsstk15: residual %g", r.residual);
   }
+  /* Two copies of the 5-point Laplacian on a 12 x 12 grid, not coupled
+   * (two components of equal work): residual under 1e-12, and on two
+   * nodes each component stays on its node, so no block is read on the
+   * other one. */
+  char twin[64];
+  snprintf(twin, sizeof twin, "/tmp/simple_chol_%d_t.mtx", (int)getppid());
+  if (simple_thread(s) == 0) { /* every node: the nodes may not share /tmp */
+    FILE *f = fopen(twin, "w");
+    int g = 12, nn = 2 * g * g;
+    fprintf(f, "%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n", nn, nn,
+            2 * (g * g + 2 * g * (g - 1)));
+    for (int c = 0; c < 2; c++)
+      for (int y = 0; y < g; y++)
+        for (int x = 0; x < g; x++) {
+          int v = c * g * g + y * g + x + 1;
+          fprintf(f, "%d %d 4\n", v, v);
+          if (x > 0) fprintf(f, "%d %d -1\n", v, v - 1);
+          if (y > 0) fprintf(f, "%d %d -1\n", v, v - g);
+        }
+    fclose(f);
+  }
+  CHECK_OK(simple_barrier(s));
+  for (int nb = 1; nb <= 64; nb *= 4) {
+    o = (simple_cholesky_opts_t){0, nb, 0, twin};
+    CHECK_OK(simple_cholesky(s, &o, &r));
+    CHECK_EQ(r.n, 288);
+    if (!(r.residual < 1e-12)) simple_abort(s, "two grids, nb %d: residual %g", nb, r.residual);
+    if (simple_nodes(s) <= 2) CHECK_EQ(r.remote_blocks, 0);
+  }
+  CHECK_OK(simple_barrier(s));
+  if (simple_thread(s) == 0) remove(twin);
   /* Small files written here: an indefinite one (diagonal 1, 2, -3, 4, 5
    * with one coupling: row 2, 0-based, fails whatever the ordering), a
    * malformed one, a non-symmetric one. */
