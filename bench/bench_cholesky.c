@@ -3,7 +3,8 @@
  * in one invocation:
  *   - dense D1000 (generated, n = 1000; --quick: 500): simple on 1x1 and on
  *     NODES x THREADS, ScaLAPACK's pdpotrf on NODES*THREADS flat MPI ranks
- *     (block-cyclic, blocks of 64, the most square grid);
+ *     (block-cyclic, the most square grid), both with blocks of --nb
+ *     (default 64);
  *   - sparse BCSSTK15 (/work/shared/data/bcsstk15.mtx, or --matrix): simple
  *     on 1x1 and NODES x THREADS, MUMPS (symmetric positive definite, METIS
  *     ordering) on NODES*THREADS flat ranks.
@@ -37,14 +38,14 @@ void openblas_set_num_threads(int n);
  * simple_cholesky. */
 
 typedef struct {
-  int n;
+  int n, nb; /* nb 0: the library's default */
   const char *matrix;
   int failed;
 } cargs_t;
 
 static void cworker(simple_t *s, void *arg) {
   cargs_t *a = arg;
-  simple_cholesky_opts_t o = {a->n, 0, 0, a->matrix};
+  simple_cholesky_opts_t o = {a->n, a->nb, 0, a->matrix};
   simple_cholesky_result_t r;
   int rc = simple_cholesky(s, &o, &r);
   if (rc || !(r.residual < 1e-12)) {
@@ -63,6 +64,7 @@ static void cworker(simple_t *s, void *arg) {
 int bench_cholesky_simple(int argc, char **argv, const bench_opts_t *o) {
   (void)o;
   cargs_t a = {atoi(bench_speedup_arg(argc, argv, "--n", "1000")),
+               atoi(bench_speedup_arg(argc, argv, "--nb", "0")),
                bench_speedup_arg(argc, argv, "--matrix", NULL), 0};
   int rc = simple_run(&argc, &argv, cworker, &a);
   return rc ? 1 : a.failed;
@@ -91,7 +93,8 @@ int bench_cholesky_pdpotrf(int argc, char **argv, const bench_opts_t *o) {
   int rank, P;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
-  int n = atoi(bench_speedup_arg(argc, argv, "--n", "1000")), nb = 64, pr = 1;
+  int n = atoi(bench_speedup_arg(argc, argv, "--n", "1000")), nb = atoi(bench_speedup_arg(argc, argv, "--nb", "64")),
+      pr = 1;
   for (int d = 1; d * d <= P; d++)
     if (P % d == 0) pr = d;
   int pc = P / pr, ctxt, nprow, npcol, myrow, mycol, zero = 0, one = 1, info;
@@ -236,8 +239,10 @@ static int cline(const char *line, void *arg) {
 static void cusage(FILE *f) {
   fprintf(f,
           "usage: simple-bench cholesky [-N NODES] [-t THREADS] [--vcluster] [--quick]\n"
-          "                             [--rounds R] [--n N] [--matrix FILE.mtx] [--csv FILE]\n"
-          "  dense (n = 1000) against ScaLAPACK pdpotrf, sparse (BCSSTK15) against MUMPS\n");
+          "                             [--rounds R] [--n N] [--nb NB] [--matrix FILE.mtx]\n"
+          "                             [--csv FILE]\n"
+          "  dense (n = 1000, blocks of NB on both sides, default 64) against ScaLAPACK\n"
+          "  pdpotrf, sparse (BCSSTK15) against MUMPS\n");
 }
 
 /* One worker job of the six: on 1 x 1 (nodes = 1) or NODES x THREADS. */
@@ -250,9 +255,10 @@ static void cjob(bench_speedup_t *b, int one, bench_side_t side, const char *wor
 
 int bench_cholesky_suite(int argc, char **argv) {
   static bench_speedup_t b = {.suite = "cholesky"};
-  long n = 0;
+  long n = 0, nb = 64;
   const char *matrix = C_DEFAULT_MATRIX;
   const bench_opt_t opts[] = {{"--n", BENCH_NUM, &n, 1, SIMPLE_CHOLESKY_MAX_N},
+                              {"--nb", BENCH_NUM, &nb, 1, 1024},
                               {"--matrix", BENCH_WORD, &matrix, 0, 0},
                               {NULL, 0, NULL, 0, 0}};
   int rc = bench_speedup_parse(&b, argc, argv, opts, cusage);
@@ -263,7 +269,7 @@ int bench_cholesky_suite(int argc, char **argv) {
   crows[0] = (crow_t){"dense", "pdpotrf", {{0}}, {0}, P};
   crows[1] = (crow_t){"sparse", "mumps", {{0}}, {0}, P};
   char da[64], sa[PATH_MAX + 16];
-  snprintf(da, sizeof da, "--n %ld", n);
+  snprintf(da, sizeof da, "--n %ld --nb %ld", n, nb);
   snprintf(sa, sizeof sa, "--matrix '%s'", matrix);
   cjob(&b, 1, BENCH_HYBRID, "cholesky-simple", da);
   cjob(&b, 0, BENCH_HYBRID, "cholesky-simple", da);
@@ -273,8 +279,9 @@ int bench_cholesky_suite(int argc, char **argv) {
   cjob(&b, 0, BENCH_FLAT, "cholesky-mumps", sa);
   printf(
       "simple-bench cholesky: simple_cholesky on 1 and %ld x %ld processors, ScaLAPACK pdpotrf "
-      "(dense n = %ld) and MUMPS (sparse %s) on %ld flat ranks; %s, %d core(s), %ld round(s)\n",
-      N, T, n, matrix, P, bench_speedup_where(&b), b.pl.cores, b.rounds);
+      "(dense n = %ld, blocks of %ld) and MUMPS (sparse %s) on %ld flat ranks; %s, %d core(s), "
+      "%ld round(s)\n",
+      N, T, n, nb, matrix, P, bench_speedup_where(&b), b.pl.cores, b.rounds);
   fflush(stdout);
   if (bench_speedup_rounds(&b, cline)) return 1;
   FILE *out = b.out;
