@@ -297,11 +297,17 @@ typedef struct {
   layout_t l;
   int root, root_node, is_root;
   void *scratch; /* the node's scratch, when this thread took it */
+  unsigned sig;  /* the call's signature (coll.h), taken before the publish clears it */
 } rooted_t;
 
+/* The exchange between the nodes, with the call's signature in every
+ * message's tag (src/xchg: simple__xchg_sig_tag): the messages are the
+ * blocks alone, often straight from or into the callers' buffers, where
+ * no trailer has room. */
 static simple__xchg_t rooted_xchg(const simple__node_t *n, const rooted_t *c) {
   return (simple__xchg_t){.n = (simple__node_t *)n,
-                          .tag = c->scatter ? SIMPLE__TAG_SCATTER : SIMPLE__TAG_GATHER};
+                          .tag = c->scatter ? SIMPLE__TAG_SCATTER : SIMPLE__TAG_GATHER,
+                          .sig = c->sig};
 }
 
 /* The verdict of a rooted call in which this node found an error (rc, the
@@ -446,7 +452,8 @@ static int root_node_part(simple_t *s, const rooted_t *c, const simple__slot_t *
     x.unpack = r_unpack;
     rc = simple__xchg_rooted(&x, c->root_node, lanes, me, c->scatter);
   }
-  rc = simple__sync_rc(s, rc);
+  /* A gather's message with another signature: every thread's verdict. */
+  rc = simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG);
   return bad ? (mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER) : rc;
 }
 
@@ -489,7 +496,9 @@ static int other_node_part(simple_t *s, const rooted_t *c, const simple__slot_t 
   unsigned char *buf = slots[0].ptr;
   if (c->scatter) {
     if (me == driver) rc = simple__xchg_rooted_peer(&px, c->root_node, driver, buf, total, 0);
-    if ((rc = simple__sync_rc(s, rc)) != 0) return rc;
+    /* The root's message with another signature: every thread's verdict,
+     * before any block is copied out. */
+    if ((rc = simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG)) != 0) return rc;
     if (bytes) memcpy(c->own, buf + my_off, bytes);
     return 0;
   }
@@ -515,7 +524,8 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
                 .type = type,
                 .l = {v ? counts : NULL, v ? displs : NULL, count},
                 .root = root,
-                .is_root = s->pid == root};
+                .is_root = s->pid == root,
+                .sig = s->sig};
   int err = rooted_args(s, &c);
   if (n->nodes == 1 && !v && count <= SIMPLE__INLINE_BYTES &&
       (size_t)p * count * es <= SIMPLE__INLINE_BYTES)
