@@ -38,6 +38,16 @@
  * runs its part of the exchange with error marks (src/xchg). Empty node
  * messages are not sent (an empty message is a mark).
  *
+ * The signature between nodes: every node message carries the call's
+ * (s->sig) in its MPI tag, and its receiver compares (src/xchg:
+ * simple__xchg_sig_tag), so that a node that called with another root on
+ * the root's node, another type of the same size or another count of the
+ * same bytes is told apart: the root's node of a gather, and a scatter's
+ * node that receives the root's node's message, then fail the call with
+ * SIMPLE_ERR_ARG on every thread. Not a trailer: the messages go straight
+ * from or into the callers' buffers where the blocks lie together, with
+ * no room after them; the tag costs no byte and no copy.
+ *
  * Cost (root's node): 2b + (P - 1) alpha + (p - r) n beta, shared by L
  * drivers, + r n/B. Other nodes: 2b + r n/B + alpha + beta r n (3b in the v
  * forms). */
