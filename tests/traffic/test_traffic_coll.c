@@ -11,7 +11,8 @@
  *     the call's signature after it), plus 2 (P - pof2) to fold the nodes
  *     above the largest power of two pof2 <= P in and out;
  *   gather, scatter: one message per other node, of that node's blocks:
- *     P - 1 messages, (p - r_root) n bytes;
+ *     P - 1 messages, (p - r_root) n bytes (the call's signature rides in
+ *     the messages' tags: no byte more);
  *   scan and exscan of n <= 1 KiB: recursive doubling among nodes, node k
  *     exchanging with k ^ 2^j for every 2^j < P whose partner exists:
  *     sum over j of #{k < P : k ^ 2^j < P} messages, of n + 8 bytes except
