@@ -38,6 +38,16 @@
  * runs its part of the exchange with error marks (src/xchg). Empty node
  * messages are not sent (an empty message is a mark).
  *
+ * The signature between nodes: every node message carries the call's
+ * (s->sig) in its MPI tag, and its receiver compares (src/xchg:
+ * simple__xchg_sig_tag), so that a node that called with another root on
+ * the root's node, another type of the same size or another count of the
+ * same bytes is told apart: the root's node of a gather, and a scatter's
+ * node that receives the root's node's message, then fail the call with
+ * SIMPLE_ERR_ARG on every thread. Not a trailer: the messages go straight
+ * from or into the callers' buffers where the blocks lie together, with
+ * no room after them; the tag costs no byte and no copy.
+ *
  * Cost (root's node): 2b + (P - 1) alpha + (p - r) n beta, shared by L
  * drivers, + r n/B. Other nodes: 2b + r n/B + alpha + beta r n (3b in the v
  * forms). */
@@ -285,6 +295,31 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
   return simple__sync_rc(s, 0);
 }
 
+/* One rooted call, as the checks below leave it: what the node parts
+ * read. own is the thread's block (the root's place in big when it passed
+ * SIMPLE_IN_PLACE, with count then the root's own count), big the root's
+ * buffer (significant at the root), l the blocks' layout in big. */
+typedef struct {
+  int scatter, v;
+  void *own, *big;
+  size_t count, es;
+  simple_type_t type;
+  layout_t l;
+  int root, root_node, is_root;
+  void *scratch; /* the node's scratch, when this thread took it */
+  unsigned sig;  /* the call's signature (coll.h), taken before the publish clears it */
+} rooted_t;
+
+/* The exchange between the nodes, with the call's signature in every
+ * message's tag (src/xchg: simple__xchg_sig_tag): the messages are the
+ * blocks alone, often straight from or into the callers' buffers, where
+ * no trailer has room. */
+static simple__xchg_t rooted_xchg(const simple__node_t *n, const rooted_t *c) {
+  return (simple__xchg_t){.n = (simple__node_t *)n,
+                          .tag = c->scatter ? SIMPLE__TAG_SCATTER : SIMPLE__TAG_GATHER,
+                          .sig = c->sig};
+}
+
 /* The verdict of a rooted call in which this node found an error (rc, the
  * thread's code, returned): the node still takes part in the exchange
  * that the other nodes wait on, in error mode (src/xchg: marks sent, what
@@ -301,24 +336,24 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
  * whose root passed no counts gives the root's node no sizes: it then
  * sends and drains nothing (the other nodes' messages, if any, are left
  * to MPI: a documented limitation). */
-static int rooted_bad(simple_t *s, int scatter, int v, size_t count, size_t es, int root, int rc,
-                      int second) {
+static int rooted_bad(simple_t *s, const rooted_t *c, int rc, int second) {
   simple__node_t *n = s->node;
   int me = s->thread, r = n->threads, lanes = simple__xchg_lanes(n);
-  int root_node = simple__node_of(n, root), rt = root - n->first_pid[root_node];
+  int root_node = simple__node_of(n, c->root), rt = c->root - n->first_pid[root_node];
   const simple__slot_t *slots = simple__node_slots(s);
-  simple__xchg_t x = {.n = n, .tag = scatter ? SIMPLE__TAG_SCATTER : SIMPLE__TAG_GATHER, .bad = 1};
+  simple__xchg_t x = rooted_xchg(n, c);
+  x.bad = 1;
   if (n->node == root_node) {
-    layout_t l = {NULL, NULL, count};
-    if (v) {
+    layout_t l = {NULL, NULL, c->count};
+    if (c->v) {
       simple__sv_rootlayout_t rl = simple__sv_rootlayout(&slots[rt]);
       l.counts = rl.counts;
     }
-    root_xc_t rx = {n, &l, es, NULL, NULL, root_node, 0, 0, 0};
+    root_xc_t rx = {n, &l, c->es, NULL, NULL, root_node, 0, 0, 0};
     x.ctx = &rx;
     x.out_bytes = x.in_bytes = r_bytes;
-    if (me < lanes && n->nodes > 1 && (!v || l.counts) && es)
-      simple__xchg_rooted(&x, root_node, lanes, me, scatter);
+    if (me < lanes && n->nodes > 1 && (!c->v || l.counts) && c->es)
+      simple__xchg_rooted(&x, root_node, lanes, me, c->scatter);
     int rc2 = simple__sync_rc(s, 0);
     return rc2 == SIMPLE_ERR_FATAL ? rc2 : rc;
   }
@@ -326,146 +361,198 @@ static int rooted_bad(simple_t *s, int scatter, int v, size_t count, size_t es, 
   if (second)
     total = slots[0].n;
   else
-    for (int u = 0; u < r; u++) total += (v ? slots[u].n : count) * es;
+    for (int u = 0; u < r; u++) total += (c->v ? slots[u].n : c->count) * c->es;
   if (me == simple__xchg_rooted_lane(n, n->node, root_node, lanes))
-    simple__xchg_rooted_peer(&x, root_node, me, NULL, total, !scatter);
+    simple__xchg_rooted_peer(&x, root_node, me, NULL, total, !c->scatter);
   return rc;
 }
 
+/* The root's checks: its buffer's extent (the counts and displacements of
+ * the v forms), its own block when in place, and the staging area its
+ * node's drivers pack into where a v layout leaves some node's blocks
+ * apart (the only scratch the root's node takes, by the root alone). A
+ * count that disagrees with counts[root] is refused after the publish,
+ * with the node's other threads', so that the transfers with the other
+ * nodes still take place. */
+static int root_args(simple_t *s, rooted_t *c) {
+  int p = s->node->nprocs, err;
+  size_t extent, stage = 0;
+  if (c->v) {
+    err = simple__size_extent(c->l.counts, c->l.displs, 0, p, &extent);
+    if (!err && !c->l.counts) err = SIMPLE_ERR_NULL; /* p > 0 always */
+  } else {
+    err = simple__size_mul(c->count, (size_t)p, &extent);
+  }
+  if (!err) err = simple__check_buffer(c->big, extent, c->type);
+  if (!err && c->own == SIMPLE_IN_PLACE) {
+    /* The root's block is already in place in big. */
+    c->count = cnt(&c->l, c->root);
+    c->own = c->count ? (unsigned char *)c->big + dsp(&c->l, c->root) * c->es : c->big;
+  }
+  if (!err && c->v) err = staging_bytes(s->node, &c->l, c->root_node, c->es, &stage);
+  if (!err && stage && !(c->scratch = simple__node_scratch(s, stage))) err = SIMPLE_ERR_NOMEM;
+  return err;
+}
+
+/* Every thread's checks (root, type, buffers; SIMPLE_IN_PLACE at the root
+ * only), and the scratch that thread 0 of another node takes for the
+ * regular forms, whose node message size every thread knows in advance
+ * (the v forms' is known after a publish: v_node_message). Returns the
+ * thread's error code, which the publish then shares. */
+static int rooted_args(simple_t *s, rooted_t *c) {
+  simple__node_t *n = s->node;
+  int p = n->nprocs;
+  int err = c->root < 0 || c->root >= p ? SIMPLE_ERR_RANK : simple__check_buffer(NULL, 0, c->type);
+  c->root_node = err ? 0 : simple__node_of(n, c->root);
+  if (!err && c->is_root)
+    err = root_args(s, c);
+  else if (!err && c->own == SIMPLE_IN_PLACE)
+    err = SIMPLE_ERR_ARG; /* in place at the root only */
+  if (!err) err = simple__check_buffer(c->own, c->count, c->type);
+  size_t node_bytes = 0;
+  if (!err && !c->v && n->node != c->root_node && n->threads > 1 && s->thread == 0 &&
+      !(err = simple__size_mul(c->count * c->es, (size_t)n->threads, &node_bytes)) && node_bytes &&
+      !(c->scratch = simple__node_scratch(s, node_bytes)))
+    err = SIMPLE_ERR_NOMEM;
+  return err;
+}
+
+/* The root's node, after the publish: every thread copies its own block
+ * between its buffer and big while the lane drivers exchange the other
+ * nodes' messages (src/xchg's rooted exchange, from/into big where a
+ * node's blocks lie together, else through the root's staging area); a
+ * closing barrier keeps the root in the call until both are done. The v
+ * forms' counts are the root's (its slot's layout), against which every
+ * thread checks its own count: each thread reaches the same verdict by
+ * itself. */
+static int root_node_part(simple_t *s, const rooted_t *c, const simple__slot_t *slots) {
+  simple__node_t *n = s->node;
+  int me = s->thread, r = n->threads, lanes = simple__xchg_lanes(n);
+  int rt = c->root - n->first_pid[c->root_node], first = n->first_pid[c->root_node];
+  layout_t l = c->l;
+  if (c->v) {
+    simple__sv_rootlayout_t rl = simple__sv_rootlayout(&slots[rt]);
+    l.counts = rl.counts;
+    l.displs = rl.displs;
+  }
+  int bad = 0, mine_bad = 0;
+  for (int u = 0; u < r && c->v; u++)
+    if (slots[u].n != cnt(&l, first + u)) {
+      bad = 1;
+      if (u == me) mine_bad = 1;
+    }
+  unsigned char *b = slots[rt].recv;
+  if (!bad && c->count) {
+    unsigned char *at = b + dsp(&l, s->pid) * c->es;
+    if (at != (unsigned char *)c->own) {
+      if (c->scatter)
+        memcpy(c->own, at, c->count * c->es);
+      else
+        memcpy(at, c->own, c->count * c->es);
+    }
+  }
+  int rc = 0;
+  if (me < lanes && n->nodes > 1) {
+    root_xc_t rx = {n, &l, c->es, b, slots[rt].ptr, c->root_node, 0, 0, 0};
+    simple__xchg_t x = rooted_xchg(n, c);
+    x.ctx = &rx;
+    x.out_bytes = x.in_bytes = r_bytes;
+    x.out = r_out;
+    x.in = r_in;
+    x.unpack = r_unpack;
+    rc = simple__xchg_rooted(&x, c->root_node, lanes, me, c->scatter);
+  }
+  /* A gather's message with another signature: every thread's verdict. */
+  rc = simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG);
+  return bad ? (mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER) : rc;
+}
+
+/* Another node's message with v counts: each thread's count is its own,
+ * so the node adds them up from the first publish's slots (this thread's
+ * offset on the way), thread 0 sizes the scratch, and a second publish
+ * shares it (the first publish's slots are not read after it). Returns
+ * the second publish's slots, NULL when it failed (its code in *rc). */
+static const simple__slot_t *v_node_message(simple_t *s, const simple__slot_t *slots, size_t es,
+                                            size_t *my_off, size_t *total, int *rc) {
+  int me = s->thread, r = s->node->threads, err = 0;
+  void *scratch = NULL;
+  *total = 0;
+  for (int u = 0; u < r; u++) {
+    if (u == me) *my_off = *total;
+    *total += slots[u].n * es; /* each was checked not to overflow alone */
+    if (*total < slots[u].n * es) err = SIMPLE_ERR_COUNT;
+  }
+  if (me == 0 && !err && *total && !(scratch = simple__node_scratch(s, *total)))
+    err = SIMPLE_ERR_NOMEM;
+  return simple__node_publish(s, NULL, NULL, scratch, *total, err, rc);
+}
+
+/* A node other than the root's, after the publish: its blocks travel as
+ * one message with the root's node, driven by the thread of its lane. A
+ * node of one thread sends from / receives into the thread's buffer;
+ * otherwise the message is assembled in (gather: every thread copies its
+ * block in, the node's finish, the driver sends) or received into
+ * (scatter: the driver receives, a barrier, every thread copies its block
+ * out) the scratch. */
+static int other_node_part(simple_t *s, const rooted_t *c, const simple__slot_t *slots) {
+  simple__node_t *n = s->node;
+  int me = s->thread, r = n->threads, lanes = simple__xchg_lanes(n), rc = 0;
+  int driver = simple__xchg_rooted_lane(n, n->node, c->root_node, lanes);
+  size_t bytes = c->count * c->es, my_off = (size_t)me * bytes, total = (size_t)r * bytes;
+  simple__xchg_t px = rooted_xchg(n, c);
+  if (r == 1) return simple__xchg_rooted_peer(&px, c->root_node, 0, c->own, bytes, !c->scatter);
+  if (c->v && !(slots = v_node_message(s, slots, c->es, &my_off, &total, &rc)))
+    return rc == SIMPLE_ERR_FATAL ? rc : rooted_bad(s, c, rc, 1);
+  unsigned char *buf = slots[0].ptr;
+  if (c->scatter) {
+    if (me == driver) rc = simple__xchg_rooted_peer(&px, c->root_node, driver, buf, total, 0);
+    /* The root's message with another signature: every thread's verdict,
+     * before any block is copied out. */
+    if ((rc = simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG)) != 0) return rc;
+    if (bytes) memcpy(c->own, buf + my_off, bytes);
+    return 0;
+  }
+  if (bytes) memcpy(buf + my_off, c->own, bytes);
+  if ((rc = simple__node_finish(s)) != 0) return rc;
+  return me == driver ? simple__xchg_rooted_peer(&px, c->root_node, driver, buf, total, 1) : 0;
+}
+
+/* The four calls: checks, the one-node paths, the publish (with the root's
+ * layout in its slot), then the root's node's part or another node's. */
 static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void *big,
                   const size_t *counts, const size_t *displs, simple_type_t type, int root) {
   if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   simple__node_t *n = s->node;
-  int me = s->thread, r = n->threads, p = n->nprocs;
-  int err = root < 0 || root >= p ? SIMPLE_ERR_RANK : simple__check_buffer(NULL, 0, type);
-  int is_root = s->pid == root, in_place = own == SIMPLE_IN_PLACE;
-  int root_node = err ? 0 : simple__node_of(n, root);
+  int p = n->nprocs;
   size_t es = simple_type_size(type);
-  layout_t l = {v ? counts : NULL, v ? displs : NULL, count};
-  void *scratch = NULL;
-  if (!err && is_root) {
-    size_t extent;
-    if (v) {
-      err = simple__size_extent(counts, displs, 0, p, &extent);
-      if (!err && !counts) err = SIMPLE_ERR_NULL; /* p > 0 always */
-    } else {
-      err = simple__size_mul(count, (size_t)p, &extent);
-    }
-    if (!err) err = simple__check_buffer(big, extent, type);
-    if (!err && in_place) {
-      /* The root's block is already in place in big. */
-      count = cnt(&l, root);
-      own = count ? (unsigned char *)big + dsp(&l, root) * es : big;
-    }
-    /* A count that disagrees with counts[root] is refused after the
-     * publish, with the node's other threads', so that the transfers with
-     * the other nodes still take place. */
-    size_t stage = 0;
-    if (!err && v) err = staging_bytes(n, &l, root_node, es, &stage);
-    if (!err && stage && !(scratch = simple__node_scratch(s, stage))) err = SIMPLE_ERR_NOMEM;
-  } else if (!err && in_place) {
-    err = SIMPLE_ERR_ARG; /* in place at the root only */
-  }
-  if (!err) err = simple__check_buffer(own, count, type);
-  int on_root_node = !err && n->node == root_node;
-  size_t node_bytes = 0;
-  if (!err && !v && !on_root_node && r > 1 && me == 0 &&
-      !(err = simple__size_mul(count * es, (size_t)r, &node_bytes)) && node_bytes &&
-      !(scratch = simple__node_scratch(s, node_bytes)))
-    err = SIMPLE_ERR_NOMEM;
+  rooted_t c = {.scatter = scatter,
+                .v = v,
+                .own = own,
+                .big = big,
+                .count = count,
+                .es = es,
+                .type = type,
+                .l = {v ? counts : NULL, v ? displs : NULL, count},
+                .root = root,
+                .is_root = s->pid == root,
+                .sig = s->sig};
+  int err = rooted_args(s, &c);
   if (n->nodes == 1 && !v && count <= SIMPLE__INLINE_BYTES &&
       (size_t)p * count * es <= SIMPLE__INLINE_BYTES)
-    return rooted_inline(s, scatter, own, count, big, es, root, err);
-  if (n->nodes == 1 && v && r <= ROOT_COUNTS_MAX)
-    return rooted_v_node(s, scatter, own, count, big, counts, displs, es, root, err);
-  if (is_root) {
-    /* The layout travels to the node in the root's slot. */
-    simple__sv_rootlayout_put(simple__node_my_slot(s), counts, displs);
-  }
+    return rooted_inline(s, scatter, c.own, c.count, big, es, root, err);
+  if (n->nodes == 1 && v && n->threads <= ROOT_COUNTS_MAX)
+    return rooted_v_node(s, scatter, c.own, c.count, big, counts, displs, es, root, err);
+  /* The layout travels to the node in the root's slot. */
+  if (c.is_root) simple__sv_rootlayout_put(simple__node_my_slot(s), counts, displs);
   int rc;
-  const simple__slot_t *slots = simple__node_publish(s, own, big, scratch, count, err, &rc);
+  const simple__slot_t *slots = simple__node_publish(s, c.own, big, c.scratch, c.count, err, &rc);
   if (!slots) {
     /* A root out of range, or nothing to move, is every node's verdict. */
-    if (rc == SIMPLE_ERR_FATAL || root < 0 || root >= p || (!v && count == 0)) return rc;
-    return rooted_bad(s, scatter, v, count, es, root, rc, 0);
+    if (rc == SIMPLE_ERR_FATAL || root < 0 || root >= p || (!v && c.count == 0)) return rc;
+    return rooted_bad(s, &c, rc, 0);
   }
-  if (!v && count == 0) return 0; /* count is the same everywhere */
-  int lanes = simple__xchg_lanes(n);
-
-  if (n->node == root_node) {
-    int rt = root - n->first_pid[root_node], first = n->first_pid[root_node];
-    if (v) {
-      simple__sv_rootlayout_t rl = simple__sv_rootlayout(&slots[rt]);
-      l.counts = rl.counts;
-      l.displs = rl.displs;
-    }
-    /* Every thread reaches the same verdict on the counts by itself. */
-    int bad = 0, mine_bad = 0;
-    for (int u = 0; u < r && v; u++)
-      if (slots[u].n != cnt(&l, first + u)) {
-        bad = 1;
-        if (u == me) mine_bad = 1;
-      }
-    unsigned char *b = slots[rt].recv;
-    if (!bad && count) {
-      unsigned char *at = b + dsp(&l, s->pid) * es;
-      if (at != (unsigned char *)own) {
-        if (scatter)
-          memcpy(own, at, count * es);
-        else
-          memcpy(at, own, count * es);
-      }
-    }
-    rc = 0;
-    if (me < lanes && n->nodes > 1) {
-      root_xc_t rx = {n, &l, es, b, slots[rt].ptr, root_node, 0, 0, 0};
-      simple__xchg_t x = {.n = n,
-                          .tag = scatter ? SIMPLE__TAG_SCATTER : SIMPLE__TAG_GATHER,
-                          .ctx = &rx,
-                          .out_bytes = r_bytes,
-                          .in_bytes = r_bytes,
-                          .out = r_out,
-                          .in = r_in,
-                          .unpack = r_unpack};
-      rc = simple__xchg_rooted(&x, root_node, lanes, me, scatter);
-    }
-    rc = simple__sync_rc(s, rc);
-    return bad ? (mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER) : rc;
-  }
-
-  /* Another node: its blocks as one message. */
-  int driver = simple__xchg_rooted_lane(n, n->node, root_node, lanes);
-  simple__xchg_t px = {.n = n, .tag = scatter ? SIMPLE__TAG_SCATTER : SIMPLE__TAG_GATHER};
-  if (r == 1) return simple__xchg_rooted_peer(&px, root_node, 0, own, count * es, !scatter);
-  size_t my_off = (size_t)me * count * es, total = node_bytes;
-  if (v) {
-    /* Counts are per thread: add them up, then size and share the scratch
-     * (a second publish; the first call's slots are not read after it). */
-    total = 0;
-    for (int u = 0; u < r; u++) {
-      if (u == me) my_off = total;
-      total += slots[u].n * es; /* each was checked not to overflow alone */
-      if (total < slots[u].n * es) err = SIMPLE_ERR_COUNT;
-    }
-    if (me == 0 && !err && total && !(scratch = simple__node_scratch(s, total)))
-      err = SIMPLE_ERR_NOMEM;
-    slots = simple__node_publish(s, NULL, NULL, scratch, total, err, &rc);
-    if (!slots)
-      return rc == SIMPLE_ERR_FATAL ? rc : rooted_bad(s, scatter, v, count, es, root, rc, 1);
-  } else {
-    total = (size_t)r * count * es;
-  }
-  unsigned char *buf = slots[0].ptr;
-  rc = 0;
-  if (scatter) {
-    if (me == driver) rc = simple__xchg_rooted_peer(&px, root_node, driver, buf, total, 0);
-    if ((rc = simple__sync_rc(s, rc)) != 0) return rc;
-    if (count) memcpy(own, buf + my_off, count * es);
-    return 0;
-  }
-  if (count) memcpy(buf + my_off, own, count * es);
-  if ((rc = simple__node_finish(s)) != 0) return rc;
-  return me == driver ? simple__xchg_rooted_peer(&px, root_node, driver, buf, total, 1) : 0;
+  if (!v && c.count == 0) return 0; /* count is the same everywhere */
+  return n->node == c.root_node ? root_node_part(s, &c, slots) : other_node_part(s, &c, slots);
 }
 
 int simple_gather(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,

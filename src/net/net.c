@@ -59,7 +59,8 @@ static int post(simple__comm_t *comm, void *buf, size_t bytes, int peer, int tag
     int len = (int)(bytes - off < PART_BYTES ? bytes - off : PART_BYTES);
     MPI_Request r;
     int rc = is_send ? MPI_Isend((char *)buf + off, len, MPI_BYTE, peer, tag, c, &r)
-                     : MPI_Irecv((char *)buf + off, len, MPI_BYTE, peer, tag, c, &r);
+                     : MPI_Irecv((char *)buf + off, len, MPI_BYTE, peer,
+                                 tag < 0 ? MPI_ANY_TAG : tag, c, &r);
     if (rc != MPI_SUCCESS) return SIMPLE_ERR_MPI;
     _Static_assert(sizeof(MPI_Request) <= sizeof(long long), "MPI_Request fits the slot");
     memcpy(&req->part[p], &r, sizeof r);
@@ -85,32 +86,47 @@ static int is_mark(const MPI_Status *st) {
   return count == 0;
 }
 
-int simple__net_waitall(simple__net_req_t *reqs, int count) {
+/* One request's parts waited for; *tag (when not NULL) the tag its first
+ * part came with, -1 where simple__net_testall completed it. */
+static int wait_one(simple__net_req_t *q, int *tag) {
   int rc = 0;
-  for (int i = 0; i < count; i++)
-    for (int p = 0; p < reqs[i].nparts; p++) {
-      MPI_Request r;
-      MPI_Status st;
-      memcpy(&r, &reqs[i].part[p], sizeof r);
-      /* A request that simple__net_testall completed is MPI_REQUEST_NULL,
-       * whose wait returns an empty status: no mark. */
-      int live = r != MPI_REQUEST_NULL;
-      if (SIMPLE__NET_WATCHED(MPI_Wait(&r, &st)) != MPI_SUCCESS) {
-        rc = SIMPLE_ERR_MPI;
-      } else if (live && p == 0 && reqs[i].markable && is_mark(&st)) {
-        /* A mark came instead of the first part: the message's other
-         * parts will never come, so their receives are taken back. */
-        for (int q = 1; q < reqs[i].nparts; q++) {
-          memcpy(&r, &reqs[i].part[q], sizeof r);
-          MPI_Cancel(&r);
-          SIMPLE__NET_WATCHED(MPI_Wait(&r, MPI_STATUS_IGNORE));
-        }
-        if (!rc) rc = SIMPLE__NET_MARK;
-        break;
-      }
+  if (tag) *tag = -1;
+  for (int p = 0; p < q->nparts; p++) {
+    MPI_Request r;
+    MPI_Status st;
+    memcpy(&r, &q->part[p], sizeof r);
+    /* A request that simple__net_testall completed is MPI_REQUEST_NULL,
+     * whose wait returns an empty status: no mark. */
+    int live = r != MPI_REQUEST_NULL;
+    if (SIMPLE__NET_WATCHED(MPI_Wait(&r, &st)) != MPI_SUCCESS) {
+      rc = SIMPLE_ERR_MPI;
+      continue;
     }
+    if (live && p == 0 && tag) *tag = st.MPI_TAG;
+    if (live && p == 0 && q->markable && is_mark(&st)) {
+      /* A mark came instead of the first part: the message's other
+       * parts will never come, so their receives are taken back. */
+      for (int k = 1; k < q->nparts; k++) {
+        memcpy(&r, &q->part[k], sizeof r);
+        MPI_Cancel(&r);
+        SIMPLE__NET_WATCHED(MPI_Wait(&r, MPI_STATUS_IGNORE));
+      }
+      return rc ? rc : SIMPLE__NET_MARK;
+    }
+  }
   return rc;
 }
+
+int simple__net_waitall(simple__net_req_t *reqs, int count) {
+  int rc = 0;
+  for (int i = 0; i < count; i++) {
+    int r = wait_one(&reqs[i], NULL);
+    if (r == SIMPLE_ERR_MPI || !rc) rc = r;
+  }
+  return rc;
+}
+
+int simple__net_wait_tag(simple__net_req_t *req, int *tag) { return wait_one(req, tag); }
 
 int simple__net_testall(simple__net_req_t *reqs, int count, int *done) {
   int rc = 0, all = 1;
@@ -141,7 +157,8 @@ int simple__net_mark(simple__comm_t *c, int dest, int tag, simple__net_req_t *re
 int simple__net_drain(simple__comm_t *c, int src, int tag) {
   MPI_Message m;
   MPI_Status st;
-  if (SIMPLE__NET_WATCHED(MPI_Mprobe(src, tag, c->comm, &m, &st)) != MPI_SUCCESS)
+  if (SIMPLE__NET_WATCHED(MPI_Mprobe(src, tag < 0 ? MPI_ANY_TAG : tag, c->comm, &m, &st)) !=
+      MPI_SUCCESS)
     return SIMPLE_ERR_MPI;
   int count = 0;
   MPI_Get_count(&st, MPI_BYTE, &count);
@@ -153,8 +170,7 @@ int simple__net_drain(simple__comm_t *c, int src, int tag) {
   return rc;
 }
 
-int simple__net_send(simple__comm_t *c, const void *buf, size_t bytes, int dest,
-                     int tag) {
+int simple__net_send(simple__comm_t *c, const void *buf, size_t bytes, int dest, int tag) {
   if (bytes <= PART_BYTES)
     return simple__net_ok(
         SIMPLE__NET_WATCHED(MPI_Send(buf, (int)bytes, MPI_BYTE, dest, tag, c->comm)));
@@ -166,8 +182,8 @@ int simple__net_send(simple__comm_t *c, const void *buf, size_t bytes, int dest,
 int simple__net_recv(simple__comm_t *c, void *buf, size_t bytes, int src, int tag) {
   if (bytes <= PART_BYTES) {
     MPI_Status st;
-    int rc = simple__net_ok(SIMPLE__NET_WATCHED(
-        MPI_Recv(buf, (int)bytes, MPI_BYTE, src, tag, c->comm, &st)));
+    int rc = simple__net_ok(
+        SIMPLE__NET_WATCHED(MPI_Recv(buf, (int)bytes, MPI_BYTE, src, tag, c->comm, &st)));
     return !rc && bytes && is_mark(&st) ? SIMPLE__NET_MARK : rc;
   }
   simple__net_req_t r;
@@ -175,8 +191,8 @@ int simple__net_recv(simple__comm_t *c, void *buf, size_t bytes, int src, int ta
   return rc ? rc : simple__net_waitall(&r, 1);
 }
 
-int simple__net_sendrecv(simple__comm_t *c, const void *sbuf, size_t sbytes, int dest,
-                         void *rbuf, size_t rbytes, int src, int tag) {
+int simple__net_sendrecv(simple__comm_t *c, const void *sbuf, size_t sbytes, int dest, void *rbuf,
+                         size_t rbytes, int src, int tag) {
   if (sbytes <= PART_BYTES && rbytes <= PART_BYTES && dest >= 0 && src >= 0) {
     MPI_Status st;
     int rc = simple__net_ok(

@@ -45,6 +45,8 @@ typedef struct {
   long long part[SIMPLE__NET_REQ_PARTS]; /* MPI_Request handles, opaque here */
 } simple__net_req_t;
 
+/* A receive's tag may be -1: any tag (simple__net_wait_tag then says
+ * which came), for a client that carries something in the tag itself. */
 int simple__net_isend(simple__comm_t *c, const void *buf, size_t bytes, int dest, int tag,
                       simple__net_req_t *req);
 int simple__net_irecv(simple__comm_t *c, void *buf, size_t bytes, int src, int tag,
@@ -52,6 +54,11 @@ int simple__net_irecv(simple__comm_t *c, void *buf, size_t bytes, int src, int t
 /* Waits for every request; 0, SIMPLE_ERR_MPI, or SIMPLE__NET_MARK when a
  * receive got an error mark (the other requests still completed). */
 int simple__net_waitall(simple__net_req_t *reqs, int count);
+/* simple__net_waitall of one receive's request, with the tag its message
+ * came with in *tag (a mark's too; -1 for a request that
+ * simple__net_testall completed): read from the status the wait fills
+ * anyway, at no cost. */
+int simple__net_wait_tag(simple__net_req_t *req, int *tag);
 /* Makes progress on count transfers without blocking: *done is 1 once all
  * of them have completed (completed parts are released, so a later
  * simple__net_waitall on the same requests returns at once). 0 or
@@ -65,6 +72,7 @@ int simple__net_testall(simple__net_req_t *reqs, int count, int *done);
  * message from src whatever its length (a mark or data, received into a
  * temporary block and dropped: the error path only). */
 int simple__net_mark(simple__comm_t *c, int dest, int tag, simple__net_req_t *req);
+/* tag -1: whatever tag comes. */
 int simple__net_drain(simple__comm_t *c, int src, int tag);
 
 int simple__net_send(simple__comm_t *c, const void *buf, size_t bytes, int dest, int tag);
@@ -72,7 +80,7 @@ int simple__net_send(simple__comm_t *c, const void *buf, size_t bytes, int dest,
  * simple__net_waitall does. */
 int simple__net_recv(simple__comm_t *c, void *buf, size_t bytes, int src, int tag);
 /* Sends to dest and receives from src at once (either may be -1: none). */
-int simple__net_sendrecv(simple__comm_t *c, const void *sbuf, size_t sbytes, int dest,
-                         void *rbuf, size_t rbytes, int src, int tag);
+int simple__net_sendrecv(simple__comm_t *c, const void *sbuf, size_t sbytes, int dest, void *rbuf,
+                         size_t rbytes, int src, int tag);
 
 #endif

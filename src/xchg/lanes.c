@@ -26,6 +26,15 @@ static int lanes_open(simple__node_t *n) {
     if (r && !rc) rc = r;
     if (c) L->lane[L->n++] = c;
   }
+  /* The signature's tag bits above bit 15 (simple__xchg_sig_tag): the
+   * largest power of two of 0x8000-wide ranges under MPI_TAG_UB (16 bits
+   * at most: a tag is a positive int). */
+  long long ranges = L->n ? ((long long)simple__comm_tag_ub(L->lane[0]) + 1) >> 15 : 1;
+  L->sig_hi_bits = 0;
+  while (ranges >= 2 && L->sig_hi_bits < 16) {
+    ranges >>= 1;
+    L->sig_hi_bits++;
+  }
   *simple__layer_slot(n, &simple__xchg_key) = L;
   n->lanes = L->n;
   return rc;

@@ -24,6 +24,14 @@ enum {
   SIMPLE__TAG_SCAN = 0x5c01,
   SIMPLE__TAG_GATHER = 0x5c02,
   SIMPLE__TAG_SCATTER = 0x5c03,
+  /* The rooted exchanges that carry the call's signature in the tag
+   * (xchg.h: simple__xchg_sig_tag): 0x2000-0x3fff, plus the same range
+   * shifted by every multiple of 0x8000 that MPI_TAG_UB allows. Received
+   * with any tag (the tag is the message's content), so nothing else may
+   * be in flight to such a receive on its lane: the rule every lane keeps
+   * (thread l drives lane l at both ends, in program order). */
+  SIMPLE__TAG_SIG_BASE = 0x2000,
+  SIMPLE__TAG_SIG_LOW_BITS = 13,
   /* The one-sided layer's supersteps (src/rma): reserved here; its packets
    * and replies travel on the same lanes. */
   SIMPLE__TAG_RMA_PKT = 0x7a01,

@@ -156,12 +156,21 @@ int simple__xchg_put(const simple__xchg_t *x, int d, simple__win_t *w, size_t di
   return rc;
 }
 
+/* A rooted exchange's tags: the one its messages and marks go with, and
+ * the one its receives and drains ask for (-1: any, when the tag carries
+ * the signature). */
+static int out_tag(const simple__xchg_t *x) {
+  return x->sig ? simple__xchg_sig_tag(x->n, x->sig) : x->tag;
+}
+static int in_tag(const simple__xchg_t *x) { return x->sig ? -1 : x->tag; }
+
 int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int lane, int out) {
   simple__net_req_t req[SIMPLE__XCHG_BATCH];
   int node_of[SIMPLE__XCHG_BATCH], unpack[SIMPLE__XCHG_BATCH];
   void *at[SIMPLE__XCHG_BATCH];
   simple__comm_t *c = simple__xchg_lane(x->n, lane);
-  int P = x->n->nodes, rc = 0, k = 0, marked = 0;
+  int P = x->n->nodes, rc = 0, k = 0, marked = 0, differs = 0;
+  int tag = out_tag(x), want = in_tag(x);
   while (k < P && !rc) {
     int m = 0;
     for (; k < P && m < SIMPLE__XCHG_BATCH && !rc; k++) {
@@ -171,49 +180,57 @@ int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int l
       size_t b = out ? x->out_bytes(x->ctx, k) : x->in_bytes(x->ctx, k);
       if (b == 0) continue;
       if (x->bad) {
-        rc = out ? simple__net_mark(c, k, x->tag, &req[m]) : simple__net_drain(c, k, x->tag);
+        rc = out ? simple__net_mark(c, k, tag, &req[m]) : simple__net_drain(c, k, want);
         if (!rc && out) node_of[m++] = k;
         continue;
       }
       if (out) {
         at[m] = (void *)x->out(x->ctx, k, lane);
-        rc = simple__net_isend(c, at[m], b, k, x->tag, &req[m]);
+        rc = simple__net_isend(c, at[m], b, k, tag, &req[m]);
       } else {
         at[m] = x->in(x->ctx, k, lane, &unpack[m]);
-        rc = simple__net_irecv(c, at[m], b, k, x->tag, &req[m]);
+        rc = simple__net_irecv(c, at[m], b, k, want, &req[m]);
       }
       if (!rc) node_of[m++] = k;
     }
-    /* A mark in a batch spoils only its own message: the others are
-     * unpacked, whatever the verdict (the root's buffer is written either
-     * way where messages land in it directly). */
+    /* A mark, or another signature, in a batch spoils only its own
+     * message: the others are unpacked, whatever the verdict (the root's
+     * buffer is written either way where messages land in it directly). */
     for (int j = 0; j < m; j++) {
-      int rc2 = simple__net_waitall(&req[j], 1);
+      int got = tag;
+      int rc2 =
+          out || x->bad ? simple__net_waitall(&req[j], 1) : simple__net_wait_tag(&req[j], &got);
       if (rc2 == SIMPLE__NET_MARK) {
         marked = 1;
         unpack[j] = 0;
       } else if (rc2 && !rc) {
         rc = rc2;
+      } else if (!rc2 && got != tag) {
+        differs = 1;
+        unpack[j] = 0;
       }
     }
     for (int j = 0; j < m && !rc; j++)
       if (unpack[j]) x->unpack(x->ctx, node_of[j], at[j]);
   }
-  return rc ? rc : (marked || x->bad) ? SIMPLE_ERR_PEER : 0;
+  return rc ? rc : x->bad || marked ? SIMPLE_ERR_PEER : differs ? SIMPLE_ERR_ARG : 0;
 }
 
 int simple__xchg_rooted_peer(const simple__xchg_t *x, int root_node, int lane, void *buf,
                              size_t bytes, int out) {
   if (bytes == 0) return 0; /* empty messages are not sent (net.h) */
   simple__comm_t *c = simple__xchg_lane(x->n, lane);
+  int tag = out_tag(x);
   if (x->bad) {
-    if (!out) return simple__net_drain(c, root_node, x->tag) ? SIMPLE_ERR_MPI : SIMPLE_ERR_PEER;
+    if (!out) return simple__net_drain(c, root_node, in_tag(x)) ? SIMPLE_ERR_MPI : SIMPLE_ERR_PEER;
     simple__net_req_t req;
-    int rc = simple__net_mark(c, root_node, x->tag, &req);
+    int rc = simple__net_mark(c, root_node, tag, &req);
     if (!rc) rc = simple__net_waitall(&req, 1);
     return rc ? rc : SIMPLE_ERR_PEER;
   }
-  int rc = out ? simple__net_send(c, buf, bytes, root_node, x->tag)
-               : simple__net_recv(c, buf, bytes, root_node, x->tag);
-  return rc == SIMPLE__NET_MARK ? SIMPLE_ERR_PEER : rc;
+  if (out) return simple__net_send(c, buf, bytes, root_node, tag);
+  simple__net_req_t req;
+  int got = tag, rc = simple__net_irecv(c, buf, bytes, root_node, in_tag(x), &req);
+  if (!rc) rc = simple__net_wait_tag(&req, &got);
+  return rc == SIMPLE__NET_MARK ? SIMPLE_ERR_PEER : rc ? rc : got != tag ? SIMPLE_ERR_ARG : 0;
 }

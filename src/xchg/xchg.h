@@ -26,6 +26,7 @@
 #define SIMPLE__XCHG_MAX_LANES 64
 typedef struct {
   int n;
+  int sig_hi_bits; /* simple__xchg_sig_tag: hash bits above bit 15 */
   simple__comm_t *lane[SIMPLE__XCHG_MAX_LANES];
 } simple__xchg_lanes_t;
 extern simple__layer_key_t simple__xchg_key;
@@ -35,6 +36,21 @@ extern simple__layer_key_t simple__xchg_key;
 static inline simple__comm_t *simple__xchg_lane(simple__node_t *n, int l) {
   const simple__xchg_lanes_t *L = *simple__layer_slot(n, &simple__xchg_key);
   return L->lane[l % L->n];
+}
+
+/* The tag that carries a call's 32-bit signature (src/coll: coll.h) in a
+ * rooted exchange: SIMPLE__TAG_SIG_BASE plus its low 13 bits, and as many
+ * of the next bits as MPI_TAG_UB leaves room for above bit 15 (the lanes'
+ * sig_hi_bits, the same on every node: MPI gives MPI_TAG_UB one value in
+ * every process of a job). 13 bits at the standard's minimum bound
+ * (32767), 29 where it is 2^31 - 1: a different call passes for the same
+ * one with probability 2^-13 or 2^-29. Two loads and a few integer
+ * operations. */
+static inline int simple__xchg_sig_tag(simple__node_t *n, unsigned sig) {
+  const simple__xchg_lanes_t *L = *simple__layer_slot(n, &simple__xchg_key);
+  unsigned lo = sig & ((1u << SIMPLE__TAG_SIG_LOW_BITS) - 1);
+  unsigned hi = (sig >> SIMPLE__TAG_SIG_LOW_BITS) & ((1u << L->sig_hi_bits) - 1);
+  return (int)(SIMPLE__TAG_SIG_BASE | lo | hi << 15);
 }
 
 /* Lanes that run in parallel with a driving thread on every node: the
@@ -180,6 +196,14 @@ typedef struct {
    * without the faulty arguments. A node that receives a mark completes
    * the rest of its transfers and its driver returns SIMPLE_ERR_PEER. */
   int bad;
+  /* The rooted exchanges only: the call's signature (coll.h), or 0. With
+   * it, every message and mark goes with simple__xchg_sig_tag(sig) as its
+   * tag instead of `tag`, every receive and drain takes any tag, and a
+   * message whose tag differs from this node's (another call on the
+   * sending node: another root, type or count of the same bytes) is not
+   * unpacked and makes the exchange return SIMPLE_ERR_ARG. Nothing more
+   * on the wire, no copy: the compare reads the receive's status. */
+  unsigned sig;
 } simple__xchg_t;
 
 /* Driver d's share of the exchange (d < x->drivers), with the node-local
@@ -233,18 +257,23 @@ int simple__xchg_put(const simple__xchg_t *x, int d, simple__win_t *w, size_t di
  * messages of the nodes dealt to its lane, SIMPLE__XCHG_BATCH requests at a
  * time, through out/out_bytes or in/in_bytes/unpack (called for each k in
  * increasing order, the buffer first). The other nodes' drivers send or
- * receive their node's one message with simple__net_send/recv on the lane
- * simple__xchg_rooted_lane gives them. Cost: (P - 1) / lanes messages per
- * driver, each alpha + beta m. */
+ * receive their node's one message with simple__xchg_rooted_peer on the
+ * lane simple__xchg_rooted_lane gives them. Returns 0, SIMPLE_ERR_ARG (a
+ * gather's message came with another signature, x->sig; the others were
+ * still received, and unpacked), SIMPLE_ERR_PEER (a mark came, or x->bad)
+ * or SIMPLE_ERR_MPI. Cost: (P - 1) / lanes messages per driver, each
+ * alpha + beta m. */
 #define SIMPLE__XCHG_BATCH 16
 int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int lane, int out);
 /* The other end of a rooted exchange, on a node that is not the root's:
  * its one message of `bytes` (nothing when 0, as the root's side skips
  * empty messages) sent to (out = 1) or received from the root's node on
  * `lane`, or, when x->bad, a mark sent or the root's message drained.
- * Returns 0, SIMPLE_ERR_PEER (bad, or a mark came from the root's node),
- * or SIMPLE_ERR_MPI. Both rooted calls return SIMPLE_ERR_PEER the same
- * way. Only x->n, x->tag and x->bad are read. */
+ * Returns 0, SIMPLE_ERR_ARG (the root's message came with another
+ * signature, x->sig: buf holds it all the same), SIMPLE_ERR_PEER (bad,
+ * or a mark came from the root's node), or SIMPLE_ERR_MPI. Both rooted
+ * calls return SIMPLE_ERR_PEER the same way. Only x->n, x->tag, x->bad
+ * and x->sig are read. */
 int simple__xchg_rooted_peer(const simple__xchg_t *x, int root_node, int lane, void *buf,
                              size_t bytes, int out);
 

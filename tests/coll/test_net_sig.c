@@ -20,7 +20,14 @@
  * likewise (packed messages, where no node has one thread): every node
  * receives every other node's message, always data, so every node whose
  * signature differs from another's returns SIMPLE_ERR_ARG; its recv may
- * hold blocks that landed before the verdict. */
+ * hold blocks that landed before the verdict.
+ *
+ * gather, scatter, gatherv and scatterv carry the signature in the tag of
+ * each message between nodes (their messages are the blocks alone, often
+ * straight from or into the callers' buffers): every thread of one node
+ * calls with another root on the root's node, another type of the same
+ * size, or twice the count of a type of half the size (rooted_case
+ * below, where the codes are worked out). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +120,7 @@ typedef struct {
   simple_t *s;
   int p, me, P, node, root;
   size_t n;
+  int alt_root; /* another thread of the root's node, -1 if it has one thread */
 } ctx_t;
 
 /* One call of w on n INT64 elements; the threads of node `odd` (-1: none)
@@ -190,10 +198,106 @@ static int call(const ctx_t *c, int w, int d, int odd) {
   return rc;
 }
 
+enum { R_GATHER, R_SCATTER, R_GATHERV, R_SCATTERV, R_N };
+static const char *const rname[R_N] = {"gather", "scatter", "gatherv", "scatterv"};
+enum { RD_ROOT, RD_TYPE, RD_COUNT, RD_N };
+static const char *const rdname[RD_N] = {"root", "type", "count"};
+
+/* The code a thread of node `node` must return when the threads of node
+ * `odd` made another call than everyone else (-1: nobody). Only the root's
+ * node receives in a gather: it compares every other node's signature
+ * with its own and fails on every thread if one differs; nothing flows
+ * back, so the other nodes succeed. In a scatter each other node compares
+ * the root's node's signature with its own: a node whose call differs
+ * from the root node's fails on every thread, the others (the root's
+ * node, to which nothing flows back, included) succeed. */
+static int rooted_want(int w, int odd, int node, int root_node) {
+  if (odd < 0) return 0;
+  if (w == R_GATHER || w == R_GATHERV) return node == root_node ? SIMPLE_ERR_ARG : 0;
+  if (odd == root_node) return node != root_node ? SIMPLE_ERR_ARG : 0;
+  return node == odd ? SIMPLE_ERR_ARG : 0;
+}
+
+/* One rooted call of n 8-byte elements per thread (the threads of node
+ * `odd` change d). The v forms place block i at i (n + 1) elements in the
+ * root's buffer: a gap after each block, so that the root's node packs
+ * and unpacks the messages of nodes of several threads in its staging
+ * area. Checks the code against rooted_want, the buffers that must not
+ * change (sentinels), and a correct call's result against val(). */
+static int rooted_case(const ctx_t *c, int w, int d, int odd) {
+  simple_t *s = c->s;
+  size_t n = c->n, f = 1; /* f: elements per 8 bytes */
+  simple_type_t type = SIMPLE_INT64;
+  int root = c->root, v = w == R_GATHERV || w == R_SCATTERV;
+  int scatter = w == R_SCATTER || w == R_SCATTERV;
+  if (c->node == odd) {
+    if (d == RD_ROOT) root = c->alt_root;
+    if (d == RD_TYPE) type = SIMPLE_DOUBLE;
+    if (d == RD_COUNT) type = SIMPLE_INT32, f = 2;
+  }
+  size_t stride = v ? n + 1 : n, len = (size_t)c->p * stride;
+  long long *mine = malloc(n * 8), *big = malloc(len * 8);
+  size_t *counts = malloc((size_t)c->p * sizeof *counts);
+  size_t *displs = malloc((size_t)c->p * sizeof *displs);
+  CHECK(mine && big && counts && displs);
+  for (int j = 0; j < c->p; j++) counts[j] = n * f, displs[j] = (size_t)j * stride * f;
+  for (size_t i = 0; i < n; i++) mine[i] = scatter ? -7 : val(c->me, i);
+  for (size_t k = 0; k < len; k++)
+    big[k] = scatter && k % stride < n ? val((int)(k / stride), k % stride) : -7;
+  int rc;
+  switch (w) {
+    case R_GATHER: rc = simple_gather(s, mine, big, n * f, type, root); break;
+    case R_SCATTER: rc = simple_scatter(s, big, mine, n * f, type, root); break;
+    case R_GATHERV: rc = simple_gatherv(s, mine, n * f, big, counts, displs, type, root); break;
+    default: rc = simple_scatterv(s, big, counts, displs, mine, n * f, type, root); break;
+  }
+  int root_node = simple_node_of(s, c->root), want = rooted_want(w, odd, c->node, root_node);
+  if (rc != want)
+    simple_abort(s, "%s n %zu, %s differs on node %d: returned %s, expected %s", rname[w], n,
+                 odd >= 0 ? rdname[d] : "nothing", odd, simple_errname(rc), simple_errname(want));
+  /* What is sent never changes; a gather writes only the root's buffer;
+   * a failed scatter writes no recv on a node of several threads (the
+   * message waits in the node's scratch until the verdict). A node of one
+   * thread receives straight into its recv, and the root's buffer of a
+   * gather takes the blocks as they land (docs/api.md). */
+  for (size_t i = 0; i < n && !scatter; i++)
+    if (mine[i] != val(c->me, i)) simple_abort(s, "%s: send element %zu changed", rname[w], i);
+  for (size_t k = 0; k < len; k++) {
+    long long want_k = scatter && k % stride < n ? val((int)(k / stride), k % stride) : -7;
+    if ((scatter || c->me != root) && big[k] != want_k)
+      simple_abort(s, "%s (%s differs on node %d): %s element %zu written", rname[w], rdname[d],
+                   odd, scatter ? "send" : "a non-root recv", k);
+  }
+  if (scatter && rc && simple_threads_on(s, c->node) > 1)
+    for (size_t i = 0; i < n; i++)
+      if (mine[i] != -7)
+        simple_abort(s, "%s (%s differs on node %d) failed with %s but wrote recv[%zu]", rname[w],
+                     rdname[d], odd, simple_errname(rc), i);
+  if (odd < 0 && scatter)
+    for (size_t i = 0; i < n; i++)
+      if (mine[i] != val(c->me, i))
+        simple_abort(s, "%s n %zu: element %zu is %lld", rname[w], n, i, mine[i]);
+  if (odd < 0 && !scatter && c->me == root)
+    for (size_t k = 0; k < len; k++) {
+      long long want_k = k % stride < n ? val((int)(k / stride), k % stride) : -7;
+      if (big[k] != want_k)
+        simple_abort(s, "%s n %zu: recv element %zu is %lld, expected %lld", rname[w], n, k, big[k],
+                     want_k);
+    }
+  free(mine);
+  free(big);
+  free(counts);
+  free(displs);
+  return rc;
+}
+
 static void test(simple_t *s, void *arg) {
   (void)arg;
-  ctx_t c = {s, simple_nprocs(s), simple_pid(s), simple_nodes(s), simple_node(s), 0, 0};
+  ctx_t c = {s, simple_nprocs(s), simple_pid(s), simple_nodes(s), simple_node(s), 0, 0, -1};
   c.root = c.p / 2;
+  int rn = simple_node_of(s, c.root);
+  if (c.root + 1 < c.p && simple_node_of(s, c.root + 1) == rn) c.alt_root = c.root + 1;
+  if (c.alt_root < 0 && c.root > 0 && simple_node_of(s, c.root - 1) == rn) c.alt_root = c.root - 1;
   int P = c.P, one_thread = 0;
   CHECK(P <= 64);
   for (int k = 0; k < P; k++) one_thread |= simple_threads_on(s, k) < 2;
@@ -228,6 +332,17 @@ static void test(simple_t *s, void *arg) {
                          wname[w], c.n, alg, dname[d], odds[k], simple_errname(rc),
                          simple_errname(want));
           call(&c, w, 0, -1); /* the next, correct call: right data */
+        }
+    }
+    for (int w = 0; w < R_N; w++) {
+      rooted_case(&c, w, 0, -1);
+      if (P < 2) continue;
+      int odds[2] = {rn, rn ? 0 : P - 1}; /* the root's node, and another */
+      for (int k = 0; k < 2; k++)
+        for (int d = 0; d < RD_N; d++) {
+          if (d == RD_ROOT && c.alt_root < 0) continue;
+          rooted_case(&c, w, d, odds[k]);
+          rooted_case(&c, w, 0, -1); /* the next, correct call: right data */
         }
     }
   }

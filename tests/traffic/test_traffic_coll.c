@@ -13,7 +13,8 @@
  *   reduce of n <= 8 KiB: a binomial tree to the root's node, one way:
  *     P - 1 messages of n + 8 bytes;
  *   gather, scatter: one message per other node, of that node's blocks:
- *     P - 1 messages, (p - r_root) n bytes;
+ *     P - 1 messages, (p - r_root) n bytes (the call's signature rides in
+ *     the messages' tags: no byte more);
  *   scan and exscan of n <= 1 KiB: recursive doubling among nodes, node k
  *     exchanging with k ^ 2^j for every 2^j < P whose partner exists:
  *     sum over j of #{k < P : k ^ 2^j < P} messages of n + 8 bytes,
