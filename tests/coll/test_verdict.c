@@ -11,6 +11,7 @@
  * thread of the last node, the root, a non-root; a small and a large count
  * (the small and the large paths of each collective). */
 #include "harness.h"
+#include "verdict_rules.h"
 
 /* The value of element i of rank j's block for rank k (closed form). */
 static long long val(int j, int k, size_t i) {
@@ -32,23 +33,12 @@ typedef struct {
  * in a scan, those of the offender's node and of every node above it. */
 enum { JOB, GATHER, FROM_ROOT, SCAN, REDUCE };
 
-/* Whether node a lies on node b's way up the binomial tree rooted at node
- * rn of P (b included): b's rank relative to rn with its lowest set bits
- * cleared one by one passes through a's. */
-static int on_way_up(int a, int b, int rn, int P) {
-  int ra = (a - rn + P) % P, rb = (b - rn + P) % P;
-  for (;; rb &= rb - 1) {
-    if (rb == ra) return 1;
-    if (rb == 0) return 0;
-  }
-}
-
 static int peer_expected(const ctx_t *c, int kind, int o) {
   simple_t *s = c->s;
   int mine = simple_node(s), on = simple_node_of(s, o), rn = simple_node_of(s, c->root);
   if (kind == JOB || mine == on) return 1;
   if (kind == SCAN) return mine > on;
-  if (kind == REDUCE) return on_way_up(mine, on, rn, simple_nodes(s));
+  if (kind == REDUCE) return verdict_on_way_up(mine, on, rn, simple_nodes(s));
   if (kind == GATHER) return mine == rn;
   return on == rn; /* FROM_ROOT: marks flow from the root's node to all */
 }

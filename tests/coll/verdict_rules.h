@@ -1,0 +1,18 @@
+/* The verdict rules of docs/api.md that several tests replay, written
+ * from the documented schedules (not from src/coll). */
+#ifndef SIMPLE_TEST_VERDICT_RULES_H
+#define SIMPLE_TEST_VERDICT_RULES_H
+
+/* Whether node a lies on node b's way up the binomial tree rooted at node
+ * rn of P (b included), the nodes a reduce's failure on node b reaches:
+ * b's rank relative to rn with its lowest set bits cleared one by one
+ * passes through a's. */
+static inline int verdict_on_way_up(int a, int b, int rn, int P) {
+  int ra = (a - rn + P) % P, rb = (b - rn + P) % P;
+  for (;; rb &= rb - 1) {
+    if (rb == ra) return 1;
+    if (rb == 0) return 0;
+  }
+}
+
+#endif
