@@ -93,8 +93,8 @@ int bench_cholesky_pdpotrf(int argc, char **argv, const bench_opts_t *o) {
   int rank, P;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
-  int n = atoi(bench_speedup_arg(argc, argv, "--n", "1000")), nb = atoi(bench_speedup_arg(argc, argv, "--nb", "64")),
-      pr = 1;
+  int n = atoi(bench_speedup_arg(argc, argv, "--n", "1000")),
+      nb = atoi(bench_speedup_arg(argc, argv, "--nb", "64")), pr = 1;
   for (int d = 1; d * d <= P; d++)
     if (P % d == 0) pr = d;
   int pc = P / pr, ctxt, nprow, npcol, myrow, mycol, zero = 0, one = 1, info;

@@ -25,9 +25,8 @@ static int tree_root(const simple__node_t *n, int root, simple_op_t op, int tree
 
 /* The exchange among nodes of the small path on lane 0: the tree to
  * root_node, or recursive doubling (root_node < 0). */
-static int small_exchange(simple__node_t *n, void *buf, void *tmp, size_t count,
-                          simple_type_t type, simple_op_t op, int root_node, int bad,
-                          unsigned sig) {
+static int small_exchange(simple__node_t *n, void *buf, void *tmp, size_t count, simple_type_t type,
+                          simple_op_t op, int root_node, int bad, unsigned sig) {
   if (root_node >= 0)
     return simple__coll_net_reduce_tree(n, 0, buf, tmp, count, type, op, root_node, bad, sig);
   return simple__coll_net_allreduce_rd_sig(n, 0, buf, tmp, count, type, op, bad, sig);
@@ -44,8 +43,8 @@ static int small_exchange(simple__node_t *n, void *buf, void *tmp, size_t count,
  * second barrier tells the node's threads whether the leader found another
  * node's signature (SIMPLE_ERR_ARG on all of them); failure path only. */
 static int reduce_small(simple_t *s, const void *send, void *recv, void *scratch, size_t count,
-                        simple_type_t type, simple_op_t op, int want_result, int root_node,
-                        int err, unsigned sig) {
+                        simple_type_t type, simple_op_t op, int want_result, int root_node, int err,
+                        unsigned sig) {
   simple__node_t *n = s->node;
   int rc, lead;
   const simple__slot_t *slots =
@@ -77,8 +76,7 @@ static int reduce_small(simple_t *s, const void *send, void *recv, void *scratch
  * the root's node (root_node >= 0: half the bytes of an allreduce cross,
  * one way), else Rabenseifner's allreduce. */
 static int lane_exchange(simple__node_t *n, int me, void *buf, void *tmp, size_t count,
-                         simple_type_t type, simple_op_t op, int root_node, int bad,
-                         unsigned sig) {
+                         simple_type_t type, simple_op_t op, int root_node, int bad, unsigned sig) {
   if (root_node >= 0)
     return simple__coll_net_reduce_tree(n, me, buf, tmp, count, type, op, root_node, bad, sig);
   return simple__coll_net_allreduce_rab(n, me, buf, tmp, count, type, op, bad, sig);
@@ -199,10 +197,12 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
       simple__coll_choose(root < 0 ? SIMPLE__COLL_ALLREDUCE : SIMPLE__COLL_REDUCE, n, bytes);
   /* The scratch: accumulator and tmp, each with the signature's room
    * after every lane's piece (reduce_small, reduce_large). */
-  int small = alg == SIMPLE__ALG_RD || (alg == SIMPLE__ALG_TREE && bytes <= SIMPLE__COLL_SMALL_REDUCE);
+  int small =
+      alg == SIMPLE__ALG_RD || (alg == SIMPLE__ALG_TREE && bytes <= SIMPLE__COLL_SMALL_REDUCE);
   size_t rooms = small ? 1 : (size_t)simple__xchg_lanes(n);
   void *scratch = NULL;
-  if (s->thread == 0 && !err && !(scratch = simple__node_scratch(s, 2 * (bytes + rooms * SIG_ROOM))))
+  if (s->thread == 0 && !err &&
+      !(scratch = simple__node_scratch(s, 2 * (bytes + rooms * SIG_ROOM))))
     err = SIMPLE_ERR_NOMEM;
   if (small)
     return reduce_small(s, send, recv, scratch, count, type, op, want_result,

@@ -239,8 +239,7 @@ static int reduce_from(simple__node_t *n, int lane, unsigned char *buf, unsigned
     } else if (!*bad && !rc) {
       size_t m = count - done * per < per ? count - done * per : per;
       unsigned long long word = sig, got;
-      if (sig && done == nseg - 1 &&
-          (memcpy(&got, tmp + count * es, sizeof got), got != word)) {
+      if (sig && done == nseg - 1 && (memcpy(&got, tmp + count * es, sizeof got), got != word)) {
         *bad = SIGNATURE_DIFFERS;
       } else {
         simple__op_apply(op, type, buf + done * per * es, tmp + done * per * es, m);
@@ -268,10 +267,11 @@ static int reduce_to(simple__node_t *n, int lane, unsigned char *buf, size_t cou
       break;
     size_t m = count - posted * per < per ? count - posted * per : per;
     size_t extra = sig && posted == nseg - 1 ? SIMPLE__COLL_SIG_BYTES : 0;
-    rc = bad ? simple__net_mark(simple__xchg_lane(n, lane), parent, SIMPLE__TAG_REDUCE,
-                                &req[posted % SEG_WINDOW])
-             : simple__net_isend(simple__xchg_lane(n, lane), buf + posted * per * es, m * es + extra,
-                                 parent, SIMPLE__TAG_REDUCE, &req[posted % SEG_WINDOW]);
+    rc =
+        bad ? simple__net_mark(simple__xchg_lane(n, lane), parent, SIMPLE__TAG_REDUCE,
+                               &req[posted % SEG_WINDOW])
+            : simple__net_isend(simple__xchg_lane(n, lane), buf + posted * per * es, m * es + extra,
+                                parent, SIMPLE__TAG_REDUCE, &req[posted % SEG_WINDOW]);
     if (rc) break;
   }
   for (; done < posted; done++) {

@@ -16,9 +16,8 @@ enum {
   SIMPLE__TAG_AG = 3,
   SIMPLE__TAG_UNFOLD = 4,
   SIMPLE__TAG_RD = 5,
-  /* The rooted reduce's tree (segments up) and its verdict (tokens down). */
+  /* The rooted reduce's tree (segments up; nothing comes down). */
   SIMPLE__TAG_REDUCE = 6,
-  SIMPLE__TAG_VERDICT = 7,
   /* The rooted and gathering collectives (src/coll: scan, gather(v),
    * scatter(v)). */
   SIMPLE__TAG_SCAN = 0x5c01,
