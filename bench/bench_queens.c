@@ -276,8 +276,7 @@ int bench_queens_suite(int argc, char **argv) {
       stat ? "static" : "dynamic", symmetry ? ", mirror symmetry" : "", N, T, qP,
       bench_where(vcluster, multi), cores, rounds, pin ? ", pinned" : "");
   fflush(stdout);
-  static qround_t qr; /* its got[] is large for a stack */
-  qr.cmd = (const bench_cmd_t *)cmd;
+  qround_t qr = {.cmd = (const bench_cmd_t *)cmd};
   if (bench_alternate(rounds, 2, qside, &qr) != 0 || qbad) {
     if (out) fclose(out);
     return 1;
