@@ -26,7 +26,8 @@ demo: build
 	@scripts/demo.sh $(BUILD) $(if $(QUICK),--quick)
 
 # Sanitizer builds, each one command: ASan+UBSan+LeakSanitizer over every
-# test program (tests/lsan.supp: only MPI's and its libraries' own memory),
+# test program (tests/lsan.supp: only the memory of MPI, its libraries and
+# the sanitizer itself),
 # TSan over the thread code (the runtime, the node library, the collectives,
 # the one-sided layer; history_size=7 keeps the stacks of races between long
 # collective calls). A sanitized job runs 2-10 times slower, so each SPMD
