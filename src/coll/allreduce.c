@@ -11,9 +11,6 @@
  * among nodes, recursive doubling or Rabenseifner for an allreduce, the
  * one-way tree for a reduce with a built-in op. */
 
-/* The signature's room after each lane's piece of the scratch. */
-#define SIG_ROOM SIMPLE__COLL_SIG_ROOM
-
 /* The tree's root node for a reduce to root by `tree` (-1: the allreduce
  * schedule). It follows from root and op alone, the same on every node (an
  * invalid root, refused on every node, still gives one). User ops need not
@@ -38,8 +35,7 @@ static int small_exchange(simple__node_t *n, void *buf, void *tmp, size_t count,
  * among nodes (small_exchange) and releases the others; everyone that
  * wants the result reads it from the
  * scratch (thread 0's, published in its slot). Scratch: the accumulator
- * and the exchange's tmp, SIG_ROOM after each, as every node carries the
- * signature here. On failure (every thread of the node sees one then) a
+ * and the exchange's tmp. On failure (every thread of the node sees one then) a
  * second barrier tells the node's threads whether the leader found another
  * node's signature (SIMPLE_ERR_ARG on all of them); failure path only. */
 static int reduce_small(simple_t *s, const void *send, void *recv, void *scratch, size_t count,
@@ -60,7 +56,7 @@ static int reduce_small(simple_t *s, const void *send, void *recv, void *scratch
   if (lead) {
     if (count) {
       simple__node_combine_into(slots, n->threads, type, op, 0, count, acc);
-      rc = small_exchange(n, acc, acc + bytes + SIG_ROOM, count, type, op, root_node, 0, sig);
+      rc = small_exchange(n, acc, acc + bytes, count, type, op, root_node, 0, sig);
     }
     if ((rc = simple__node_lead_done(s, rc)))
       return simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG);
@@ -82,10 +78,8 @@ static int lane_exchange(simple__node_t *n, int me, void *buf, void *tmp, size_t
   return simple__coll_net_allreduce_rab(n, me, buf, tmp, count, type, op, bad, sig);
 }
 
-/* The scratch of the large path with the signature: lane k's piece of the
- * accumulator at acc + k room (elements [l0, l1) of lane k at acc + k room
- * + l0 es), then room bytes, and likewise for tmp after the accumulator's
- * lanes; room 0 without it (one contiguous vector). */
+/* The scratch of the large path: the accumulator (count elements, lane
+ * k's piece in its place), then tmp. */
 static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, simple_type_t type,
                         simple_op_t op, int root, int tree, void *recv, int rc, unsigned sig) {
   simple__node_t *n = s->node;
@@ -102,36 +96,19 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
     }
     return rc;
   }
-  size_t room = sig ? SIG_ROOM : 0;
-  unsigned char *acc = slots[0].ptr, *tmp = acc + bytes + (size_t)lanes * room;
+  unsigned char *acc = slots[0].ptr, *tmp = acc + bytes;
   size_t lo, hi;
   simple__node_slice(count, es, r, me, &lo, &hi);
-  /* This thread's slice, cut where lanes meet (each lane's piece in its
-   * place). */
-  for (int k = 0; k < lanes && lo < hi; k++) {
-    simple__coll_lane_piece(count, es, lanes, k, &l0, &l1);
-    size_t a = lo > l0 ? lo : l0, b = hi < l1 ? hi : l1;
-    if (a < b) simple__node_combine_into(slots, r, type, op, a, b, acc + (size_t)k * room);
-  }
+  if (lo < hi) simple__node_combine_into(slots, r, type, op, lo, hi, acc);
   rc = simple__node_finish(s);
   if (rc) return rc;
   if (me < lanes) {
     simple__coll_lane_piece(count, es, lanes, me, &l0, &l1);
     if (l1 > l0)
-      rc = lane_exchange(n, me, acc + l0 * es + (size_t)me * room,
-                         tmp + l0 * es + (size_t)me * room, l1 - l0, type, op, root_node, 0, sig);
+      rc = lane_exchange(n, me, acc + l0 * es, tmp + l0 * es, l1 - l0, type, op, root_node, 0, sig);
   }
   if ((rc = simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG))) return rc;
-  if (!want_result) return 0;
-  if (!room) {
-    memcpy(recv, acc, bytes);
-    return 0;
-  }
-  for (int k = 0; k < lanes; k++) {
-    simple__coll_lane_piece(count, es, lanes, k, &l0, &l1);
-    if (l1 > l0)
-      memcpy((unsigned char *)recv + l0 * es, acc + l0 * es + (size_t)k * room, (l1 - l0) * es);
-  }
+  if (want_result) memcpy(recv, acc, bytes);
   return 0;
 }
 
@@ -141,11 +118,12 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
  * Against the sliced path it saves the copies into and out of the scratch
  * (one memory pass of n each): the result is built in recv, which MPI's
  * own collectives fill the same way (recv = send, then combined into);
- * a leaf of the reduce tree sends straight from send. No room there for
- * the signature's trailer: these paths carry none
- * (simple__coll_large_sig). */
+ * a leaf of the reduce tree sends straight from send. The signature rides
+ * in the tags, as on every path; a node that finds another one may have
+ * written recv (the documented partial result). */
 static int reduce_alone(simple_t *s, const void *send, void *recv, void *scratch, size_t count,
-                        simple_type_t type, simple_op_t op, int root, int tree, int err) {
+                        simple_type_t type, simple_op_t op, int root, int tree, int err,
+                        unsigned sig) {
   simple__node_t *n = s->node;
   int root_node = tree_root(n, root, op, tree), P = n->nodes;
   size_t bytes = count * simple_type_size(type);
@@ -157,12 +135,12 @@ static int reduce_alone(simple_t *s, const void *send, void *recv, void *scratch
   if (root_node >= 0 && root_node != n->node) {
     int rel = (n->node - root_node + P) % P;
     if ((rel & 1) || rel + 1 >= P) /* a leaf: it only sends */
-      return lane_exchange(n, 0, (void *)send, NULL, count, type, op, root_node, 0, 0);
+      return lane_exchange(n, 0, (void *)send, NULL, count, type, op, root_node, 0, sig);
   }
   /* Where the result builds: recv where it is wanted, else the scratch. */
   void *buf = root < 0 || s->pid == root ? recv : acc;
   if (buf != send) memcpy(buf, send, bytes);
-  return lane_exchange(n, 0, buf, tmp, count, type, op, root_node, 0, 0);
+  return lane_exchange(n, 0, buf, tmp, count, type, op, root_node, 0, sig);
 }
 
 /* root < 0: allreduce. */
@@ -195,25 +173,21 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
   if (bytes / (simple_type_size(type) ? simple_type_size(type) : 1) != count) bytes = 0;
   simple__coll_alg_t alg =
       simple__coll_choose(root < 0 ? SIMPLE__COLL_ALLREDUCE : SIMPLE__COLL_REDUCE, n, bytes);
-  /* The scratch: accumulator and tmp, each with the signature's room
-   * after every lane's piece (reduce_small, reduce_large). */
+  /* The scratch: accumulator and tmp (reduce_small, reduce_large). */
   int small =
       alg == SIMPLE__ALG_RD || (alg == SIMPLE__ALG_TREE && bytes <= SIMPLE__COLL_SMALL_REDUCE);
-  size_t rooms = small ? 1 : (size_t)simple__xchg_lanes(n);
   void *scratch = NULL;
-  if (s->thread == 0 && !err &&
-      !(scratch = simple__node_scratch(s, 2 * (bytes + rooms * SIG_ROOM))))
+  if (s->thread == 0 && !err && !(scratch = simple__node_scratch(s, 2 * bytes)))
     err = SIMPLE_ERR_NOMEM;
   if (small)
     return reduce_small(s, send, recv, scratch, count, type, op, want_result,
                         tree_root(n, root, op, alg == SIMPLE__ALG_TREE), err, sig);
   if (n->threads == 1)
-    return reduce_alone(s, send, recv, scratch, count, type, op, root, alg == SIMPLE__ALG_TREE,
-                        err);
+    return reduce_alone(s, send, recv, scratch, count, type, op, root, alg == SIMPLE__ALG_TREE, err,
+                        sig);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, scratch, count, err, &rc);
-  return reduce_large(s, slots, count, type, op, root, alg == SIMPLE__ALG_TREE, recv, rc,
-                      simple__coll_large_sig(n) ? sig : 0);
+  return reduce_large(s, slots, count, type, op, root, alg == SIMPLE__ALG_TREE, recv, rc, sig);
 }
 
 int simple_allreduce(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,

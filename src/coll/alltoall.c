@@ -86,7 +86,6 @@
 #include "net/net.h"
 #include "simple/coll.h"
 
-
 #define ALIGN ((size_t)SIMPLE__CACHE_LINE)
 
 /* The v form's arrays of one thread (slot_views.h: in its slot's aux
@@ -105,12 +104,9 @@ typedef struct {
   size_t es;
   unsigned char *scratch;
   const size_t *tab; /* the table at the start of the scratch */
-  /* The call's signature after each node-pair message (coll.h's trailer;
-   * 0: none), and whether a message from another node carried another:
-   * the packed form when no node has one thread (a node of one thread
-   * sends from and receives into its own buffers). */
+  /* The call's signature (coll.h), in the tag of every node-pair message
+   * (src/xchg); 0 on one node. */
   unsigned sig;
-  int sig_differs;
 } a2a_t;
 
 /* Table entries (size_t), after thread 0's plan. */
@@ -232,9 +228,8 @@ static int plan(const a2a_t *c, size_t *tab, size_t *total) {
       tab[T_IN(c, k)] = in;
       tab[T_STAGE(c, k)] = at;
     }
-    /* In place, the stage's area for k, with the trailer's room. */
-    if (c->in_place && ((c->sig && simple__size_add(&o, SIMPLE__COLL_SIG_BYTES)) ||
-                        simple__size_align(&o, ALIGN) || simple__size_add(&at, o)))
+    /* In place, the stage's area for k. */
+    if (c->in_place && (simple__size_align(&o, ALIGN) || simple__size_add(&at, o)))
       return SIMPLE_ERR_COUNT;
   }
   for (int l = 0; l < c->D; l++) {
@@ -249,9 +244,6 @@ static int plan(const a2a_t *c, size_t *tab, size_t *total) {
         size_t x;
         if (node_bytes(c, to, &o, &x) || node_bytes(c, from, &x, &in)) return SIMPLE_ERR_COUNT;
       }
-      if (c->sig && (simple__size_add(&o, SIMPLE__COLL_SIG_BYTES) ||
-                     simple__size_add(&in, SIMPLE__COLL_SIG_BYTES)))
-        return SIMPLE_ERR_COUNT;
       if (!c->direct && !c->in_place && !direct_out(c, to, &base) && o > mo) mo = o;
       if (!c->direct && !direct_in(c, from, &base) && in > mi) mi = in;
     }
@@ -375,20 +367,11 @@ static const unsigned char *block_src(const a2a_t *c, int u, int k, int j) {
 
 static size_t x_out_bytes(void *ctx, int k) {
   const a2a_t *c = ctx;
-  return c->tab[T_OUT(c, k)] + (c->sig ? SIMPLE__COLL_SIG_BYTES : 0);
+  return c->tab[T_OUT(c, k)];
 }
 static size_t x_in_bytes(void *ctx, int k) {
   const a2a_t *c = ctx;
-  return c->tab[T_IN(c, k)] + (c->sig ? SIMPLE__COLL_SIG_BYTES : 0);
-}
-
-/* The trailer after the message to node k at o (the region's room). */
-static const void *with_sig(const a2a_t *c, int k, unsigned char *o) {
-  if (c->sig) {
-    unsigned long long word = c->sig;
-    memcpy(o + c->tab[T_OUT(c, k)], &word, sizeof word);
-  }
-  return o;
+  return c->tab[T_IN(c, k)];
 }
 
 /* The message to node k: the stage in place, a one-thread node's own
@@ -396,11 +379,11 @@ static const void *with_sig(const a2a_t *c, int k, unsigned char *o) {
 static const void *x_out(void *ctx, int k, int d) {
   const a2a_t *c = ctx;
   size_t base;
-  if (c->in_place) return with_sig(c, k, c->scratch + c->tab[T_STAGE(c, k)]);
+  if (c->in_place) return c->scratch + c->tab[T_STAGE(c, k)];
   if (direct_out(c, k, &base)) return src_of(c, 0) + base * c->es;
   unsigned char *o = c->scratch + c->tab[T_DOUT(c, d)];
   pack(c, k, o);
-  return with_sig(c, k, o);
+  return o;
 }
 
 /* The message from node k: straight into a one-thread node's recv when
@@ -412,20 +395,7 @@ static void *x_in(void *ctx, int k, int d, int *unpack) {
   return *unpack ? c->scratch + c->tab[T_DIN(c, d)] : dst_of(c, 0) + base * c->es;
 }
 
-/* A message from node k with another signature than this node's is not
- * unpacked: the call fails on this node (exchange). */
-static void x_unpack(void *ctx, int k, const void *msg) {
-  a2a_t *c = ctx;
-  if (c->sig) {
-    unsigned long long word = c->sig, got;
-    memcpy(&got, (const unsigned char *)msg + c->tab[T_IN(c, k)], sizeof got);
-    if (got != word) {
-      c->sig_differs = 1;
-      return;
-    }
-  }
-  unpack(c, k, msg);
-}
+static void x_unpack(void *ctx, int k, const void *msg) { unpack(ctx, k, msg); }
 
 /* Direct calls: every block of a node pair its own message, i-major on
  * both ends: block i from node k is (its (i / r)-th thread -> thread i % r),
@@ -483,7 +453,6 @@ static int exchange(simple_t *s, a2a_t *c) {
   if (me < c->D) {
     simple__xchg_t x = a2a_xchg(c, 0);
     rc = simple__xchg_drive(&x, me, r == 1);
-    if (!rc && c->sig_differs) rc = SIMPLE_ERR_ARG;
   } else {
     int copiers = r - c->D, ci = me - c->D;
     long long blocks = (long long)r * r;
@@ -518,7 +487,8 @@ static size_t x_bad_in(void *ctx, int k) { return bad_bytes(ctx, k, 0); }
 /* The exchange engine's description of this alltoall: the data's
  * callbacks, or in error mode (bad) only the sizes its marks stand for. */
 static simple__xchg_t a2a_xchg(a2a_t *c, int bad) {
-  simple__xchg_t x = {.n = c->n, .tag = SIMPLE__TAG_ALLTOALL, .drivers = c->D, .ctx = c};
+  simple__xchg_t x = {
+      .n = c->n, .tag = SIMPLE__TAG_ALLTOALL, .drivers = c->D, .ctx = c, .sig = c->sig};
   if (bad) {
     x.out_bytes = x_bad_out;
     x.in_bytes = x_bad_in;
@@ -610,8 +580,7 @@ static int alltoall_(simple_t *s, const void *send, void *recv, size_t count, si
   /* From count and type alone, as on every node (one with an error too). */
   c.direct = c.P > 1 && total <= SIZE_MAX / (c.es ? c.es : 1) &&
              simple__coll_choose(SIMPLE__COLL_ALLTOALL, c.n, count * c.es) == SIMPLE__ALG_DIRECT;
-  /* The packed messages carry the signature where every node packs. */
-  c.sig = c.P > 1 && !c.direct && simple__coll_large_sig(n) ? sig : 0;
+  c.sig = sig;
   unsigned char *scratch = NULL;
   /* Thread 0 knows the whole layout already: the count is the same
    * everywhere, and so (by contract) is the in-place choice. */
@@ -694,6 +663,7 @@ static int alltoallv_(simple_t *s, const void *send, const size_t *scounts, cons
                       simple_type_t type) {
   if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   simple__node_t *n = s->node;
+  unsigned sig = s->sig; /* before the publish clears it */
   int p = n->nprocs, in_place = send == SIMPLE_IN_PLACE;
   if (in_place) {
     scounts = rcounts;
@@ -730,6 +700,7 @@ static int alltoallv_(simple_t *s, const void *send, const size_t *scounts, cons
   if (!slots) {
     a2a_t c;
     init(&c, s, 1, 0, type);
+    c.sig = sig;
     c.slots = simple__node_slots(s);
     for (int u = 0; u < c.r; u++)
       if (c.slots[u].n) return rc; /* sizes unknown: no marks (docs/api.md) */
@@ -744,6 +715,7 @@ static int alltoallv_(simple_t *s, const void *send, const size_t *scounts, cons
    * call's slots stay valid until everyone has passed the closing barrier. */
   a2a_t c;
   init(&c, s, 1, 0, type);
+  c.sig = sig;
   c.slots = slots;
   c.in_place = is_in_place(&c, 0);
   if (c.in_place || c.D > 0) { /* else one node, not in place: no scratch */

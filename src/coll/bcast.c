@@ -47,8 +47,7 @@ static int bcast_(simple_t *s, void *buf, size_t count, simple_type_t type, int 
      * extra message. The root's node cannot hear of it (the data flows
      * away from it) and succeeds. */
     long long sig = (long long)slots[0].sig << 1, word = sig;
-    rc = simple__comm_bcast_word(simple__coll_comm(n), &word, slots[src].recv, bytes,
-                                 root_node);
+    rc = simple__comm_bcast_word(simple__coll_comm(n), &word, slots[src].recv, bytes, root_node);
     if (!rc && (word & 1)) rc = SIMPLE_ERR_PEER;
     if (!rc && word != sig) rc = SIMPLE_ERR_ARG;
   }

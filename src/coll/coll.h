@@ -32,32 +32,12 @@
  * the result being made of every node's data. Returns 0, SIMPLE_ERR_PEER
  * or SIMPLE_ERR_MPI; on SIMPLE_ERR_PEER buf may hold partial results.
  *
- * The signature between nodes: with sig non-zero (the call's, s->sig),
- * every data message of the schedule carries it in a trailer of
- * SIMPLE__COLL_SIG_BYTES after its data (Rabenseifner's: the fold and the
- * reduce-scatter, whose steps meet every node; the allgather half none),
- * and a node that receives another signature than its own fails the call
- * with SIMPLE_ERR_ARG, sending marks from then on, so that the others
- * return SIMPLE_ERR_PEER. buf and tmp then need SIMPLE__COLL_SIG_BYTES of
- * room after their count elements that nobody else uses during the call
- * (the bytes there are restored after each send from them). Every node
- * must pass sig or none alike: the messages' sizes follow. sig 0: as
- * before, for callers on their own buffers. */
-#define SIMPLE__COLL_SIG_BYTES 8
-/* The room a scratch keeps after each lane's piece for that trailer: a
- * cache line, so that pieces stay aligned and one lane's trailer never
- * lands on another lane's line. */
-#define SIMPLE__COLL_SIG_ROOM SIMPLE__CACHE_LINE
-/* Whether the paths that have a node of one thread run on the caller's
- * buffers (the large reductions and scans: no node phase there, no room
- * for a trailer) carry the signature: only when no node has one thread,
- * the same answer on every node, as the messages' sizes follow it. P
- * loads. */
-static inline int simple__coll_large_sig(const simple__node_t *n) {
-  for (int k = 0; k < n->nodes; k++)
-    if (n->threads_of[k] < 2) return 0;
-  return 1;
-}
+ * The signature between nodes: sig (the call's, s->sig; 0 in error mode)
+ * rides in the MPI tag of every message of the schedule (src/xchg:
+ * simple__xchg_sendrecv), and a node that receives another signature than
+ * its own fails the call with SIMPLE_ERR_ARG, sending marks from then on,
+ * so that the others return SIMPLE_ERR_PEER. Nothing on the wire, no
+ * room needed after the data: buf and tmp may be the caller's buffers. */
 int simple__coll_net_allreduce_rd_sig(simple__node_t *n, int lane, void *buf, void *tmp,
                                       size_t count, simple_type_t type, simple_op_t op, int bad,
                                       unsigned sig);
@@ -84,9 +64,9 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
  * segment's op). `bad` as for the allreduces, but a mark travels up only:
  * SIMPLE_ERR_PEER reaches the nodes on the way from a failed node to the
  * root's node (the root's included), and the others return 0 (their data
- * reached the root, which refuses the call). sig likewise, carried by
- * each child's last segment to its parent: SIMPLE_ERR_ARG on a node that
- * received another signature, SIMPLE_ERR_PEER above it. */
+ * reached the root, which refuses the call). sig likewise, in the tag of
+ * every segment: SIMPLE_ERR_ARG on a node that received another
+ * signature, SIMPLE_ERR_PEER above it. */
 int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
                                  simple_type_t type, simple_op_t op, int root_node, int bad,
                                  unsigned sig);
@@ -106,8 +86,7 @@ int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *t
  * error reaches: every node above a failed one (its prefix depends on
  * it) and those below whose earlier steps meet its marks; the others
  * return 0 (their prefixes do not depend on it). res is untouched on
- * SIMPLE_ERR_PEER. sig as for the allreduces, on every message: all four
- * regions need the room. */
+ * SIMPLE_ERR_PEER. sig as for the allreduces, on every message. */
 int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, void *tmp,
                             void *spare, size_t count, simple_type_t type, simple_op_t op, int bad,
                             unsigned sig);

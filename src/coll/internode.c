@@ -5,42 +5,9 @@
 #include "coll/coll.h"
 #include "net/net.h"
 
-/* *bad's value once a message came with another node's signature: as a
- * mark's 1, the node sends marks from then on, but its verdict is
- * SIMPLE_ERR_ARG. simple__xchg_sendrecv sets 1 only on a clear *bad. */
-#define SIGNATURE_DIFFERS 2
-
-/* One step of a schedule with the signature trailer (coll.h): with sig set
- * and *bad clear, SIMPLE__COLL_SIG_BYTES after sbuf's data carry sig (the
- * bytes there are put back after the step: the scratch has room, and what
- * lies there is not touched by this step's receive) and rbuf takes as many
- * after its data, which are compared with sig; a difference sets *bad to
- * SIGNATURE_DIFFERS (the data is then not to be used). Without sig, or
- * with *bad set (marks, no data), simple__xchg_sendrecv as it is. Cost on
- * success: two copies of 8 bytes and a compare, and 8 bytes on the wire
- * each way. */
-static int sig_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
-                        void *rbuf, size_t rbytes, int src, int tag, int *bad, unsigned sig) {
-  if (!sig || *bad)
-    return simple__xchg_sendrecv(n, lane, sbuf, sbytes, dest, rbuf, rbytes, src, tag, bad);
-  unsigned long long word = sig, got;
-  /* The caller's room: its scratch, never a const buffer. */
-  unsigned char saved[SIMPLE__COLL_SIG_BYTES], *tail = (unsigned char *)(uintptr_t)sbuf + sbytes;
-  _Static_assert(sizeof word == SIMPLE__COLL_SIG_BYTES, "the trailer is one 64-bit word");
-  if (dest >= 0) {
-    memcpy(saved, tail, sizeof saved);
-    memcpy(tail, &word, sizeof word);
-    sbytes += sizeof word;
-  }
-  int rc = simple__xchg_sendrecv(n, lane, sbuf, sbytes, dest, rbuf,
-                                 src >= 0 ? rbytes + sizeof word : rbytes, src, tag, bad);
-  if (dest >= 0) memcpy(tail, saved, sizeof saved);
-  if (!rc && !*bad && src >= 0) {
-    memcpy(&got, (unsigned char *)rbuf + rbytes, sizeof got);
-    if (got != word) *bad = SIGNATURE_DIFFERS;
-  }
-  return rc;
-}
+/* Every step goes through simple__xchg_sendrecv, which carries the
+ * verdict (error marks) and the call's signature (in the MPI tag). */
+#define SIGNATURE_DIFFERS SIMPLE__XCHG_SIG_DIFFERS
 
 void simple__coll_apply_left(simple_op_t op, simple_type_t type, const void *in, void *buf,
                              void *tmp, size_t count) {
@@ -59,10 +26,11 @@ static int fold_in(simple__node_t *n, int lane, void *buf, void *tmp, size_t cou
   size_t bytes = count * simple_type_size(type);
   if (me >= 2 * rem) return me - rem;
   if (me % 2 == 0) {
-    *rc = sig_sendrecv(n, lane, buf, bytes, me + 1, NULL, 0, -1, SIMPLE__TAG_FOLD, bad, sig);
+    *rc =
+        simple__xchg_sendrecv(n, lane, buf, bytes, me + 1, NULL, 0, -1, SIMPLE__TAG_FOLD, bad, sig);
     return -1;
   }
-  *rc = sig_sendrecv(n, lane, NULL, 0, -1, tmp, bytes, me - 1, SIMPLE__TAG_FOLD, bad, sig);
+  *rc = simple__xchg_sendrecv(n, lane, NULL, 0, -1, tmp, bytes, me - 1, SIMPLE__TAG_FOLD, bad, sig);
   if (!*rc && !*bad) {
     /* buf = tmp (op) buf: the even node is the lower rank. */
     simple__op_apply(op, type, tmp, buf, count);
@@ -76,8 +44,10 @@ static int fold_out(simple__node_t *n, int lane, void *buf, size_t bytes, int po
   int me = n->node, rem = n->nodes - pof2;
   if (me >= 2 * rem) return 0;
   if (me % 2)
-    return sig_sendrecv(n, lane, buf, bytes, me - 1, NULL, 0, -1, SIMPLE__TAG_UNFOLD, bad, sig);
-  return sig_sendrecv(n, lane, NULL, 0, -1, buf, bytes, me + 1, SIMPLE__TAG_UNFOLD, bad, sig);
+    return simple__xchg_sendrecv(n, lane, buf, bytes, me - 1, NULL, 0, -1, SIMPLE__TAG_UNFOLD, bad,
+                                 sig);
+  return simple__xchg_sendrecv(n, lane, NULL, 0, -1, buf, bytes, me + 1, SIMPLE__TAG_UNFOLD, bad,
+                               sig);
 }
 
 /* The schedules' result: an MPI error, else the verdict (bad 2: this node
@@ -107,8 +77,8 @@ int simple__coll_net_allreduce_rd_sig(simple__node_t *n, int lane, void *buf, vo
   if (newrank >= 0) {
     for (int mask = 1; mask < pof2; mask <<= 1) {
       int newpartner = newrank ^ mask, partner = real_rank(newpartner, rem);
-      rc = sig_sendrecv(n, lane, buf, bytes, partner, tmp, bytes, partner, SIMPLE__TAG_RD, &bad,
-                        sig);
+      rc = simple__xchg_sendrecv(n, lane, buf, bytes, partner, tmp, bytes, partner, SIMPLE__TAG_RD,
+                                 &bad, sig);
       if (rc) return rc;
       if (bad) continue;
       if (newpartner < newrank) {
@@ -152,14 +122,12 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
       size_t k0 = piece(count, pof2, keep_lo), k1 = piece(count, pof2, keep_hi);
       size_t s0 = piece(count, pof2, send_lo), s1 = piece(count, pof2, send_hi);
       /* A bad node's buffers may be NULL: no address is formed from them.
-       * The signature rides after the half sent (the kept half's first
-       * bytes, put back after the step, or the lane's room) and after the
-       * half received (tmp, which holds nothing else now): these steps
-       * pair every surviving node with every other through the hypercube,
-       * so a difference anywhere meets some node here. */
-      rc = sig_sendrecv(n, lane, bad ? NULL : b + s0 * es, (s1 - s0) * es, partner,
-                        bad ? NULL : t + k0 * es, (k1 - k0) * es, partner, SIMPLE__TAG_RS, &bad,
-                        sig);
+       * These steps pair every surviving node with every other through
+       * the hypercube, so a signature that differs anywhere meets some
+       * node here. */
+      rc = simple__xchg_sendrecv(n, lane, bad ? NULL : b + s0 * es, (s1 - s0) * es, partner,
+                                 bad ? NULL : t + k0 * es, (k1 - k0) * es, partner, SIMPLE__TAG_RS,
+                                 &bad, sig);
       if (rc) return rc;
       if (bad) {
       } else if (newpartner < newrank) {
@@ -172,9 +140,7 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
       hi = keep_hi;
     }
     /* Allgather by recursive doubling, undoing the halving steps in reverse
-     * order: the partner holds the sibling window. No signature here: the
-     * reduce-scatter compared every node's already, and the window
-     * received may start where the one sent ends (no room between). */
+     * order: the partner holds the sibling window. */
     for (int mask = pof2 >> 1; mask >= 1; mask >>= 1) {
       int newpartner = newrank ^ mask, partner = real_rank(newpartner, rem);
       int width = hi - lo;
@@ -183,7 +149,7 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
       size_t p0 = piece(count, pof2, plo), p1 = piece(count, pof2, phi);
       rc = simple__xchg_sendrecv(n, lane, bad ? NULL : b + m0 * es, (m1 - m0) * es, partner,
                                  bad ? NULL : b + p0 * es, (p1 - p0) * es, partner, SIMPLE__TAG_AG,
-                                 &bad);
+                                 &bad, sig);
       if (rc) return rc;
       if (plo < lo)
         lo = plo;
@@ -206,72 +172,61 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
 /* The child's whole vector, segment by segment, combined into buf (buf =
  * buf op child's: only commutative ops come here). With *bad set on entry
  * the segments are drained; a mark among them sets *bad (the remaining
- * segments are still taken, as the child sends every one). With sig set,
- * the last segment brings the child's signature after its data (tmp has
- * the room): a difference sets *bad to SIGNATURE_DIFFERS, that segment is
- * not combined (the earlier ones were, into the scratch: a failed call
- * leaves it partial). */
+ * segments are still taken, as the child sends every one). Every segment
+ * comes with the child's tag (simple__xchg_out_tag): one that differs from
+ * this node's sets *bad to SIGNATURE_DIFFERS, and from then on nothing is
+ * combined (the child's segments all carry the same tag, so none of its
+ * data is; a failed call may leave buf with other children's). */
 static int reduce_from(simple__node_t *n, int lane, unsigned char *buf, unsigned char *tmp,
                        size_t count, size_t per, simple_type_t type, simple_op_t op, int child,
                        int *bad, unsigned sig) {
   size_t es = simple_type_size(type), nseg = (count + per - 1) / per, posted = 0, done = 0;
   simple__net_req_t req[SEG_WINDOW];
-  int rc = 0;
+  int rc = 0, want = simple__xchg_out_tag(n, sig, SIMPLE__TAG_REDUCE);
   if (*bad) {
     for (size_t i = 0; i < nseg && !rc; i++)
-      rc = simple__net_drain(simple__xchg_lane(n, lane), child, SIMPLE__TAG_REDUCE);
+      rc = simple__net_drain(simple__xchg_lane(n, lane), child, -1);
     return rc;
   }
   while (done < nseg) {
     for (; !rc && posted < nseg && posted - done < SEG_WINDOW; posted++) {
       size_t m = count - posted * per < per ? count - posted * per : per;
-      size_t extra = sig && posted == nseg - 1 ? SIMPLE__COLL_SIG_BYTES : 0;
-      rc = simple__net_irecv(simple__xchg_lane(n, lane), tmp + posted * per * es, m * es + extra,
-                             child, SIMPLE__TAG_REDUCE, &req[posted % SEG_WINDOW]);
+      rc = simple__net_irecv(simple__xchg_lane(n, lane), tmp + posted * per * es, m * es, child, -1,
+                             &req[posted % SEG_WINDOW]);
       if (rc) break;
     }
     if (done == posted) break; /* a receive failed to post: what was posted is done */
-    int w = simple__net_waitall(&req[done % SEG_WINDOW], 1);
+    int got = want, w = simple__net_wait_tag(&req[done % SEG_WINDOW], &got);
     if (w == SIMPLE__NET_MARK) {
       if (!*bad) *bad = 1;
     } else if (w) {
       if (!rc) rc = w;
     } else if (!*bad && !rc) {
       size_t m = count - done * per < per ? count - done * per : per;
-      unsigned long long word = sig, got;
-      if (sig && done == nseg - 1 && (memcpy(&got, tmp + count * es, sizeof got), got != word)) {
+      if (got != want)
         *bad = SIGNATURE_DIFFERS;
-      } else {
+      else
         simple__op_apply(op, type, buf + done * per * es, tmp + done * per * es, m);
-      }
     }
     done++;
   }
   return rc;
 }
 
-/* buf, segment by segment, to the parent; marks instead when bad. With
- * sig set, the last segment carries it after its data (buf has the room,
- * which nothing else uses). */
+/* buf, segment by segment, to the parent, with this node's tag
+ * (simple__xchg_out_tag); marks instead when bad. */
 static int reduce_to(simple__node_t *n, int lane, unsigned char *buf, size_t count, size_t per,
                      size_t es, int parent, int bad, unsigned sig) {
   size_t nseg = (count + per - 1) / per, posted = 0, done = 0;
   simple__net_req_t req[SEG_WINDOW];
-  int rc = 0;
-  if (sig && !bad) {
-    unsigned long long word = sig;
-    memcpy(buf + count * es, &word, sizeof word);
-  }
+  int rc = 0, tag = simple__xchg_out_tag(n, sig, SIMPLE__TAG_REDUCE);
   for (; posted < nseg; posted++) {
     if (posted - done == SEG_WINDOW && (rc = simple__net_waitall(&req[done++ % SEG_WINDOW], 1)))
       break;
     size_t m = count - posted * per < per ? count - posted * per : per;
-    size_t extra = sig && posted == nseg - 1 ? SIMPLE__COLL_SIG_BYTES : 0;
-    rc =
-        bad ? simple__net_mark(simple__xchg_lane(n, lane), parent, SIMPLE__TAG_REDUCE,
-                               &req[posted % SEG_WINDOW])
-            : simple__net_isend(simple__xchg_lane(n, lane), buf + posted * per * es, m * es + extra,
-                                parent, SIMPLE__TAG_REDUCE, &req[posted % SEG_WINDOW]);
+    rc = bad ? simple__net_mark(simple__xchg_lane(n, lane), parent, tag, &req[posted % SEG_WINDOW])
+             : simple__net_isend(simple__xchg_lane(n, lane), buf + posted * per * es, m * es,
+                                 parent, tag, &req[posted % SEG_WINDOW]);
     if (rc) break;
   }
   for (; done < posted; done++) {
@@ -327,8 +282,8 @@ int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, 
     /* The first block from below at the last step is the result itself:
      * received straight into res (nothing reaches res on a mark). */
     int direct = !up && !later && !have;
-    rc = sig_sendrecv(n, lane, pa, bytes, !up && !later ? -1 : partner, direct ? re : tm, bytes,
-                      up && !later ? -1 : partner, SIMPLE__TAG_SCAN, &bad, sig);
+    rc = simple__xchg_sendrecv(n, lane, pa, bytes, !up && !later ? -1 : partner, direct ? re : tm,
+                               bytes, up && !later ? -1 : partner, SIMPLE__TAG_SCAN, &bad, sig);
     if (rc) return rc;
     if (bad) continue;
     if (!up) {

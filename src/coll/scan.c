@@ -48,9 +48,8 @@ static int scan_lanes(simple__node_t *n, size_t bytes) {
              : simple__xchg_lanes(n);
 }
 
-/* The small path's regions: its largest vector and the signature's
- * room. */
-#define SMALL_STRIDE (SIMPLE__INLINE_BYTES + SIMPLE__COLL_SIG_ROOM)
+/* The small path's regions: its largest vector. */
+#define SMALL_STRIDE SIMPLE__INLINE_BYTES
 
 /* buf = x (op) buf, count elements, through a stack accumulator. */
 static void apply_left(simple_op_t op, simple_type_t type, const unsigned char *x,
@@ -65,28 +64,24 @@ static void apply_left(simple_op_t op, simple_type_t type, const unsigned char *
   }
 }
 
-/* The stride of the scratch's four regions for a large scan: the vector
- * with `room` bytes after each lane's piece, on cache lines. */
-static size_t large_stride(size_t bytes, int lanes, size_t room) {
-  size_t b = bytes + (size_t)lanes * room;
-  return (b + SIMPLE__CACHE_LINE - 1) / SIMPLE__CACHE_LINE * SIMPLE__CACHE_LINE;
+/* The stride of the scratch's four regions for a large scan: the vector,
+ * on cache lines. */
+static size_t large_stride(size_t bytes) {
+  return (bytes + SIMPLE__CACHE_LINE - 1) / SIMPLE__CACHE_LINE * SIMPLE__CACHE_LINE;
 }
 
 /* The exchange among nodes for lane `lane` of L: thread `lane` of every
  * node scans its cache-line-aligned piece of the node total. The scratch
  * holds four regions of `stride` bytes: total (destroyed), X, and two work
  * regions; X ends in region 1 on every node but node 0. In each region
- * lane k's piece lies at l0 es + k room, `room` bytes after it kept for
- * the signature's trailer (sig: coll.h; room 0 and sig 0 without it). */
+ * lane k's piece lies at l0 es. sig: the call's signature (coll.h). */
 static int exchange(simple__node_t *n, int lane, int lanes, unsigned char *w, size_t stride,
-                    size_t room, size_t count, simple_type_t type, simple_op_t op, int bad,
-                    unsigned sig) {
+                    size_t count, simple_type_t type, simple_op_t op, int bad, unsigned sig) {
   size_t es = simple_type_size(type), l0, l1;
   simple__coll_lane_piece(count, es, lanes, lane, &l0, &l1);
   if (l1 <= l0) return 0;
-  if (bad)
-    return simple__coll_net_exscan(n, lane, NULL, NULL, NULL, NULL, l1 - l0, type, op, 1, 0);
-  size_t at = l0 * es + (size_t)lane * room;
+  if (bad) return simple__coll_net_exscan(n, lane, NULL, NULL, NULL, NULL, l1 - l0, type, op, 1, 0);
+  size_t at = l0 * es;
   return simple__coll_net_exscan(n, lane, w + at, w + stride + at, w + 2 * stride + at,
                                  w + 3 * stride + at, l1 - l0, type, op, 0, sig);
 }
@@ -134,21 +129,16 @@ static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, s
                       simple_type_t type, simple_op_t op, void *recv, unsigned sig) {
   simple__node_t *n = s->node;
   int me = s->thread, r = n->threads, lanes = scan_lanes(n, count * simple_type_size(type));
-  size_t es = simple_type_size(type), bytes = count * es, room = sig ? SIMPLE__COLL_SIG_ROOM : 0;
-  size_t stride = large_stride(bytes, lanes, room), l0, l1;
+  size_t es = simple_type_size(type), bytes = count * es;
+  size_t stride = large_stride(bytes), l0, l1;
   unsigned char *w = slots[0].ptr;
   size_t lo, hi;
   simple__node_slice(count, es, r, me, &lo, &hi);
-  /* This thread's slice, cut where lanes meet: each lane's piece of the
-   * node total in its place. */
-  for (int k = 0; k < lanes && lo < hi; k++) {
-    simple__coll_lane_piece(count, es, lanes, k, &l0, &l1);
-    size_t a = lo > l0 ? lo : l0, b = hi < l1 ? hi : l1;
-    if (a < b) simple__node_scan_slice(slots, r, exclusive, type, op, a, b, w + (size_t)k * room);
-  }
+  /* This thread's slice of the node total, in its place. */
+  if (lo < hi) simple__node_scan_slice(slots, r, exclusive, type, op, lo, hi, w);
   int rc = simple__node_finish(s);
   if (rc) return rc;
-  if (me < lanes) rc = exchange(n, me, lanes, w, stride, room, count, type, op, 0, sig);
+  if (me < lanes) rc = exchange(n, me, lanes, w, stride, count, type, op, 0, sig);
   /* Node 0 has no prefix (its results are final), but its threads wait
    * for the exchange too: it carries the job's verdict. */
   if ((rc = simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG)) != 0) return rc;
@@ -156,7 +146,7 @@ static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, s
   for (int k = 0; k < lanes; k++) {
     simple__coll_lane_piece(count, es, lanes, k, &l0, &l1);
     if (l1 <= l0) continue;
-    const unsigned char *x = w + stride + l0 * es + (size_t)k * room;
+    const unsigned char *x = w + stride + l0 * es;
     unsigned char *out = (unsigned char *)recv + l0 * es;
     if (exclusive && me == 0)
       memcpy(out, x, (l1 - l0) * es);
@@ -176,9 +166,9 @@ static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, s
  * threads, 1). */
 static int scan_alone(simple__node_t *n, const void *send, void *recv, unsigned char *w,
                       size_t stride, int exclusive, size_t count, simple_type_t type,
-                      simple_op_t op, int err) {
+                      simple_op_t op, int err, unsigned sig) {
   if (err) {
-    if (count && simple_type_size(type)) exchange(n, 0, 1, NULL, 0, 0, count, type, op, 1, 0);
+    if (count && simple_type_size(type)) exchange(n, 0, 1, NULL, 0, count, type, op, 1, 0);
     return err;
   }
   if (count == 0) return 0;
@@ -189,7 +179,7 @@ static int scan_alone(simple__node_t *n, const void *send, void *recv, unsigned 
     part = w;
   }
   int rc = simple__coll_net_exscan(n, 0, part, w + stride, w + 2 * stride, w + 3 * stride, count,
-                                   type, op, 0, 0);
+                                   type, op, 0, sig);
   if (rc) return rc;
   if (n->node == 0) {
     if (!exclusive && recv != send) memcpy(recv, send, bytes);
@@ -232,17 +222,12 @@ static int scan_common(simple_t *s, const void *send, void *recv, size_t count, 
   if (!err) err = simple__check_buffer(recv, count, type);
   size_t bytes = count * simple_type_size(type);
   int small = bytes <= SIMPLE__INLINE_BYTES;
-  /* The large paths carry the signature when every node runs them on the
-   * scratch (coll.h); the small one always does. */
-  int large_sig = !small && simple__coll_large_sig(n);
-  size_t stride = small ? SMALL_STRIDE
-                        : large_stride(bytes, scan_lanes(n, bytes),
-                                       large_sig ? SIMPLE__COLL_SIG_ROOM : 0);
+  size_t stride = small ? SMALL_STRIDE : large_stride(bytes);
   void *w = NULL;
   if (s->thread == 0 && !err && count && !(w = simple__node_scratch(s, 4 * stride)))
     err = SIMPLE_ERR_NOMEM;
   if (!small && n->threads == 1)
-    return scan_alone(n, send, recv, w, stride, exclusive, count, type, op, err);
+    return scan_alone(n, send, recv, w, stride, exclusive, count, type, op, err, sig);
   if (small && bytes && !err) memcpy(simple__sv_block(simple__node_my_slot(s)), send, bytes);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, w, count, err, &rc);
@@ -253,12 +238,12 @@ static int scan_common(simple_t *s, const void *send, void *recv, size_t count, 
     size_t shape = count * simple_type_size(type);
     int lanes = shape <= SIMPLE__INLINE_BYTES ? 1 : scan_lanes(n, shape);
     if (rc != SIMPLE_ERR_FATAL && count && simple_type_size(type) && s->thread < lanes)
-      exchange(n, s->thread, lanes, NULL, 0, 0, count, type, op, 1, 0);
+      exchange(n, s->thread, lanes, NULL, 0, count, type, op, 1, 0);
     return rc;
   }
   if (count == 0) return 0;
   return small ? scan_small(s, slots, exclusive, count, type, op, recv, sig)
-               : scan_large(s, slots, exclusive, count, type, op, recv, large_sig ? sig : 0);
+               : scan_large(s, slots, exclusive, count, type, op, recv, sig);
 }
 
 int simple_scan(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,

@@ -2,102 +2,142 @@
  * all-pairs schedule for a client's exchange. */
 #include "xchg/xchg.h"
 
+/* An exchange's tags: the one its messages and marks go with, and
+ * the one its receives and drains ask for (-1: any, when the tag carries
+ * the signature). */
+static int out_tag(const simple__xchg_t *x) { return simple__xchg_out_tag(x->n, x->sig, x->tag); }
+static int in_tag(const simple__xchg_t *x) { return x->sig ? -1 : x->tag; }
+
+/* Waits for req[0..m) of a step, the receives among them first (nr of
+ * them): a mark sets *marked, a message whose tag is not this node's sets
+ * *differs. Returns the first MPI error, every request waited for. */
+static int step_wait(const simple__xchg_t *x, simple__net_req_t *req, int nr, int m, int *marked,
+                     int *differs) {
+  int rc = 0, tag = out_tag(x);
+  for (int j = 0; j < m; j++) {
+    int got = tag;
+    int w =
+        j < nr && x->sig ? simple__net_wait_tag(&req[j], &got) : simple__net_waitall(&req[j], 1);
+    if (w == SIMPLE__NET_MARK)
+      *marked = 1;
+    else if (w && !rc)
+      rc = w;
+    else if (!w && got != tag)
+      *differs = 1;
+  }
+  return rc;
+}
+
 /* One step, one message per block: waves of at most SIMPLE__XCHG_WAVE
  * blocks each way. */
 static int step_blocks(const simple__xchg_t *x, int d, int to, int from, int *also_local,
-                       int *marked) {
+                       int *marked, int *differs) {
   simple__comm_t *c = simple__xchg_lane(x->n, d);
   int ns = x->blocks(x->ctx, to, 1), nr = x->blocks(x->ctx, from, 0), rc = 0;
+  int tag = out_tag(x), want = in_tag(x);
   for (int w = 0; (w < ns || w < nr) && !rc; w += SIMPLE__XCHG_WAVE) {
     simple__net_req_t req[2 * SIMPLE__XCHG_WAVE];
     int m = 0;
     for (int i = w; i < nr && i < w + SIMPLE__XCHG_WAVE && !rc && !x->bad; i++) {
       size_t b;
       void *at = x->block(x->ctx, from, 0, i, &b);
-      if (!(rc = simple__net_irecv(c, at, b, from, x->tag, &req[m]))) m++;
+      if (!(rc = simple__net_irecv(c, at, b, from, want, &req[m]))) m++;
     }
+    int recvs = m;
     for (int i = w; i < ns && i < w + SIMPLE__XCHG_WAVE && !rc; i++) {
       if (x->bad) {
-        if (!(rc = simple__net_mark(c, to, x->tag, &req[m]))) m++;
+        if (!(rc = simple__net_mark(c, to, tag, &req[m]))) m++;
         continue;
       }
       size_t b;
       const void *at = x->block(x->ctx, to, 1, i, &b);
-      if (!(rc = simple__net_isend(c, at, b, to, x->tag, &req[m]))) m++;
+      if (!(rc = simple__net_isend(c, at, b, to, tag, &req[m]))) m++;
     }
     for (int i = w; i < nr && i < w + SIMPLE__XCHG_WAVE && !rc && x->bad; i++)
-      rc = simple__net_drain(c, from, x->tag);
+      rc = simple__net_drain(c, from, want);
     if (*also_local) {
       x->local(x->ctx);
       *also_local = 0;
     }
-    int rc2 = simple__net_waitall(req, m);
-    if (rc2 == SIMPLE__NET_MARK) *marked = 1, rc2 = 0;
+    int rc2 = step_wait(x, req, recvs, m, marked, differs);
     if (!rc) rc = rc2;
   }
   return rc;
 }
 
 /* One step, one message each way. */
-static int step_pair(const simple__xchg_t *x, int d, int to, int from, int *also_local,
-                     int *marked) {
+static int step_pair(const simple__xchg_t *x, int d, int to, int from, int *also_local, int *marked,
+                     int *differs) {
   simple__comm_t *c = simple__xchg_lane(x->n, d);
   size_t ob = x->out_bytes(x->ctx, to), ib = x->in_bytes(x->ctx, from);
   simple__net_req_t req[2];
-  int m = 0, rc = 0, unpack = 0;
+  int m = 0, rc = 0, unpack = 0, tag = out_tag(x);
   void *in = NULL;
   if (x->bad) {
     /* A mark where the message would go, and whatever comes taken. */
-    if (ob && !(rc = simple__net_mark(c, to, x->tag, &req[m]))) m++;
-    if (ib && !rc) rc = simple__net_drain(c, from, x->tag);
+    if (ob && !(rc = simple__net_mark(c, to, tag, &req[m]))) m++;
+    if (ib && !rc) rc = simple__net_drain(c, from, in_tag(x));
     int rc2 = simple__net_waitall(req, m);
     return rc ? rc : rc2;
   }
   if (ib) {
     in = x->in(x->ctx, from, d, &unpack);
-    if (!(rc = simple__net_irecv(c, in, ib, from, x->tag, &req[m]))) m++;
+    if (!(rc = simple__net_irecv(c, in, ib, from, in_tag(x), &req[m]))) m++;
   }
-  if (ob && !rc && !(rc = simple__net_isend(c, x->out(x->ctx, to, d), ob, to, x->tag, &req[m])))
-    m++;
+  int recvs = m, mark = 0, differ = 0;
+  if (ob && !rc && !(rc = simple__net_isend(c, x->out(x->ctx, to, d), ob, to, tag, &req[m]))) m++;
   if (*also_local) {
     x->local(x->ctx);
     *also_local = 0;
   }
-  int rc2 = simple__net_waitall(req, m);
-  if (rc2 == SIMPLE__NET_MARK) *marked = 1, rc2 = 0, unpack = 0;
+  int rc2 = step_wait(x, req, recvs, m, &mark, &differ);
+  /* A mark, or another node's signature: the message is not unpacked. */
+  if (mark || differ) unpack = 0;
+  *marked |= mark;
+  *differs |= differ;
   if (!rc) rc = rc2;
   if (!rc && unpack) x->unpack(x->ctx, from, in);
   return rc;
 }
 
 int simple__xchg_drive(const simple__xchg_t *x, int d, int also_local) {
-  int rc = 0, marked = 0;
+  int rc = 0, marked = 0, differs = 0;
   if (x->bad) also_local = 0;
   for (int st = d + 1; st < x->n->nodes && !rc; st += x->drivers) {
     int to, from;
     simple__xchg_step(x->n, st, &to, &from);
-    rc = x->blocks ? step_blocks(x, d, to, from, &also_local, &marked)
-                   : step_pair(x, d, to, from, &also_local, &marked);
+    rc = x->blocks ? step_blocks(x, d, to, from, &also_local, &marked, &differs)
+                   : step_pair(x, d, to, from, &also_local, &marked, &differs);
   }
   if (also_local && x->local) x->local(x->ctx);
-  return rc ? rc : marked ? SIMPLE_ERR_PEER : x->bad ? SIMPLE_ERR_PEER : 0;
+  return rc ? rc : marked || x->bad ? SIMPLE_ERR_PEER : differs ? SIMPLE_ERR_ARG : 0;
 }
 
 int simple__xchg_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
-                          void *rbuf, size_t rbytes, int src, int tag, int *bad) {
+                          void *rbuf, size_t rbytes, int src, int tag, int *bad, unsigned sig) {
   simple__comm_t *c = simple__xchg_lane(n, lane);
-  if (!*bad) {
-    int rc = simple__net_sendrecv(c, sbuf, sbytes, dest, rbuf, rbytes, src, tag);
-    if (rc != SIMPLE__NET_MARK) return rc;
-    *bad = 1;
-    return 0;
-  }
-  simple__net_req_t req;
+  int out = simple__xchg_out_tag(n, sig, tag);
+  simple__net_req_t req[2];
   int m = 0, rc = 0;
-  if (dest >= 0 && !(rc = simple__net_mark(c, dest, tag, &req))) m++;
-  if (src >= 0 && !rc) rc = simple__net_drain(c, src, tag);
-  int rc2 = simple__net_waitall(&req, m);
-  return rc ? rc : rc2;
+  if (*bad) {
+    if (dest >= 0 && !(rc = simple__net_mark(c, dest, out, &req[m]))) m++;
+    if (src >= 0 && !rc) rc = simple__net_drain(c, src, -1);
+    int rc2 = simple__net_waitall(req, m);
+    return rc ? rc : rc2;
+  }
+  /* The receive first, so that its buffer is ready when the data comes. */
+  int in = -1, got = out;
+  if (src >= 0 && !(rc = simple__net_irecv(c, rbuf, rbytes, src, -1, &req[m]))) in = m++;
+  if (dest >= 0 && !rc && !(rc = simple__net_isend(c, sbuf, sbytes, dest, out, &req[m]))) m++;
+  for (int j = 0; j < m; j++) {
+    int w = j == in ? simple__net_wait_tag(&req[j], &got) : simple__net_waitall(&req[j], 1);
+    if (w == SIMPLE__NET_MARK)
+      *bad = 1;
+    else if (w && !rc)
+      rc = w;
+  }
+  if (!rc && !*bad && in >= 0 && got != out) *bad = SIMPLE__XCHG_SIG_DIFFERS;
+  return rc;
 }
 
 /* Chunk ch of C of an m-byte message: cache-line aligned cuts. */
@@ -155,14 +195,6 @@ int simple__xchg_put(const simple__xchg_t *x, int d, simple__win_t *w, size_t di
   }
   return rc;
 }
-
-/* A rooted exchange's tags: the one its messages and marks go with, and
- * the one its receives and drains ask for (-1: any, when the tag carries
- * the signature). */
-static int out_tag(const simple__xchg_t *x) {
-  return x->sig ? simple__xchg_sig_tag(x->n, x->sig) : x->tag;
-}
-static int in_tag(const simple__xchg_t *x) { return x->sig ? -1 : x->tag; }
 
 int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int lane, int out) {
   simple__net_req_t req[SIMPLE__XCHG_BATCH];

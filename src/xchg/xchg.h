@@ -196,21 +196,25 @@ typedef struct {
    * without the faulty arguments. A node that receives a mark completes
    * the rest of its transfers and its driver returns SIMPLE_ERR_PEER. */
   int bad;
-  /* The rooted exchanges only: the call's signature (coll.h), or 0. With
+  /* The call's signature (coll.h), or 0 (simple__xchg_drive and the
+   * rooted exchanges; not simple__xchg_post and simple__xchg_put). With
    * it, every message and mark goes with simple__xchg_sig_tag(sig) as its
    * tag instead of `tag`, every receive and drain takes any tag, and a
    * message whose tag differs from this node's (another call on the
    * sending node: another root, type or count of the same bytes) is not
    * unpacked and makes the exchange return SIMPLE_ERR_ARG. Nothing more
-   * on the wire, no copy: the compare reads the receive's status. */
+   * on the wire, no copy: the compare reads the receive's status. Every
+   * node of an exchange passes a signature, or none does. */
   unsigned sig;
 } simple__xchg_t;
 
 /* Driver d's share of the exchange (d < x->drivers), with the node-local
  * work too when also_local. Returns 0, SIMPLE_ERR_PEER when the node is bad
  * or a mark reached this driver (the verdict: the driver's node must fail
- * the call), or the first transfer's error (the driver still waits for
- * what it posted). */
+ * the call), SIMPLE_ERR_ARG when no mark did but a message came with
+ * another signature (x->sig; where messages land in the client's buffers
+ * directly, that one has landed too), or the first transfer's error (the
+ * driver still waits for what it posted). */
 int simple__xchg_drive(const simple__xchg_t *x, int d, int also_local);
 
 /* The other way to run an all-pairs exchange, for clients that post every
@@ -277,14 +281,32 @@ int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int l
 int simple__xchg_rooted_peer(const simple__xchg_t *x, int root_node, int lane, void *buf,
                              size_t bytes, int out);
 
+/* *bad's value once a message came with another node's signature
+ * (simple__xchg_sendrecv): as a mark's 1, the node sends marks from then
+ * on, but its verdict is SIMPLE_ERR_ARG. */
+#define SIMPLE__XCHG_SIG_DIFFERS 2
+
+/* The tag a message of a call with signature sig goes with: the
+ * signature's (simple__xchg_sig_tag), or `tag` for sig 0 (no signature: a
+ * node in error mode, whose marks any receive takes). */
+static inline int simple__xchg_out_tag(simple__node_t *n, unsigned sig, int tag) {
+  return sig ? simple__xchg_sig_tag(n, sig) : tag;
+}
+
 /* One step of a pairwise schedule (src/coll/internode.c) that carries the
- * verdict: with *bad clear, simple__net_sendrecv (dest or src -1: none),
- * and a mark received sets *bad (nothing written to rbuf); with *bad set,
- * a mark to dest and src's message drained. Every node of such a schedule
- * that has seen an error passes it on at each later step, so the verdict
- * reaches every node whose result depends on the offender's data, at no
- * extra message. Returns 0 or SIMPLE_ERR_MPI. */
+ * verdict and the call's signature: with *bad clear, src's message is
+ * received into rbuf (with any tag) while sbuf goes to dest with
+ * simple__xchg_out_tag(sig, tag) (dest or src -1: none); a mark received
+ * sets *bad to 1 (nothing written to rbuf), data whose tag is not this
+ * node's sets it to SIMPLE__XCHG_SIG_DIFFERS (rbuf holds the data, not to
+ * be used). With *bad set, a mark to dest and src's message drained,
+ * whatever its tag. Every node of such a schedule that has seen an error
+ * passes it on at each later step, so the verdict reaches every node
+ * whose result depends on the offender's data, at no extra message, and
+ * the signature costs nothing on the wire: the receive reads the tag from
+ * the status it gets anyway. Every node of the schedule passes its own
+ * call's signature, or 0 in error mode. Returns 0 or SIMPLE_ERR_MPI. */
 int simple__xchg_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
-                          void *rbuf, size_t rbytes, int src, int tag, int *bad);
+                          void *rbuf, size_t rbytes, int src, int tag, int *bad, unsigned sig);
 
 #endif

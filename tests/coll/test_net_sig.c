@@ -1,12 +1,13 @@
 /* The signature between nodes: every thread of one NODE calls allreduce,
- * reduce, scan or exscan with another op, another type of the same size,
- * or another count of the same byte size than the other nodes' threads,
- * so that every message has the size of a correct call and only the
- * signature carried after the data tells the calls apart. Every thread of
- * the job must return, with the code docs/api.md gives (SIMPLE_ERR_ARG on
- * every thread of each node that received a message from a node whose
- * call differed before it heard of the failure, SIMPLE_ERR_PEER on all
- * other threads), no caller buffer written (sentinels), and the next,
+ * reduce, scan, exscan or alltoall with another op, another type of the
+ * same size, or another count of the same byte size than the other
+ * nodes' threads, so that every message has the size of a correct call
+ * and only the signature carried in its tag tells the calls apart. Every
+ * thread of the job must return, with the code docs/api.md gives
+ * (SIMPLE_ERR_ARG on every thread of each node that received a message
+ * from a node whose call differed before it heard of the failure,
+ * SIMPLE_ERR_PEER on all other threads), no caller buffer written
+ * (sentinels) except the documented partial results, and the next,
  * correct call right (checked against closed forms).
  *
  * Which nodes receive another signature follows from the schedule among
@@ -14,13 +15,12 @@
  * decision table or SIMPLE_COLL_ALG picks, written out here, and from the
  * documented rule for each step (a step's message is data with the
  * sender's signature, or a mark once the sender failed; a node that has
- * failed takes no more notice of what it receives). The paths on the
- * callers' own buffers carry no signature (a large vector where a node
- * has one thread): there the mismatched call is not made. alltoall
- * likewise (packed messages, where no node has one thread): every node
- * receives every other node's message, always data, so every node whose
- * signature differs from another's returns SIMPLE_ERR_ARG; its recv may
- * hold blocks that landed before the verdict.
+ * failed takes no more notice of what it receives). Every path carries
+ * it, also those on the callers' own buffers (a large vector where a node
+ * has one thread; alltoall's blocks of 256 KiB and up). In an alltoall
+ * every node receives every other node's message, always data, so every
+ * node whose signature differs from another's returns SIMPLE_ERR_ARG; its
+ * recv may hold blocks that landed before the verdict.
  *
  * gather, scatter, gatherv and scatterv carry the signature in the tag of
  * each message between nodes (their messages are the blocks alone, often
@@ -88,7 +88,7 @@ static void simulate(int alg, int P, int root_node, const int *sig, int *bad) {
         step(bad, sig, P, (rel + mask + root_node) % P, (rel + root_node) % P, 0, 1);
     return;
   }
-  if (alg == A_PACKED) { /* every node's message to every other, always data */
+  if (alg == A_PACKED || alg == A_DIRECT) { /* every node's message to every other, data */
     for (int a = 0; a < P; a++)
       for (int b = 0; b < P; b++)
         if (a != b && sig[a] != sig[b]) bad[b] = 2;
@@ -109,10 +109,10 @@ static void simulate(int alg, int P, int root_node, const int *sig, int *bad) {
   for (int mask = 1; mask < pof2; mask <<= 1)
     for (int a = 0; a < pof2; a++)
       if ((a ^ mask) > a) step(bad, sig, P, real_rank(a, rem), real_rank(a ^ mask, rem), 1, 1);
-  if (alg == A_RAB) /* the allgather half: marks, no signature */
+  if (alg == A_RAB) /* the allgather half */
     for (int mask = pof2 >> 1; mask >= 1; mask >>= 1)
       for (int a = 0; a < pof2; a++)
-        if ((a ^ mask) > a) step(bad, sig, P, real_rank(a, rem), real_rank(a ^ mask, rem), 1, 0);
+        if ((a ^ mask) > a) step(bad, sig, P, real_rank(a, rem), real_rank(a ^ mask, rem), 1, 1);
   for (int i = 0; i < rem; i++) step(bad, sig, P, 2 * i + 1, 2 * i, 0, 1);
 }
 
@@ -164,6 +164,11 @@ static int call(const ctx_t *c, int w, int d, int odd) {
   /* An alltoall's node-local blocks, and those from nodes whose
    * signature matched, land before the verdict (docs/api.md). */
   partial |= w == W_ALLTOALL;
+  /* A thread alone on its node reduces a large vector in its own recv
+   * (docs/api.md: partial results on failure). */
+  int alg = algorithm(w, c->P, c->n * 8);
+  int small = alg == A_RD || (alg == A_TREE && c->n * 8 <= 8192);
+  partial |= (w == W_ALLREDUCE || w == W_REDUCE) && !small && simple_threads_on(s, c->node) == 1;
   if (odd >= 0 && rc != 0 && !partial) {
     for (size_t i = 0; i < c->n; i++)
       if (y[i] != -7)
@@ -298,9 +303,8 @@ static void test(simple_t *s, void *arg) {
   int rn = simple_node_of(s, c.root);
   if (c.root + 1 < c.p && simple_node_of(s, c.root + 1) == rn) c.alt_root = c.root + 1;
   if (c.alt_root < 0 && c.root > 0 && simple_node_of(s, c.root - 1) == rn) c.alt_root = c.root - 1;
-  int P = c.P, one_thread = 0;
+  int P = c.P;
   CHECK(P <= 64);
-  for (int k = 0; k < P; k++) one_thread |= simple_threads_on(s, k) < 2;
   static const size_t sizes[] = {4, 3000}; /* 32 B: every path; 24000 B: the large ones */
   for (size_t si = 0; si < 2; si++) {
     c.n = sizes[si];
@@ -309,14 +313,6 @@ static void test(simple_t *s, void *arg) {
       call(&c, w, 0, -1);
       if (P < 2) continue;
       int alg = algorithm(w, P, bytes);
-      /* The callers' buffers: the large path where a node has one thread
-       * (reduce, allreduce: Rabenseifner's, or the tree above 8 KiB; scan:
-       * lanes). */
-      int small = alg == A_RD || (alg == A_TREE && bytes <= 8192);
-      if ((w == W_ALLREDUCE || w == W_REDUCE) && !small && one_thread) continue;
-      if ((w == W_SCAN || w == W_EXSCAN) && bytes > 1072 && one_thread) continue;
-      /* alltoall: packed where no node has one thread. */
-      if (w == W_ALLTOALL && (alg == A_DIRECT || one_thread)) continue;
       int odds[2] = {P - 1, 0};
       for (int k = 0; k < 2; k++)
         for (int d = 0; d < D_N; d++) {

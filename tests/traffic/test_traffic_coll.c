@@ -7,24 +7,22 @@
  *     collective call per node (MPI_Barrier, MPI_Bcast, MPI_Allgatherv
  *     among the node masters), whose own messages PMPI cannot see;
  *   allreduce of n <= 8 KiB: recursive doubling among nodes on one
- *     lane: pof2 log2(pof2) messages of n + 8 bytes (the data and the
- *     call's signature after it), plus 2 (P - pof2) to fold the nodes
- *     above the largest power of two pof2 <= P in and out;
+ *     lane: pof2 log2(pof2) messages of n bytes, plus 2 (P - pof2) to
+ *     fold the nodes above the largest power of two pof2 <= P in and out;
  *   reduce of n <= 8 KiB: a binomial tree to the root's node, one way:
- *     P - 1 messages of n + 8 bytes;
+ *     P - 1 messages of n bytes;
  *   gather, scatter: one message per other node, of that node's blocks:
- *     P - 1 messages, (p - r_root) n bytes (the call's signature rides in
- *     the messages' tags: no byte more);
+ *     P - 1 messages, (p - r_root) n bytes;
  *   scan and exscan of n <= 1 KiB: recursive doubling among nodes, node k
  *     exchanging with k ^ 2^j for every 2^j < P whose partner exists:
- *     sum over j of #{k < P : k ^ 2^j < P} messages of n + 8 bytes,
- *     except at the last step (2^(j+1) >= P), where only the lower node of
- *     each pair sends;
+ *     sum over j of #{k < P : k ^ 2^j < P} messages of n bytes, except at
+ *     the last step (2^(j+1) >= P), where only the lower node of each pair
+ *     sends;
  *   alltoall of blocks under 256 KiB, and alltoallv whatever its blocks:
  *     one message per ordered node pair, P (P - 1) messages,
- *     sum over i != j of r_i r_j n bytes, plus the 8-byte signature after
- *     each of alltoall's when every node has two threads or more (the
- *     packed form; a node of one thread sends from the caller's buffers).
+ *     sum over i != j of r_i r_j n bytes.
+ * The call's signature rides in every message's tag (docs/api.md): no
+ * byte more.
  * Each process is a node here (SIMPLE_TRAFFIC_PPN=1), whatever host it is
  * on; the counts are summed over the job outside the counted segment. */
 #include <mpi.h>
@@ -34,7 +32,6 @@
 #include "simple_traffic.h"
 
 #define N_BYTES 1024 /* per thread: the small allreduce (<= 8 KiB) */
-#define SIG_BYTES 8  /* the call's signature after the data (docs/api.md) */
 
 typedef struct {
   double msgs, bytes, calls;
@@ -88,7 +85,7 @@ static void test(simple_t *s, void *arg) {
     for (int k = 0; k < P; k++)
       if ((k ^ mask) < P && ((mask << 1) < P || (k ^ mask) > k)) {
         scan_msgs++;
-        scan_bytes += N_BYTES + SIG_BYTES;
+        scan_bytes += N_BYTES;
       }
   int pof2 = 1, lg = 0;
   while (pof2 * 2 <= P) pof2 *= 2, lg++;
@@ -98,8 +95,6 @@ static void test(simple_t *s, void *arg) {
     for (int j = 0; j < P; j++)
       if (i != j) pair_bytes += (double)simple_threads_on(s, i) * simple_threads_on(s, j) * N_BYTES;
   double others = (double)(p - simple_threads_on(s, 0)) * N_BYTES;
-  int all_multi = 1; /* every node has two threads or more */
-  for (int i = 0; i < P; i++) all_multi &= simple_threads_on(s, i) >= 2;
   double mcoll = P > 1 ? P : 0; /* one node: no MPI call at all, or calls with no peer */
   /* An untimed first call of each: connections and scratch. */
   for (int k = 0; k < 11; k++) counted(s, k, a, b, counts, displs);
@@ -113,7 +108,7 @@ static void test(simple_t *s, void *arg) {
     tally_t t = counted(s, k, a, b, counts, displs);
     double msgs = P < 2 ? 0 : k == 3 ? rd_msgs : P - 1;
     CHECK_EQ(t.msgs, msgs);
-    CHECK_EQ(t.bytes, msgs * (N_BYTES + SIG_BYTES));
+    CHECK_EQ(t.bytes, msgs * N_BYTES);
   }
   for (int k = 5; k < 7; k++) {
     tally_t t = counted(s, k, a, b, counts, displs);
@@ -123,7 +118,7 @@ static void test(simple_t *s, void *arg) {
   for (int k = 7; k < 9; k++) {
     tally_t t = counted(s, k, a, b, counts, displs);
     CHECK_EQ(t.msgs, (double)P * (P - 1));
-    CHECK_EQ(t.bytes, pair_bytes + (k == 7 && all_multi ? (double)P * (P - 1) * SIG_BYTES : 0));
+    CHECK_EQ(t.bytes, pair_bytes);
   }
   for (int k = 9; k < 11; k++) {
     tally_t t = counted(s, k, a, b, counts, displs);
