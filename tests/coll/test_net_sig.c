@@ -1,8 +1,8 @@
 /* The signature between nodes: every thread of one NODE calls allreduce,
- * reduce, scan, exscan or alltoall with another op, another type of the
- * same size, or another count of the same byte size than the other
- * nodes' threads, so that every message has the size of a correct call
- * and only the signature carried in its tag tells the calls apart. Every
+ * reduce, scan, exscan, alltoall or alltoallv with another op, another
+ * type of the same size, or another count of the same byte size than the
+ * other nodes' threads, so that every message has the size of a correct
+ * call and only the signature carried in its tag tells the calls apart. Every
  * thread of the job must return, with the code docs/api.md gives
  * (SIMPLE_ERR_ARG on every thread of each node that received a message
  * from a node whose call differed before it heard of the failure,
@@ -33,8 +33,9 @@
 
 #include "harness.h"
 
-enum { W_ALLREDUCE, W_REDUCE, W_SCAN, W_EXSCAN, W_ALLTOALL, W_N };
-static const char *const wname[W_N] = {"allreduce", "reduce", "scan", "exscan", "alltoall"};
+enum { W_ALLREDUCE, W_REDUCE, W_SCAN, W_EXSCAN, W_ALLTOALL, W_ALLTOALLV, W_N };
+static const char *const wname[W_N] = {"allreduce", "reduce",   "scan",
+                                       "exscan",    "alltoall", "alltoallv"};
 enum { D_OP, D_TYPE, D_COUNT, D_N };
 static const char *const dname[D_N] = {"op", "type", "count"};
 enum { A_RD, A_RAB, A_TREE, A_SCAN, A_PACKED, A_DIRECT };
@@ -45,6 +46,7 @@ static long long val(int j, size_t i) { return (long long)j * 1000003 + (long lo
  * that forces one). */
 static int algorithm(int w, int P, size_t bytes) {
   if (w == W_SCAN || w == W_EXSCAN) return A_SCAN;
+  if (w == W_ALLTOALLV) return A_PACKED; /* one message per node pair, whatever the blocks */
   const char *env = getenv("SIMPLE_COLL_ALG");
   if (w == W_ALLTOALL) /* blocks of 256 KiB and up go alone: none here */
     return env && strstr(env, "alltoall=direct") ? A_DIRECT : A_PACKED;
@@ -140,9 +142,13 @@ static int call(const ctx_t *c, int w, int d, int odd) {
       n *= 2;
     }
   }
-  size_t len = w == W_ALLTOALL ? (size_t)c->p * c->n : c->n; /* elements of 8 bytes */
-  long long *x = malloc(len * 8), *y = malloc(len * 8);
-  CHECK(x && y);
+  int a2a = w == W_ALLTOALL || w == W_ALLTOALLV;
+  size_t len = a2a ? (size_t)c->p * c->n : c->n; /* elements of 8 bytes */
+  long long *x = calloc(len, 8), *y = calloc(len, 8);
+  size_t *counts = malloc((size_t)c->p * sizeof *counts);
+  size_t *displs = malloc((size_t)c->p * sizeof *displs);
+  CHECK(x && y && counts && displs);
+  for (int j = 0; j < c->p; j++) counts[j] = n, displs[j] = (size_t)j * n;
   for (size_t i = 0; i < len; i++) {
     x[i] = val(c->me, i);
     y[i] = -7;
@@ -153,7 +159,8 @@ static int call(const ctx_t *c, int w, int d, int odd) {
     case W_REDUCE: rc = simple_reduce(s, x, y, n, type, op, root); break;
     case W_SCAN: rc = simple_scan(s, x, y, n, type, op); break;
     case W_EXSCAN: rc = simple_exscan(s, x, y, n, type, op); break;
-    default: rc = simple_alltoall(s, x, y, n, type); break;
+    case W_ALLTOALL: rc = simple_alltoall(s, x, y, n, type); break;
+    default: rc = simple_alltoallv(s, x, counts, displs, y, counts, displs, type); break;
   }
   for (size_t i = 0; i < len; i++)
     if (x[i] != val(c->me, i))
@@ -163,7 +170,7 @@ static int call(const ctx_t *c, int w, int d, int odd) {
   int partial = (w == W_SCAN || w == W_EXSCAN) && c->n * 8 > 1072;
   /* An alltoall's node-local blocks, and those from nodes whose
    * signature matched, land before the verdict (docs/api.md). */
-  partial |= w == W_ALLTOALL;
+  partial |= a2a;
   /* A thread alone on its node reduces a large vector in its own recv
    * (docs/api.md: partial results on failure). */
   int alg = algorithm(w, c->P, c->n * 8);
@@ -174,12 +181,12 @@ static int call(const ctx_t *c, int w, int d, int odd) {
       if (y[i] != -7)
         simple_abort(s, "%s (%s differs on node %d, n %zu) failed with %s but wrote recv[%zu]",
                      wname[w], dname[d], odd, c->n, simple_errname(rc), i);
-  } else if (odd < 0 && w == W_ALLTOALL) {
+  } else if (odd < 0 && a2a) {
     CHECK_OK(rc);
     for (int j = 0; j < c->p; j++) /* block j: thread j's block for me */
       for (size_t i = 0; i < c->n; i++)
         if (y[(size_t)j * c->n + i] != val(j, (size_t)c->me * c->n + i))
-          simple_abort(s, "alltoall n %zu: block %d element %zu is %lld", c->n, j, i,
+          simple_abort(s, "%s n %zu: block %d element %zu is %lld", wname[w], c->n, j, i,
                        y[(size_t)j * c->n + i]);
   } else if (odd < 0) {
     CHECK_OK(rc);
@@ -200,6 +207,8 @@ static int call(const ctx_t *c, int w, int d, int odd) {
   }
   free(x);
   free(y);
+  free(counts);
+  free(displs);
   return rc;
 }
 
@@ -316,7 +325,7 @@ static void test(simple_t *s, void *arg) {
       int odds[2] = {P - 1, 0};
       for (int k = 0; k < 2; k++)
         for (int d = 0; d < D_N; d++) {
-          if (w == W_ALLTOALL && d == D_OP) continue; /* no op: the same call */
+          if ((w == W_ALLTOALL || w == W_ALLTOALLV) && d == D_OP) continue; /* no op */
           int sig[64], bad[64];
           for (int j = 0; j < P; j++) sig[j] = j == odds[k];
           int root_node = simple_node_of(s, c.root);
