@@ -161,12 +161,12 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
   return verdict(rc, bad);
 }
 
-/* The rooted reduce (simple__coll_net_reduce_tree). Segments of this many
- * bytes are reduced as they arrive while the next ones are in flight
- * (Open MPI's tuned pipeline reduce cuts 32-64 KiB segments; larger ones
- * here, as every segment also costs a wait and an op call); WINDOW of them
- * are posted at once each way. */
-#define SEG_BYTES  (128 * 1024)
+/* The rooted reduce (simple__coll_net_reduce_tree). Segments of
+ * SIMPLE__XCHG_SEG_BYTES (63 KiB: under the TCP transport's eager limit,
+ * as Open MPI's tuned pipeline reduce cuts 32-64 KiB) are reduced as they
+ * arrive while the next ones are in flight; WINDOW of them are posted at
+ * once each way (8 measured no faster than 4). */
+#define SEG_BYTES  SIMPLE__XCHG_SEG_BYTES
 #define SEG_WINDOW 4
 
 /* The child's whole vector, segment by segment, combined into buf (buf =

@@ -113,30 +113,57 @@ int simple__xchg_drive(const simple__xchg_t *x, int d, int also_local) {
   return rc ? rc : marked || x->bad ? SIMPLE_ERR_PEER : differs ? SIMPLE_ERR_ARG : 0;
 }
 
+/* Segments of a message of simple__xchg_sendrecv: an empty message is one
+ * (a zero-byte message, or a mark). */
+static size_t segments(size_t bytes) {
+  return bytes <= SIMPLE__XCHG_SEG_BYTES
+             ? 1
+             : (bytes + SIMPLE__XCHG_SEG_BYTES - 1) / SIMPLE__XCHG_SEG_BYTES;
+}
+static size_t seg_len(size_t bytes, size_t k) {
+  size_t at = k * SIMPLE__XCHG_SEG_BYTES;
+  return bytes - at < SIMPLE__XCHG_SEG_BYTES ? bytes - at : SIMPLE__XCHG_SEG_BYTES;
+}
+
+/* Segments in flight each way. */
+#define SENDRECV_WINDOW 8
+
 int simple__xchg_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
                           void *rbuf, size_t rbytes, int src, int tag, int *bad, unsigned sig) {
   simple__comm_t *c = simple__xchg_lane(n, lane);
-  int out = simple__xchg_out_tag(n, sig, tag);
-  simple__net_req_t req[2];
-  int m = 0, rc = 0;
-  if (*bad) {
-    if (dest >= 0 && !(rc = simple__net_mark(c, dest, out, &req[m]))) m++;
-    if (src >= 0 && !rc) rc = simple__net_drain(c, src, -1);
-    int rc2 = simple__net_waitall(req, m);
-    return rc ? rc : rc2;
+  int out = simple__xchg_out_tag(n, sig, tag), rc = 0, marks = *bad, differs = 0;
+  size_t ns = dest >= 0 ? segments(sbytes) : 0, nr = src >= 0 ? segments(rbytes) : 0;
+  size_t sp = 0, sd = 0, rp = 0, rd = 0; /* segments posted, done */
+  simple__net_req_t sq[SENDRECV_WINDOW], rq[SENDRECV_WINDOW];
+  while (sd < sp || rd < rp || (!rc && (sp < ns || rp < nr))) {
+    /* The receives first, so that their buffers are ready when the data
+     * comes; in error mode the marks first, then src's segments drained
+     * (blocking: the partner has posted its window by then). */
+    for (; !rc && !marks && rp < nr && rp - rd < SENDRECV_WINDOW; rp++)
+      rc = simple__net_irecv(c, (unsigned char *)rbuf + rp * SIMPLE__XCHG_SEG_BYTES,
+                             seg_len(rbytes, rp), src, -1, &rq[rp % SENDRECV_WINDOW]);
+    for (; !rc && sp < ns && sp - sd < SENDRECV_WINDOW; sp++)
+      rc = marks ? simple__net_mark(c, dest, out, &sq[sp % SENDRECV_WINDOW])
+                 : simple__net_isend(c, (const unsigned char *)sbuf + sp * SIMPLE__XCHG_SEG_BYTES,
+                                     seg_len(sbytes, sp), dest, out, &sq[sp % SENDRECV_WINDOW]);
+    if (rc && sp == sd && rp == rd) break;
+    for (size_t k = 0; marks && !rc && rp < nr && k < SENDRECV_WINDOW; k++, rp++, rd++)
+      rc = simple__net_drain(c, src, -1);
+    if (rd < rp) {
+      int got = out, w = simple__net_wait_tag(&rq[rd++ % SENDRECV_WINDOW], &got);
+      if (w == SIMPLE__NET_MARK)
+        *bad = 1;
+      else if (w && !rc)
+        rc = w;
+      else if (!w && got != out)
+        differs = 1;
+    }
+    if (sd < sp) {
+      int w = simple__net_waitall(&sq[sd++ % SENDRECV_WINDOW], 1);
+      if (w && !rc) rc = w;
+    }
   }
-  /* The receive first, so that its buffer is ready when the data comes. */
-  int in = -1, got = out;
-  if (src >= 0 && !(rc = simple__net_irecv(c, rbuf, rbytes, src, -1, &req[m]))) in = m++;
-  if (dest >= 0 && !rc && !(rc = simple__net_isend(c, sbuf, sbytes, dest, out, &req[m]))) m++;
-  for (int j = 0; j < m; j++) {
-    int w = j == in ? simple__net_wait_tag(&req[j], &got) : simple__net_waitall(&req[j], 1);
-    if (w == SIMPLE__NET_MARK)
-      *bad = 1;
-    else if (w && !rc)
-      rc = w;
-  }
-  if (!rc && !*bad && in >= 0 && got != out) *bad = SIMPLE__XCHG_SIG_DIFFERS;
+  if (!rc && !*bad && differs) *bad = SIMPLE__XCHG_SIG_DIFFERS;
   return rc;
 }
 

@@ -314,8 +314,10 @@ static void test(simple_t *s, void *arg) {
   if (c.alt_root < 0 && c.root > 0 && simple_node_of(s, c.root - 1) == rn) c.alt_root = c.root - 1;
   int P = c.P;
   CHECK(P <= 64);
-  static const size_t sizes[] = {4, 3000}; /* 32 B: every path; 24000 B: the large ones */
-  for (size_t si = 0; si < 2; si++) {
+  /* 32 B: every path; 24000 B: the large ones; 160000 B: messages among
+   * nodes in segments (src/xchg: SIMPLE__XCHG_SEG_BYTES). */
+  static const size_t sizes[] = {4, 3000, 20000};
+  for (size_t si = 0; si < 3; si++) {
     c.n = sizes[si];
     size_t bytes = c.n * 8;
     for (int w = 0; w < W_N; w++) {

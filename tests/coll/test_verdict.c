@@ -284,9 +284,11 @@ static void test(simple_t *s, void *arg) {
   int p = simple_nprocs(s), last = p - 1, root = p / 2;
   ctx_t c = {s, p, simple_pid(s), root, 0};
   int offenders[4] = {0, last, root, (root + 1) % p};
-  /* 3: every small path; 3000 (24 KB per thread): the large ones. */
-  static const size_t sizes[] = {3, 3000};
-  for (size_t si = 0; si < 2; si++) {
+  /* 3: every small path; 3000 (24 KB per thread): the large ones; 20000
+   * (160 KB): messages among nodes cut in segments (src/xchg:
+   * SIMPLE__XCHG_SEG_BYTES), the marks too. */
+  static const size_t sizes[] = {3, 3000, 20000};
+  for (size_t si = 0; si < 3; si++) {
     c.n = sizes[si];
     for (int w = 0; w < C_COUNT; w++)
       for (int k = 0; k < 4; k++) {
