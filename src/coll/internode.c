@@ -171,8 +171,9 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
 
 /* The child's whole vector, segment by segment, combined into buf (buf =
  * buf op child's: only commutative ops come here). With *bad set on entry
- * the segments are drained; a mark among them sets *bad (the remaining
- * segments are still taken, as the child sends every one). Every segment
+ * what the child sends is drained. A failed child sends a mark for each
+ * segment of its first window only (reduce_to): a mark in the first
+ * segment sets *bad, and the window posted is all that comes. Every segment
  * comes with the child's tag (simple__xchg_out_tag): one that differs from
  * this node's sets *bad to SIGNATURE_DIFFERS, and from then on nothing is
  * combined (the child's segments all carry the same tag, so none of its
@@ -184,8 +185,13 @@ static int reduce_from(simple__node_t *n, int lane, unsigned char *buf, unsigned
   simple__net_req_t req[SEG_WINDOW];
   int rc = 0, want = simple__xchg_out_tag(n, sig, SIMPLE__TAG_REDUCE);
   if (*bad) {
-    for (size_t i = 0; i < nseg && !rc; i++)
-      rc = simple__net_drain(simple__xchg_lane(n, lane), child, -1);
+    /* The child's segments, or its marks (a failed child sends at most
+     * SEG_WINDOW: reduce_to). */
+    for (size_t i = 0; i < nseg && !rc; i++) {
+      int was_mark = 0;
+      rc = simple__net_drain(simple__xchg_lane(n, lane), child, -1, &was_mark);
+      if (was_mark && i == 0 && nseg > SEG_WINDOW) nseg = SEG_WINDOW;
+    }
     return rc;
   }
   while (done < nseg) {
@@ -199,6 +205,7 @@ static int reduce_from(simple__node_t *n, int lane, unsigned char *buf, unsigned
     int got = want, w = simple__net_wait_tag(&req[done % SEG_WINDOW], &got);
     if (w == SIMPLE__NET_MARK) {
       if (!*bad) *bad = 1;
+      nseg = posted; /* the window posted holds the child's marks: nothing more comes */
     } else if (w) {
       if (!rc) rc = w;
     } else if (!*bad && !rc) {
@@ -220,6 +227,9 @@ static int reduce_to(simple__node_t *n, int lane, unsigned char *buf, size_t cou
   size_t nseg = (count + per - 1) / per, posted = 0, done = 0;
   simple__net_req_t req[SEG_WINDOW];
   int rc = 0, tag = simple__xchg_out_tag(n, sig, SIMPLE__TAG_REDUCE);
+  /* A failed node's marks stand for the whole vector: one per segment of
+   * the first window, whatever size the failed call gave it. */
+  if (bad && nseg > SEG_WINDOW) nseg = SEG_WINDOW;
   for (; posted < nseg; posted++) {
     if (posted - done == SEG_WINDOW && (rc = simple__net_waitall(&req[done++ % SEG_WINDOW], 1)))
       break;

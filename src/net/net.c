@@ -154,7 +154,7 @@ int simple__net_mark(simple__comm_t *c, int dest, int tag, simple__net_req_t *re
   return post(c, NULL, 0, dest, tag, req, 1);
 }
 
-int simple__net_drain(simple__comm_t *c, int src, int tag) {
+int simple__net_drain(simple__comm_t *c, int src, int tag, int *was_mark) {
   MPI_Message m;
   MPI_Status st;
   if (SIMPLE__NET_WATCHED(MPI_Mprobe(src, tag < 0 ? MPI_ANY_TAG : tag, c->comm, &m, &st)) !=
@@ -162,6 +162,7 @@ int simple__net_drain(simple__comm_t *c, int src, int tag) {
     return SIMPLE_ERR_MPI;
   int count = 0;
   MPI_Get_count(&st, MPI_BYTE, &count);
+  if (was_mark) *was_mark = count == 0;
   void *tmp = count ? malloc((size_t)count) : NULL;
   if (count && !tmp) return SIMPLE_ERR_NOMEM;
   int rc =

@@ -72,8 +72,9 @@ int simple__net_testall(simple__net_req_t *reqs, int count, int *done);
  * message from src whatever its length (a mark or data, received into a
  * temporary block and dropped: the error path only). */
 int simple__net_mark(simple__comm_t *c, int dest, int tag, simple__net_req_t *req);
-/* tag -1: whatever tag comes. */
-int simple__net_drain(simple__comm_t *c, int src, int tag);
+/* tag -1: whatever tag comes. *was_mark (when not NULL): 1 when the
+ * message taken was empty (a mark). */
+int simple__net_drain(simple__comm_t *c, int src, int tag, int *was_mark);
 
 int simple__net_send(simple__comm_t *c, const void *buf, size_t bytes, int dest, int tag);
 /* simple__net_recv and simple__net_sendrecv return SIMPLE__NET_MARK as

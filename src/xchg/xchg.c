@@ -8,6 +8,80 @@
 static int out_tag(const simple__xchg_t *x) { return simple__xchg_out_tag(x->n, x->sig, x->tag); }
 static int in_tag(const simple__xchg_t *x) { return x->sig ? -1 : x->tag; }
 
+/* Segments of a message: an empty message is one (a zero-byte message,
+ * or a mark). */
+static size_t segments(size_t bytes) {
+  return bytes <= SIMPLE__XCHG_SEG_BYTES
+             ? 1
+             : (bytes + SIMPLE__XCHG_SEG_BYTES - 1) / SIMPLE__XCHG_SEG_BYTES;
+}
+static size_t seg_len(size_t bytes, size_t k) {
+  size_t at = k * SIMPLE__XCHG_SEG_BYTES;
+  return bytes - at < SIMPLE__XCHG_SEG_BYTES ? bytes - at : SIMPLE__XCHG_SEG_BYTES;
+}
+
+/* Segments in flight each way. */
+#define MOVE_WINDOW 8
+
+/* One message each way between this node and its partners on c (dest or
+ * src -1: none), in segments of SIMPLE__XCHG_SEG_BYTES, up to MOVE_WINDOW
+ * in flight each way: sbuf's sbytes go to dest with tag `out`, src's
+ * rbytes come into rbuf with tag `in` (-1: any). `hook` (if set) runs once
+ * while the first segments fly. In error mode (marks) nothing is read or
+ * written: a mark goes where each of the message's first MOVE_WINDOW
+ * segments would (a mark stands for the whole message, whatever size the
+ * failed call gave it), and what src sends is drained (blocking: the
+ * partner has posted its window by then): its segments, or its marks. A
+ * receiver whose first segment came as a mark sets *marked and takes the
+ * marks of the window it posted, and nothing more; one whose tag is not
+ * `out` sets *differs. Returns the first MPI error; every posted request
+ * is waited for. */
+static int move(simple__comm_t *c, const void *sbuf, size_t sbytes, int dest, void *rbuf,
+                size_t rbytes, int src, int out, int in, int marks, void (*hook)(void *), void *arg,
+                int *marked, int *differs) {
+  size_t ns = dest >= 0 ? segments(sbytes) : 0, nr = src >= 0 ? segments(rbytes) : 0;
+  size_t sp = 0, sd = 0, rp = 0, rd = 0; /* segments posted, done */
+  simple__net_req_t sq[MOVE_WINDOW], rq[MOVE_WINDOW];
+  int rc = 0;
+  if (marks && ns > MOVE_WINDOW) ns = MOVE_WINDOW;
+  while (sd < sp || rd < rp || (!rc && (sp < ns || rp < nr))) {
+    /* The receives first, so that their buffers are ready when the data
+     * comes. */
+    for (; !rc && !marks && rp < nr && rp - rd < MOVE_WINDOW; rp++)
+      rc = simple__net_irecv(c, (unsigned char *)rbuf + rp * SIMPLE__XCHG_SEG_BYTES,
+                             seg_len(rbytes, rp), src, in, &rq[rp % MOVE_WINDOW]);
+    for (; !rc && sp < ns && sp - sd < MOVE_WINDOW; sp++)
+      rc = marks ? simple__net_mark(c, dest, out, &sq[sp % MOVE_WINDOW])
+                 : simple__net_isend(c, (const unsigned char *)sbuf + sp * SIMPLE__XCHG_SEG_BYTES,
+                                     seg_len(sbytes, sp), dest, out, &sq[sp % MOVE_WINDOW]);
+    if (hook) {
+      hook(arg);
+      hook = NULL;
+    }
+    for (size_t k = 0; marks && !rc && rp < nr && k < MOVE_WINDOW; k++, rp++, rd++) {
+      int was_mark = 0;
+      rc = simple__net_drain(c, src, in, &was_mark);
+      if (was_mark && rp == 0 && nr > MOVE_WINDOW) nr = MOVE_WINDOW; /* the partner failed too */
+    }
+    if (rd < rp) {
+      int got = out, w = simple__net_wait_tag(&rq[rd++ % MOVE_WINDOW], &got);
+      if (w == SIMPLE__NET_MARK) {
+        *marked = 1;
+        nr = rp; /* the window posted holds the sender's marks: nothing more comes */
+      } else if (w && !rc) {
+        rc = w;
+      } else if (!w && got != out)
+        *differs = 1;
+    }
+    if (sd < sp) {
+      int w = simple__net_waitall(&sq[sd++ % MOVE_WINDOW], 1);
+      if (w && !rc) rc = w;
+    }
+  }
+  if (hook) hook(arg);
+  return rc;
+}
+
 /* Waits for req[0..m) of a step, the receives among them first (nr of
  * them): a mark sets *marked, a message whose tag is not this node's sets
  * *differs. Returns the first MPI error, every request waited for. */
@@ -54,7 +128,7 @@ static int step_blocks(const simple__xchg_t *x, int d, int to, int from, int *al
       if (!(rc = simple__net_isend(c, at, b, to, tag, &req[m]))) m++;
     }
     for (int i = w; i < nr && i < w + SIMPLE__XCHG_WAVE && !rc && x->bad; i++)
-      rc = simple__net_drain(c, from, want);
+      rc = simple__net_drain(c, from, want, NULL);
     if (*also_local) {
       x->local(x->ctx);
       *also_local = 0;
@@ -65,37 +139,31 @@ static int step_blocks(const simple__xchg_t *x, int d, int to, int from, int *al
   return rc;
 }
 
-/* One step, one message each way. */
+/* The node-local work of a node without a copying thread, once. */
+static void local_once(void *arg) {
+  const simple__xchg_t *x = arg;
+  x->local(x->ctx);
+}
+
+/* One step, one message each way (in segments: move). */
 static int step_pair(const simple__xchg_t *x, int d, int to, int from, int *also_local, int *marked,
                      int *differs) {
   simple__comm_t *c = simple__xchg_lane(x->n, d);
   size_t ob = x->out_bytes(x->ctx, to), ib = x->in_bytes(x->ctx, from);
-  simple__net_req_t req[2];
-  int m = 0, rc = 0, unpack = 0, tag = out_tag(x);
-  void *in = NULL;
-  if (x->bad) {
-    /* A mark where the message would go, and whatever comes taken. */
-    if (ob && !(rc = simple__net_mark(c, to, tag, &req[m]))) m++;
-    if (ib && !rc) rc = simple__net_drain(c, from, in_tag(x));
-    int rc2 = simple__net_waitall(req, m);
-    return rc ? rc : rc2;
-  }
-  if (ib) {
-    in = x->in(x->ctx, from, d, &unpack);
-    if (!(rc = simple__net_irecv(c, in, ib, from, in_tag(x), &req[m]))) m++;
-  }
-  int recvs = m, mark = 0, differ = 0;
-  if (ob && !rc && !(rc = simple__net_isend(c, x->out(x->ctx, to, d), ob, to, tag, &req[m]))) m++;
-  if (*also_local) {
-    x->local(x->ctx);
-    *also_local = 0;
-  }
-  int rc2 = step_wait(x, req, recvs, m, &mark, &differ);
+  int unpack = 0, mark = 0, differ = 0;
+  void (*hook)(void *) = *also_local ? local_once : NULL;
+  *also_local = 0;
+  if (x->bad) /* a mark where each segment would go, and whatever comes taken */
+    return move(c, NULL, ob, ob ? to : -1, NULL, ib, ib ? from : -1, out_tag(x), in_tag(x), 1, NULL,
+                NULL, &mark, &differ);
+  void *in = ib ? x->in(x->ctx, from, d, &unpack) : NULL;
+  const void *out = ob ? x->out(x->ctx, to, d) : NULL;
+  int rc = move(c, out, ob, ob ? to : -1, in, ib, ib ? from : -1, out_tag(x), in_tag(x), 0, hook,
+                (void *)x, &mark, &differ);
   /* A mark, or another node's signature: the message is not unpacked. */
   if (mark || differ) unpack = 0;
   *marked |= mark;
-  *differs |= differ;
-  if (!rc) rc = rc2;
+  *differs |= differ && x->sig;
   if (!rc && unpack) x->unpack(x->ctx, from, in);
   return rc;
 }
@@ -113,57 +181,12 @@ int simple__xchg_drive(const simple__xchg_t *x, int d, int also_local) {
   return rc ? rc : marked || x->bad ? SIMPLE_ERR_PEER : differs ? SIMPLE_ERR_ARG : 0;
 }
 
-/* Segments of a message of simple__xchg_sendrecv: an empty message is one
- * (a zero-byte message, or a mark). */
-static size_t segments(size_t bytes) {
-  return bytes <= SIMPLE__XCHG_SEG_BYTES
-             ? 1
-             : (bytes + SIMPLE__XCHG_SEG_BYTES - 1) / SIMPLE__XCHG_SEG_BYTES;
-}
-static size_t seg_len(size_t bytes, size_t k) {
-  size_t at = k * SIMPLE__XCHG_SEG_BYTES;
-  return bytes - at < SIMPLE__XCHG_SEG_BYTES ? bytes - at : SIMPLE__XCHG_SEG_BYTES;
-}
-
-/* Segments in flight each way. */
-#define SENDRECV_WINDOW 8
-
 int simple__xchg_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
                           void *rbuf, size_t rbytes, int src, int tag, int *bad, unsigned sig) {
-  simple__comm_t *c = simple__xchg_lane(n, lane);
-  int out = simple__xchg_out_tag(n, sig, tag), rc = 0, marks = *bad, differs = 0;
-  size_t ns = dest >= 0 ? segments(sbytes) : 0, nr = src >= 0 ? segments(rbytes) : 0;
-  size_t sp = 0, sd = 0, rp = 0, rd = 0; /* segments posted, done */
-  simple__net_req_t sq[SENDRECV_WINDOW], rq[SENDRECV_WINDOW];
-  while (sd < sp || rd < rp || (!rc && (sp < ns || rp < nr))) {
-    /* The receives first, so that their buffers are ready when the data
-     * comes; in error mode the marks first, then src's segments drained
-     * (blocking: the partner has posted its window by then). */
-    for (; !rc && !marks && rp < nr && rp - rd < SENDRECV_WINDOW; rp++)
-      rc = simple__net_irecv(c, (unsigned char *)rbuf + rp * SIMPLE__XCHG_SEG_BYTES,
-                             seg_len(rbytes, rp), src, -1, &rq[rp % SENDRECV_WINDOW]);
-    for (; !rc && sp < ns && sp - sd < SENDRECV_WINDOW; sp++)
-      rc = marks ? simple__net_mark(c, dest, out, &sq[sp % SENDRECV_WINDOW])
-                 : simple__net_isend(c, (const unsigned char *)sbuf + sp * SIMPLE__XCHG_SEG_BYTES,
-                                     seg_len(sbytes, sp), dest, out, &sq[sp % SENDRECV_WINDOW]);
-    if (rc && sp == sd && rp == rd) break;
-    for (size_t k = 0; marks && !rc && rp < nr && k < SENDRECV_WINDOW; k++, rp++, rd++)
-      rc = simple__net_drain(c, src, -1);
-    if (rd < rp) {
-      int got = out, w = simple__net_wait_tag(&rq[rd++ % SENDRECV_WINDOW], &got);
-      if (w == SIMPLE__NET_MARK)
-        *bad = 1;
-      else if (w && !rc)
-        rc = w;
-      else if (!w && got != out)
-        differs = 1;
-    }
-    if (sd < sp) {
-      int w = simple__net_waitall(&sq[sd++ % SENDRECV_WINDOW], 1);
-      if (w && !rc) rc = w;
-    }
-  }
-  if (!rc && !*bad && differs) *bad = SIMPLE__XCHG_SIG_DIFFERS;
+  int marked = 0, differs = 0;
+  int rc = move(simple__xchg_lane(n, lane), sbuf, sbytes, dest, rbuf, rbytes, src,
+                simple__xchg_out_tag(n, sig, tag), -1, *bad, NULL, NULL, &marked, &differs);
+  if (!*bad) *bad = marked ? 1 : differs && !rc ? SIMPLE__XCHG_SIG_DIFFERS : 0;
   return rc;
 }
 
@@ -239,7 +262,7 @@ int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int l
       size_t b = out ? x->out_bytes(x->ctx, k) : x->in_bytes(x->ctx, k);
       if (b == 0) continue;
       if (x->bad) {
-        rc = out ? simple__net_mark(c, k, tag, &req[m]) : simple__net_drain(c, k, want);
+        rc = out ? simple__net_mark(c, k, tag, &req[m]) : simple__net_drain(c, k, want, NULL);
         if (!rc && out) node_of[m++] = k;
         continue;
       }
@@ -281,7 +304,8 @@ int simple__xchg_rooted_peer(const simple__xchg_t *x, int root_node, int lane, v
   simple__comm_t *c = simple__xchg_lane(x->n, lane);
   int tag = out_tag(x);
   if (x->bad) {
-    if (!out) return simple__net_drain(c, root_node, in_tag(x)) ? SIMPLE_ERR_MPI : SIMPLE_ERR_PEER;
+    if (!out)
+      return simple__net_drain(c, root_node, in_tag(x), NULL) ? SIMPLE_ERR_MPI : SIMPLE_ERR_PEER;
     simple__net_req_t req;
     int rc = simple__net_mark(c, root_node, tag, &req);
     if (!rc) rc = simple__net_waitall(&req, 1);
