@@ -191,20 +191,3 @@ int simple__net_recv(simple__comm_t *c, void *buf, size_t bytes, int src, int ta
   int rc = simple__net_irecv(c, buf, bytes, src, tag, &r);
   return rc ? rc : simple__net_waitall(&r, 1);
 }
-
-int simple__net_sendrecv(simple__comm_t *c, const void *sbuf, size_t sbytes, int dest, void *rbuf,
-                         size_t rbytes, int src, int tag) {
-  if (sbytes <= PART_BYTES && rbytes <= PART_BYTES && dest >= 0 && src >= 0) {
-    MPI_Status st;
-    int rc = simple__net_ok(
-        SIMPLE__NET_WATCHED(MPI_Sendrecv(sbuf, (int)sbytes, MPI_BYTE, dest, tag, rbuf, (int)rbytes,
-                                         MPI_BYTE, src, tag, c->comm, &st)));
-    return !rc && rbytes && is_mark(&st) ? SIMPLE__NET_MARK : rc;
-  }
-  simple__net_req_t r[2];
-  int k = 0, rc = 0;
-  if (src >= 0) rc = simple__net_irecv(c, rbuf, rbytes, src, tag, &r[k++]);
-  if (!rc && dest >= 0) rc = simple__net_isend(c, sbuf, sbytes, dest, tag, &r[k++]);
-  int rc2 = simple__net_waitall(r, k);
-  return rc ? rc : rc2;
-}

@@ -77,11 +77,7 @@ int simple__net_mark(simple__comm_t *c, int dest, int tag, simple__net_req_t *re
 int simple__net_drain(simple__comm_t *c, int src, int tag, int *was_mark);
 
 int simple__net_send(simple__comm_t *c, const void *buf, size_t bytes, int dest, int tag);
-/* simple__net_recv and simple__net_sendrecv return SIMPLE__NET_MARK as
- * simple__net_waitall does. */
+/* simple__net_recv returns SIMPLE__NET_MARK as simple__net_waitall does. */
 int simple__net_recv(simple__comm_t *c, void *buf, size_t bytes, int src, int tag);
-/* Sends to dest and receives from src at once (either may be -1: none). */
-int simple__net_sendrecv(simple__comm_t *c, const void *sbuf, size_t sbytes, int dest, void *rbuf,
-                         size_t rbytes, int src, int tag);
 
 #endif
