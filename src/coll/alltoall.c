@@ -107,7 +107,7 @@ typedef struct {
   unsigned char *scratch;
   const size_t *tab; /* the table at the start of the scratch */
   /* The call's signature (coll.h), in the tag of every node-pair message
-   * (src/xchg); 0 on one node. */
+   * (src/xchg). */
   unsigned sig;
 } a2a_t;
 

@@ -103,8 +103,8 @@ void simple__coll_apply_left(simple_op_t op, simple_type_t type, const void *in,
  * others) after printing the mismatch with its call sites. */
 int simple__coll_check(simple_t *s, const simple__call_t *call);
 /* The signature of a call for the free check inside the node (and,
- * between nodes, in the verdict words of bcast and allgather and the
- * trailers of the reductions and scans): a 32-bit hash of the call's identity (the
+ * between nodes, in the verdict words of bcast and allgather and the MPI
+ * tags of every other collective's messages): a 32-bit hash of the call's identity (the
  * literal's length and three of its letters, which tell every collective
  * apart, fold at compile time and are the same in every process) and its
  * count, type, op and root. Never 0, the mark of a call that sets none.

@@ -44,9 +44,8 @@
  * the root's node, another type of the same size or another count of the
  * same bytes is told apart: the root's node of a gather, and a scatter's
  * node that receives the root's node's message, then fail the call with
- * SIMPLE_ERR_ARG on every thread. Not a trailer: the messages go straight
- * from or into the callers' buffers where the blocks lie together, with
- * no room after them; the tag costs no byte and no copy.
+ * SIMPLE_ERR_ARG on every thread. The tag costs no byte and no copy,
+ * also where the messages go straight from or into the callers' buffers.
  *
  * Cost (root's node): 2b + (P - 1) alpha + (p - r) n beta, shared by L
  * drivers, + r n/B. Other nodes: 2b + r n/B + alpha + beta r n (3b in the v
@@ -311,9 +310,7 @@ typedef struct {
 } rooted_t;
 
 /* The exchange between the nodes, with the call's signature in every
- * message's tag (src/xchg: simple__xchg_sig_tag): the messages are the
- * blocks alone, often straight from or into the callers' buffers, where
- * no trailer has room. */
+ * message's tag (src/xchg: simple__xchg_sig_tag). */
 static simple__xchg_t rooted_xchg(const simple__node_t *n, const rooted_t *c) {
   return (simple__xchg_t){.n = (simple__node_t *)n,
                           .tag = c->scatter ? SIMPLE__TAG_SCATTER : SIMPLE__TAG_GATHER,
