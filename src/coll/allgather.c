@@ -5,7 +5,8 @@
  * once), then a closing barrier keeps each buffer alive until read.
  * Cost: 2b + p n/B.
  *
- * Several nodes: the node's blocks are assembled, in rank order, in the
+ * Several nodes, packed (choose.c: the v form, and the regular form's
+ * small blocks): the node's blocks are assembled, in rank order, in the
  * node's scratch after a verdict word (0, or 1 when the node found an
  * error: the job's verdict rides in the exchange, 8 bytes per node), the
  * masters exchange the node blocks with one MPI_Allgatherv among nodes
@@ -62,32 +63,43 @@ static unsigned char *plan(simple_t *s, const layout_t *l, size_t nb, size_t ab,
   return w;
 }
 
-/* Thread 0's exchange among nodes for the direct path: node k's blocks,
- * block bytes per thread, lie at first_pid[k] blocks into all0. */
-static int direct_exchange(simple__node_t *n, long long *word, size_t block, void *all0) {
+/* After the direct path's exchange failed: which node to blame. The
+ * schedule reaches every node, so either every node succeeded or every
+ * node failed (but for an MPI error); on failure the nodes swap one word
+ * each (bit 0: the node found an error in its arguments; above it, its
+ * call's signature) and return as the packed path does: SIMPLE_ERR_PEER
+ * when some node found an error, else SIMPLE_ERR_ARG on a node whose call
+ * differs from the one most nodes made, SIMPLE_ERR_PEER elsewhere. Cost:
+ * one 8-byte allgather among nodes, on failure only. */
+static int direct_blame(simple__node_t *n, int rc, int bad, unsigned sig) {
+  if (rc != SIMPLE_ERR_PEER && rc != SIMPLE_ERR_ARG) return rc;
   int P = n->nodes;
-  size_t *c = malloc(2 * (size_t)P * sizeof *c);
-  if (!c) return SIMPLE_ERR_NOMEM;
-  for (int k = 0; k < P; k++) {
-    c[k] = (size_t)n->threads_of[k] * block;
-    c[P + k] = (size_t)n->first_pid[k] * block;
+  long long word = bad | (long long)sig << 1, *words = malloc((size_t)P * sizeof *words);
+  size_t *off = malloc((size_t)P * sizeof *off);
+  int r2 = words && off ? 0 : SIMPLE_ERR_NOMEM;
+  if (!r2) r2 = simple__comm_allgather(simple__coll_comm(n), &word, sizeof word, words);
+  for (int k = 0; k < P && !r2; k++) {
+    off[k] = (size_t)k * sizeof word;
+    if (words[k] & 1) r2 = SIMPLE_ERR_PEER;
   }
-  int rc = simple__comm_allgatherv_word(simple__coll_comm(n), word, c, c + P, all0);
-  free(c);
-  return rc;
+  if (!r2) r2 = simple__coll_node_sigs((const unsigned char *)words, off, P, n->node);
+  free(words);
+  free(off);
+  return r2;
 }
 
 /* Large blocks, regular form (choose.c: allgather "direct"): every thread
  * copies its block into thread 0's recv at its place, thread 0 exchanges
- * the node blocks there in place (MPI_Allgatherv with MPI_IN_PLACE: no
- * packed copy of the node block, none of the result), the verdict words in
- * an 8-byte allreduce beside the data, and the other threads copy the
- * whole result out of thread 0's recv. With one thread per node nothing is
- * copied but the caller's own block (none in place).
- * Cost: 4b (publish, blocks in, exchange done, result read) + n/B + allgather
- * among P of r n bytes + (p n)/B on threads other than 0, against the
- * packed path's 3b + r n/B + (p n)/B on every thread. On a verdict of
- * failure thread 0's recv may hold the blocks. */
+ * the node blocks there in place with point-to-point messages among nodes
+ * (simple__coll_net_allgather: no packed copy of the node block, none of
+ * the result; the verdict as error marks and the call's signature in the
+ * tags, so nothing crosses but the data), and the other threads copy the
+ * whole result out of thread 0's recv. With one thread per node nothing
+ * is copied but the caller's own block (none in place).
+ * Cost: 4b (publish, blocks in, exchange done, result read) + n/B +
+ * allgather among P of r n bytes + (p n)/B on threads other than 0,
+ * against the packed path's 3b + r n/B + (p n)/B on every thread. On a
+ * verdict of failure thread 0's recv may hold the blocks. */
 static int gather_all_direct(simple_t *s, const void *send, void *recv, size_t count, size_t es,
                              int in_place, int err) {
   simple__node_t *n = s->node;
@@ -95,29 +107,25 @@ static int gather_all_direct(simple_t *s, const void *send, void *recv, size_t c
   size_t block = count * es, total = block * (size_t)n->nprocs;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, NULL, count, err, &rc);
   if (!slots) {
-    /* An argument error on this node: thread 0 still takes part, with the
-     * word set and a temporary buffer (the sizes follow from count and
-     * type, the same on every node). */
-    if (rc != SIMPLE_ERR_FATAL && me == 0 && es && block / es == count &&
-        total / (size_t)n->nprocs == block) {
-      void *tmp = malloc(total ? total : 1);
-      long long word = 1;
-      if (tmp) direct_exchange(n, &word, block, tmp);
-      free(tmp);
-    }
+    /* An argument error on this node: thread 0 still runs the exchange,
+     * sending marks (the sizes follow from count and type, the same on
+     * every node). */
+    if (rc != SIMPLE_ERR_FATAL && me == 0 && es && block && block / es == count &&
+        total / (size_t)n->nprocs == block)
+      direct_blame(n, simple__coll_net_allgather(n, 0, NULL, block, 1, 0), 1, 0);
     return rc;
   }
   unsigned char *all0 = slots[0].recv, *mine = all0 + (size_t)pid * block;
   const unsigned char *from = in_place ? (const unsigned char *)recv + (size_t)pid * block : send;
   if (block && from != mine) memcpy(mine, from, block);
   if (r > 1 && (rc = simple__node_finish(s)) != 0) return rc;
+  /* count 0: nothing crosses (a zero-length message cannot carry a mark),
+   * and every node keeps its own verdict, as on the packed path. */
   rc = 0;
-  if (me == 0) {
-    long long word = 0;
-    rc = direct_exchange(n, &word, block, all0);
-    if (!rc && word) rc = SIMPLE_ERR_PEER;
-  }
-  if ((rc = simple__sync_rc(s, rc)) != 0) return rc;
+  if (me == 0 && block)
+    rc = direct_blame(n, simple__coll_net_allgather(n, 0, all0, block, 0, slots[0].sig), 0,
+                      slots[0].sig);
+  if ((rc = simple__coll_sync_rc(s, rc)) != 0) return rc;
   if (me != 0 && total) memcpy(recv, all0, total);
   /* Thread 0's recv is read until every thread has its copy. */
   return r > 1 ? simple__node_finish(s) : 0;

@@ -31,10 +31,17 @@
  *    the direct path only adds its posting order (2 x 1, 256 KiB: 133-143
  *    us packed, 166-245 direct; 1 MiB 541-543 against 597-1051).
  *  - allgather: the in-place exchange saves the copies of the node block
- *    and of the result but its verdict needs an allreduce of its own
- *    (libnbc's MPI_Iallreduce, ~20 us here): from 1 MiB per thread (2 x 1:
- *    1 MiB 634-750 us against 764-935 packed, 4 MiB 2.9-3.9 ms against
- *    4.8-5.3; 256 KiB 125-215 against 102). */
+ *    and of the result, and its point-to-point messages go in eager-sized
+ *    segments (src/xchg) where MPI_Allgatherv's large ones wait for a
+ *    rendezvous; below 16 KiB per thread the packed path's one
+ *    MPI_Allgatherv and one barrier fewer win by a little. Forced either
+ *    way, 2 x 2, two runs each (median us): 8 B 24.6 packed against 25.1
+ *    direct, 4 KiB 33.6 against 34.7, 32 KiB 91.7 against 63.1, 256 KiB
+ *    625 against 258, 1 MiB 3595 against 1724; 2 x 1 against the build
+ *    before (packed below 1 MiB, then MPI_Allgatherv in place), three runs: 4 KiB 20.3
+ * against 20.9, 32 KiB 37.7 against 35.2, 256 KiB 152 against 114, 1 MiB 768 against 439. Above 4
+ * nodes the node count need not be a power of two, where the exchange is a ring of P - 1 steps
+ * (MPI's Bruck: log2 P): direct from 1 MiB only. */
 #include "coll/choose.h"
 
 #include <pthread.h>
@@ -69,6 +76,8 @@ static const rule_t rules[] = {
     {SIMPLE__COLL_ALLTOALL, ANY_NODES, 2, (512 << 10) - 1, SIMPLE__ALG_PACKED},
     {SIMPLE__COLL_ALLTOALL, ANY_NODES, 2, ANY_BYTES, SIMPLE__ALG_DIRECT},
     {SIMPLE__COLL_ALLTOALL, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_PACKED},
+    {SIMPLE__COLL_ALLGATHER, ANY_NODES, 1, (16 << 10) - 1, SIMPLE__ALG_PACKED},
+    {SIMPLE__COLL_ALLGATHER, 4, 1, ANY_BYTES, SIMPLE__ALG_DIRECT},
     {SIMPLE__COLL_ALLGATHER, ANY_NODES, 1, (1 << 20) - 1, SIMPLE__ALG_PACKED},
     {SIMPLE__COLL_ALLGATHER, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_DIRECT},
 };

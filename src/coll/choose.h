@@ -37,9 +37,10 @@ typedef enum {
   SIMPLE__ALG_LANES,
   /* alltoall: node-pair messages packed from (unpacked into) the threads'
    * buffers, or one message per block straight between the buffers.
-   * allgather: node blocks packed in the scratch after a verdict word, or
-   * assembled in thread 0's recv and exchanged there in place, the
-   * verdict in a small collective beside them. */
+   * allgather: node blocks packed in the scratch after a verdict word,
+   * one MPI_Allgatherv; or assembled in thread 0's recv and exchanged
+   * there in place, point to point (recursive doubling, or a ring), the
+   * verdict in error marks and the signature in the tags. */
   SIMPLE__ALG_PACKED,
   SIMPLE__ALG_DIRECT,
   SIMPLE__ALG_COUNT

@@ -7,8 +7,8 @@
 #include "base/size.h"
 #include "base/sync.h"
 #include "coll/choose.h"
-#include "node/node_sync.h"
 #include "net/net_comm.h"
+#include "node/node_sync.h"
 #include "node/ops.h"
 #include "run/job.h"
 #include "xchg/xchg.h"
@@ -53,9 +53,10 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
  * `lane`, for commutative ops only (the built-in ones: a subtree's
  * combination reaches its parent whatever the node order). Binomial tree
  * on ranks relative to the root: at step 2^j a node with bit j set sends
- * its subtree's combination up and stops; the vector travels in 128 KiB
- * segments, up to 4 in flight, each combined as it arrives while the next
- * ones are on the wire (as MPI's pipelined reduce). Nothing comes back
+ * its subtree's combination up and stops; the vector travels in 63 KiB
+ * segments (SIMPLE__XCHG_SEG_BYTES), up to 4 in flight, each combined as
+ * it arrives while the next ones are on the wire (as MPI's pipelined
+ * reduce). Nothing comes back
  * down: a node is done once its data has left. buf holds this node's
  * contribution and, on the root's node, receives the result; elsewhere it
  * is left partial. tmp has room for count elements.
@@ -90,6 +91,20 @@ int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *t
 int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, void *tmp,
                             void *spare, size_t count, simple_type_t type, simple_op_t op, int bad,
                             unsigned sig);
+
+/* Allgather among nodes in place, by one thread per node on `lane`: buf
+ * holds the job's result in rank order, block bytes per thread, node k's
+ * threads_of[k] blocks at first_pid[k] blocks (this node's filled in by
+ * the caller); every node's end up in every node's buf. P a power of two:
+ * recursive doubling, log2 P steps, the window swapped doubling each time;
+ * otherwise a ring, P - 1 steps, each passing one node's blocks on.
+ * Cost: log2 P alpha (ring: (P - 1) alpha) + beta (P - 1)/P of the result,
+ * in segments (src/xchg). block > 0 (a zero-length message cannot carry a
+ * mark). `bad` and sig as for the allreduces: the schedules pair every
+ * node with every other, directly or through the ring, so a mark or a
+ * signature that differs reaches every node; buf is partial then. */
+int simple__coll_net_allgather(simple__node_t *n, int lane, void *buf, size_t block, int bad,
+                               unsigned sig);
 
 /* buf = in (op) buf, through tmp (count elements): the left operand is the
  * lower-ranked contribution, as simple__op_apply's acc. */

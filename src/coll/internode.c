@@ -161,6 +161,42 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
   return verdict(rc, bad);
 }
 
+/* Node k's blocks in an allgather's result: block bytes per thread, in
+ * rank order. Nodes lo..hi-1 hold one contiguous range. */
+static size_t node_at(const simple__node_t *n, int k, size_t block) {
+  return (size_t)n->first_pid[k] * block;
+}
+
+int simple__coll_net_allgather(simple__node_t *n, int lane, void *buf, size_t block, int bad,
+                               unsigned sig) {
+  int P = n->nodes, me = n->node, rc = 0;
+  unsigned char *b = buf;
+  if ((P & (P - 1)) == 0) {
+    /* Recursive doubling: at step `mask` this node holds the aligned
+     * window of mask nodes around it and swaps it for its partner's. */
+    for (int mask = 1; mask < P && !rc; mask <<= 1) {
+      int partner = me ^ mask, lo = me & ~(mask - 1), plo = partner & ~(mask - 1);
+      size_t at = node_at(n, lo, block), len = node_at(n, lo + mask, block) - at;
+      size_t pat = node_at(n, plo, block), plen = node_at(n, plo + mask, block) - pat;
+      /* A bad node's buf may be NULL: no address is formed from it. */
+      rc = simple__xchg_sendrecv(n, lane, bad ? NULL : b + at, len, partner, bad ? NULL : b + pat,
+                                 plen, partner, SIMPLE__TAG_ALLGATHER, &bad, sig);
+    }
+  } else {
+    /* Ring: at step i node me passes node (me - i)'s blocks on to me + 1
+     * and receives node (me - 1 - i)'s from me - 1. */
+    int to = (me + 1) % P, from = (me - 1 + P) % P;
+    for (int i = 0; i < P - 1 && !rc; i++) {
+      int out = (me - i + P) % P, in = (me - 1 - i + 2 * P) % P;
+      size_t at = node_at(n, out, block), len = node_at(n, out + 1, block) - at;
+      size_t pat = node_at(n, in, block), plen = node_at(n, in + 1, block) - pat;
+      rc = simple__xchg_sendrecv(n, lane, bad ? NULL : b + at, len, to, bad ? NULL : b + pat, plen,
+                                 from, SIMPLE__TAG_ALLGATHER, &bad, sig);
+    }
+  }
+  return verdict(rc, bad);
+}
+
 /* The rooted reduce (simple__coll_net_reduce_tree). Segments of
  * SIMPLE__XCHG_SEG_BYTES (63 KiB: under the TCP transport's eager limit,
  * as Open MPI's tuned pipeline reduce cuts 32-64 KiB) are reduced as they

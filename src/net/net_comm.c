@@ -223,24 +223,6 @@ int simple__comm_allgatherv(simple__comm_t *c, const void *sbuf, const size_t *c
   return rc;
 }
 
-int simple__comm_allgatherv_word(simple__comm_t *c, long long *word, const size_t *counts,
-                                 const size_t *displs, void *rbuf) {
-  int *cn, rc = int_counts(c->size, counts, displs, &cn), *d = cn ? cn + c->size : NULL;
-  if (!rc) {
-    MPI_Request req;
-    rc = simple__net_ok(
-        MPI_Iallreduce(MPI_IN_PLACE, word, 1, MPI_LONG_LONG, MPI_MAX, c->comm, &req));
-    if (!rc) {
-      int rc2 = simple__net_ok(SIMPLE__NET_WATCHED(
-          MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, rbuf, cn, d, MPI_BYTE, c->comm)));
-      rc = simple__net_ok(SIMPLE__NET_WATCHED(MPI_Wait(&req, MPI_STATUS_IGNORE)));
-      if (!rc) rc = rc2;
-    }
-  }
-  free(cn);
-  return rc;
-}
-
 int simple__comm_open_slot(simple__node_t *n, void **slot) {
   simple__comm_t *c = NULL;
   int rc = simple__comm_dup(n, &c);

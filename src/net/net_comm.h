@@ -103,16 +103,5 @@ int simple__comm_alltoall_u64(simple__comm_t *c, const uint64_t *send, uint64_t 
  * (SIMPLE_ERR_COUNT otherwise). sbuf may not lie inside rbuf. */
 int simple__comm_allgatherv(simple__comm_t *c, const void *sbuf, const size_t *counts,
                             const size_t *displs, void *rbuf);
-/* Allgather in place with the job's verdict beside the data: node k's
- * counts[k] bytes are already at rbuf + displs[k] on node k, and end up
- * there on every node; *word (0, or 1 when this node found an error)
- * becomes the largest over the nodes. The word travels in an
- * MPI_Iallreduce posted first on the same communicator (MPI matches
- * collectives in call order, blocking or not) and completed after the
- * data, so its latency hides in the data's: for large blocks only.
- * Cost: one MPI_Allgatherv of the data, in place, plus one 8-byte
- * allreduce overlapped with it (~20 us with Open MPI's libnbc). */
-int simple__comm_allgatherv_word(simple__comm_t *c, long long *word, const size_t *counts,
-                                 const size_t *displs, void *rbuf);
 
 #endif

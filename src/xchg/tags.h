@@ -18,6 +18,8 @@ enum {
   SIMPLE__TAG_RD = 5,
   /* The rooted reduce's tree (segments up; nothing comes down). */
   SIMPLE__TAG_REDUCE = 6,
+  /* The regular allgather's exchange of node blocks in place. */
+  SIMPLE__TAG_ALLGATHER = 7,
   /* The rooted and gathering collectives (src/coll: scan, gather(v),
    * scatter(v)). */
   SIMPLE__TAG_SCAN = 0x5c01,

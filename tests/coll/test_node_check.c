@@ -130,7 +130,7 @@ static int expected(const ctx_t *c, int w, int o, int rc) {
 
 /* Between nodes: every thread of the last node passes SIMPLE_DOUBLE where
  * the others pass SIMPLE_INT64 (the same sizes: the messages match, only
- * the signature that rides in the verdict word tells them apart), to
+ * the signature tells them apart, in the verdict word or the tags), to
  * bcast and allgather. bcast: a node whose call differs from the root's
  * node's returns SIMPLE_ERR_ARG, the root's node succeeds (the data flows
  * away from it); allgather: SIMPLE_ERR_ARG on the node that differs from
