@@ -64,8 +64,10 @@ typedef struct {
   /* per thread: work lists of the redistribution builder, h-relation
    * packing, counts of the h-relation (6 p size_t) */
   simple__buf_t *work, *pack, *cnt;
-  /* per thread: MPI requests of a driver (2 P) */
+  /* per thread: MPI requests of a driver (req_room: simple__xchg_post's
+   * bound each way, for the call's messages) */
   simple__buf_t *reqs;
+  size_t req_room;
   /* node: piece sizes, out[r][p] and in[r][p] (bytes); every thread's
    * message sizes and offsets (4 P words) follow its requests in reqs */
   simple__buf_t tab;

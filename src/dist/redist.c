@@ -350,10 +350,6 @@ static int prepare(simple_t *s, const plan_t *pl, simple__dist_t **out) {
   if (n->nodes == 1) return 0;
   size_t tab = 2 * (size_t)n->threads * (size_t)n->nprocs * sizeof(size_t);
   if (simple__buf_grow(&st->tab, tab)) return SIMPLE_ERR_NOMEM;
-  size_t per =
-      2 * (size_t)n->nodes * sizeof(simple__net_req_t) + 4 * (size_t)n->nodes * sizeof(size_t);
-  for (int t = 0; t < n->threads; t++)
-    if (simple__buf_grow(&st->reqs[t], per)) return SIMPLE_ERR_NOMEM;
   /* The messages: at most what the node's threads hold, each way, plus
    * the rounding of every message's start to a cache line. */
   size_t msg = 2 * (size_t)n->nodes * SIMPLE__CACHE_LINE, b;
@@ -362,7 +358,15 @@ static int prepare(simple_t *s, const plan_t *pl, simple__dist_t **out) {
         part_bytes(n, &pl->dst, t, pl->es, &b) || simple__size_add(&msg, b))
       return SIMPLE_ERR_COUNT;
   }
-  return simple__buf_grow(&st->msg, msg) ? SIMPLE_ERR_NOMEM : 0;
+  if (simple__buf_grow(&st->msg, msg)) return SIMPLE_ERR_NOMEM;
+  /* A driver's requests, both ways (its messages in segments: src/xchg),
+   * then its message sizes and offsets; sized here, before the first
+   * barrier, so that no driver can run short once transfers start. */
+  st->req_room = 2 * simple__xchg_post_bound(n, simple__xchg_split(n, 1).chunks, msg);
+  size_t per = st->req_room * sizeof(simple__net_req_t) + 4 * (size_t)n->nodes * sizeof(size_t);
+  for (int t = 0; t < n->threads; t++)
+    if (simple__buf_grow(&st->reqs[t], per)) return SIMPLE_ERR_NOMEM;
+  return 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -647,7 +651,7 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
     c.in = c.out + rp;
     /* Every thread computes the message sizes and offsets itself, into its
      * own room after its requests. */
-    c.osz = (size_t *)(void *)((simple__net_req_t *)st->reqs[c.me].p + 2 * (size_t)c.P);
+    c.osz = (size_t *)(void *)((simple__net_req_t *)st->reqs[c.me].p + st->req_room);
     c.ooff = c.osz + c.P;
     c.isz = c.ooff + c.P;
     c.ioff = c.isz + c.P;

@@ -408,7 +408,9 @@ static void move(simple_t *s, rma_t *R, th_t *T, const simple__xchg_t *x, size_t
     must(s, simple__xchg_put(x, d, R->win, disp), what);
     return;
   }
-  size_t at = NITEMS(T->reqs, simple__net_req_t), room = at + 2 * (size_t)(R->P - 1);
+  size_t at = NITEMS(T->reqs, simple__net_req_t);
+  size_t room =
+      at + (size_t)simple__xchg_post_count(x, d, 0) + (size_t)simple__xchg_post_count(x, d, 1);
   must(s, gb_reserve(&T->reqs, room * sizeof(simple__net_req_t)), what);
   simple__net_req_t *q = (simple__net_req_t *)T->reqs.p;
   int nreq = (int)at, rc = simple__xchg_post(x, d, 0, q, &nreq);

@@ -2,6 +2,8 @@
  * all-pairs schedule for a client's exchange. */
 #include "xchg/xchg.h"
 
+#include <stdint.h>
+
 /* An exchange's tags: the one its messages and marks go with, and
  * the one its receives and drains ask for (-1: any, when the tag carries
  * the signature). */
@@ -200,10 +202,15 @@ static void chunk(size_t m, int C, int ch, size_t *lo, size_t *len) {
   *len = b - a;
 }
 
-int simple__xchg_post(const simple__xchg_t *x, int d, int out, simple__net_req_t *req, int *nreq) {
+/* Driver d's items of simple__xchg_post, one way: for each non-empty
+ * chunk, its peer and place in the message. Returns the requests they
+ * take (segments), posting them when req is set (stopping at the first
+ * error, in *rc). */
+static int post_items(const simple__xchg_t *x, int d, int out, simple__net_req_t *req, int *nreq,
+                      int *rc) {
   simple__comm_t *c = simple__xchg_lane(x->n, d);
-  int items = (x->n->nodes - 1) * x->chunks, rc = 0, unpack;
-  for (int i = d; i < items && !rc; i += x->drivers) {
+  int items = (x->n->nodes - 1) * x->chunks, unpack, count = 0;
+  for (int i = d; i < items && !*rc; i += x->drivers) {
     int to, from;
     simple__xchg_shift(x->n, i / x->chunks + 1, &to, &from);
     int k = out ? to : from;
@@ -211,13 +218,29 @@ int simple__xchg_post(const simple__xchg_t *x, int d, int out, simple__net_req_t
     chunk(out ? x->out_bytes(x->ctx, k) : x->in_bytes(x->ctx, k), x->chunks, i % x->chunks, &lo,
           &len);
     if (len == 0) continue;
-    rc = out ? simple__net_isend(c, (const unsigned char *)x->out(x->ctx, k, d) + lo, len, k,
-                                 x->tag, &req[*nreq])
-             : simple__net_irecv(c, (unsigned char *)x->in(x->ctx, k, d, &unpack) + lo, len, k,
-                                 x->tag, &req[*nreq]);
-    if (!rc) ++*nreq;
+    count += (int)segments(len);
+    if (!req) continue;
+    unsigned char *at = out ? (unsigned char *)(uintptr_t)x->out(x->ctx, k, d)
+                            : (unsigned char *)x->in(x->ctx, k, d, &unpack);
+    for (size_t g = 0, ng = segments(len); g < ng && !*rc; g++) {
+      size_t off = lo + g * SIMPLE__XCHG_SEG_BYTES, m = seg_len(len, g);
+      *rc = out ? simple__net_isend(c, at + off, m, k, x->tag, &req[*nreq])
+                : simple__net_irecv(c, at + off, m, k, x->tag, &req[*nreq]);
+      if (!*rc) ++*nreq;
+    }
   }
+  return count;
+}
+
+int simple__xchg_post(const simple__xchg_t *x, int d, int out, simple__net_req_t *req, int *nreq) {
+  int rc = 0;
+  post_items(x, d, out, req, nreq, &rc);
   return rc;
+}
+
+int simple__xchg_post_count(const simple__xchg_t *x, int d, int out) {
+  int rc = 0;
+  return post_items(x, d, out, NULL, NULL, &rc);
 }
 
 int simple__xchg_put(const simple__xchg_t *x, int d, simple__win_t *w, size_t disp) {

@@ -223,10 +223,28 @@ int simple__xchg_drive(const simple__xchg_t *x, int d, int also_local);
  * the shifted schedule, chunk by chunk (item i = (st - 1) chunks + ch on
  * lane d, i = d, d + drivers, ...), receives (out = 0: into in(k) + the
  * chunk's offset, never unpacked by the engine) or sends (out = 1: from
- * out(k)). Requests go to req (room for the driver's items), *nreq counts
- * them. The client completes them (simple__net_waitall, or testall while
- * it works). Chunks are cut on cache lines. */
+ * out(k)). Each chunk goes in segments of at most SIMPLE__XCHG_SEG_BYTES
+ * (below), a request each, all posted at once: under the TCP transport's
+ * eager limit no segment waits for a rendezvous. Requests go to req (room
+ * for simple__xchg_post_count of them), *nreq counts them. The client
+ * completes them (simple__net_waitall, or testall while it works). Chunks
+ * are cut on cache lines. */
 int simple__xchg_post(const simple__xchg_t *x, int d, int out, simple__net_req_t *req, int *nreq);
+
+/* The requests simple__xchg_post(x, d, out) posts (the sizes as it will
+ * see them). Cost: one pass over the driver's items. */
+int simple__xchg_post_count(const simple__xchg_t *x, int d, int out);
+
+/* A bound on the requests of any driver's simple__xchg_post one way, for
+ * a client that sizes its room before it knows the messages: an exchange
+ * of `chunks` pieces per node pair whose messages one way total at most
+ * `bytes`. A chunk of L bytes takes ceil(L / S) <= 1 + floor(L / S)
+ * segments (S = SIMPLE__XCHG_SEG_BYTES), and floors sum to at most the
+ * floor of the sum: items + bytes / S. */
+#define SIMPLE__XCHG_SEG_BYTES (63 * 1024)
+static inline size_t simple__xchg_post_bound(const simple__node_t *n, int chunks, size_t bytes) {
+  return (size_t)(n->nodes - 1) * (size_t)chunks + bytes / SIMPLE__XCHG_SEG_BYTES;
+}
 
 /* The driver of simple__xchg_post (and simple__xchg_put) that moves
  * chunk ch of the message to (out = 1) or from (out = 0) node k != this
@@ -293,15 +311,15 @@ static inline int simple__xchg_out_tag(simple__node_t *n, unsigned sig, int tag)
   return sig ? simple__xchg_sig_tag(n, sig) : tag;
 }
 
-/* Messages between nodes of more than this many bytes go in segments of
- * it, each a message of its own (simple__xchg_sendrecv, the reduce tree):
+/* SIMPLE__XCHG_SEG_BYTES (defined above): messages between nodes of more
+ * than this many bytes go in segments of it, each a message of its own
+ * (simple__xchg_sendrecv, simple__xchg_post, the reduce tree):
  * the largest that Open MPI's TCP transport sends eagerly (its default
  * btl_tcp_eager_limit, 64 KiB, less room for its match header). A larger
  * message costs a rendezvous, one more round trip before its data moves;
  * measured within one job on the virtual cluster (2 x 1, reduce tree),
  * 63 KiB segments against 128 KiB: 256 KiB 1.29-1.49x faster, 1 MiB
  * 1.11-1.37x. */
-#define SIMPLE__XCHG_SEG_BYTES (63 * 1024)
 
 /* One step of a pairwise schedule (src/coll/internode.c) that carries the
  * verdict and the call's signature: with *bad clear, src's message is

@@ -11,9 +11,12 @@
  * (simple__xchg_post, two-sided) and put into a window (simple__xchg_put,
  * one-sided), cut in two chunks each, by one driver per lane
  * (simple__xchg_drivers): every byte checked again, and the drivers the
- * engine's callbacks saw compared with simple__xchg_post_driver. Links the
- * static library: the engine is internal. */
+ * engine's callbacks saw compared with simple__xchg_post_driver. Last,
+ * posted messages of up to 200 KB, cut into segments: every byte checked,
+ * and the requests against simple__xchg_post_count and its bound. Links
+ * the static library: the engine is internal. */
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -187,6 +190,77 @@ static void posted_and_put(simple_t *s) {
   CHECK_OK(simple_barrier(s));
 }
 
+/* Posted messages above the segment size (src/xchg cuts every chunk into
+ * SIMPLE__XCHG_SEG_BYTES pieces, a request each): 0, 100003 or 200006
+ * bytes by pair, two chunks each, so that chunks take 1 to 2 segments and
+ * some pairs none. The requests posted must be those
+ * simple__xchg_post_count names, within simple__xchg_post_bound. */
+static size_t big_bytes(int a, int k) { return (size_t)((a + 2 * k) % 3) * 100003; }
+static unsigned char *big_out[MAXP], *big_in[MAXP];
+static size_t b_out_bytes(void *ctx, int k) { return big_bytes(((simple__node_t *)ctx)->node, k); }
+static size_t b_in_bytes(void *ctx, int k) { return big_bytes(k, ((simple__node_t *)ctx)->node); }
+static const void *b_out(void *ctx, int k, int d) {
+  (void)ctx;
+  (void)d;
+  return big_out[k];
+}
+static void *b_in(void *ctx, int k, int d, int *unpack) {
+  (void)ctx;
+  (void)d;
+  *unpack = 0;
+  return big_in[k];
+}
+
+static void posted_segments(simple_t *s) {
+  simple__node_t *n = s->node;
+  int P = n->nodes, me = simple_thread(s), a = n->node;
+  if (P > MAXP) return;
+  simple__xchg_t x = {.n = n,
+                      .tag = SIMPLE__TAG_ALLTOALL,
+                      .drivers = simple__xchg_drivers(n),
+                      .chunks = 2,
+                      .ctx = n,
+                      .out_bytes = b_out_bytes,
+                      .in_bytes = b_in_bytes,
+                      .out = b_out,
+                      .in = b_in};
+  if (me == 0)
+    for (int k = 0; k < P; k++) {
+      CHECK((big_out[k] = malloc(big_bytes(a, k) + 1)) &&
+            (big_in[k] = calloc(1, big_bytes(k, a) + 1)));
+      for (size_t i = 0; i < big_bytes(a, k); i++) big_out[k][i] = byte_of(a, k, i);
+    }
+  CHECK_OK(simple_barrier(s));
+  if (me < x.drivers) {
+    size_t sent = 0, got = 0;
+    for (int k = 0; k < P; k++)
+      if (k != a) sent += big_bytes(a, k), got += big_bytes(k, a);
+    int nin = simple__xchg_post_count(&x, me, 0), nout = simple__xchg_post_count(&x, me, 1);
+    CHECK((size_t)nin <= simple__xchg_post_bound(n, 2, got));
+    CHECK((size_t)nout <= simple__xchg_post_bound(n, 2, sent));
+    simple__net_req_t *req = malloc((size_t)(nin + nout + 1) * sizeof *req);
+    CHECK(req != NULL);
+    int nreq = 0;
+    CHECK_OK(simple__xchg_post(&x, me, 0, req, &nreq));
+    CHECK_EQ(nreq, nin);
+    CHECK_OK(simple__xchg_post(&x, me, 1, req, &nreq));
+    CHECK_EQ(nreq, nin + nout);
+    CHECK_OK(simple__net_waitall(req, nreq));
+    free(req);
+  }
+  CHECK_OK(simple_barrier(s));
+  for (int k = 0; k < P; k++)
+    for (size_t i = (size_t)me; k != a && i < big_bytes(k, a); i += (size_t)simple_threads(s))
+      CHECK_EQ(big_in[k][i], byte_of(k, a, i));
+  CHECK_OK(simple_barrier(s));
+  if (me == 0)
+    for (int k = 0; k < P; k++) {
+      free(big_out[k]);
+      free(big_in[k]);
+    }
+  CHECK_OK(simple_barrier(s));
+}
+
 static void body(simple_t *s, void *arg) {
   (void)arg;
   simple__node_t *n = s->node;
@@ -241,6 +315,7 @@ static void body(simple_t *s, void *arg) {
   }
   CHECK_OK(simple_barrier(s));
   posted_and_put(s);
+  posted_segments(s);
 }
 
 TEST_MAIN(body)
