@@ -70,11 +70,13 @@ static int reduce_small(simple_t *s, const void *send, void *recv, void *scratch
  * l of every node, all lanes at once; everyone copies the result out. */
 /* Lane `me`'s exchange among nodes of count elements at buf: the tree to
  * the root's node (root_node >= 0: half the bytes of an allreduce cross,
- * one way), else Rabenseifner's allreduce. */
+ * one way), else recursive doubling (rd) or Rabenseifner's allreduce. */
 static int lane_exchange(simple__node_t *n, int me, void *buf, void *tmp, size_t count,
-                         simple_type_t type, simple_op_t op, int root_node, int bad, unsigned sig) {
+                         simple_type_t type, simple_op_t op, int root_node, int rd, int bad,
+                         unsigned sig) {
   if (root_node >= 0)
     return simple__coll_net_reduce_tree(n, me, buf, tmp, count, type, op, root_node, bad, sig);
+  if (rd) return simple__coll_net_allreduce_rd_sig(n, me, buf, tmp, count, type, op, bad, sig);
   return simple__coll_net_allreduce_rab(n, me, buf, tmp, count, type, op, bad, sig);
 }
 
@@ -92,7 +94,7 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
      * exchange, with error marks, for the nodes that wait on it. */
     if (rc != SIMPLE_ERR_FATAL && me < lanes) {
       simple__coll_lane_piece(count, es, lanes, me, &l0, &l1);
-      if (l1 > l0) lane_exchange(n, me, NULL, NULL, l1 - l0, type, op, root_node, 1, 0);
+      if (l1 > l0) lane_exchange(n, me, NULL, NULL, l1 - l0, type, op, root_node, 0, 1, 0);
     }
     return rc;
   }
@@ -105,7 +107,8 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
   if (me < lanes) {
     simple__coll_lane_piece(count, es, lanes, me, &l0, &l1);
     if (l1 > l0)
-      rc = lane_exchange(n, me, acc + l0 * es, tmp + l0 * es, l1 - l0, type, op, root_node, 0, sig);
+      rc = lane_exchange(n, me, acc + l0 * es, tmp + l0 * es, l1 - l0, type, op, root_node, 0, 0,
+                         sig);
   }
   if ((rc = simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG))) return rc;
   if (want_result) memcpy(recv, acc, bytes);
@@ -122,25 +125,25 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
  * in the tags, as on every path; a node that finds another one may have
  * written recv (the documented partial result). */
 static int reduce_alone(simple_t *s, const void *send, void *recv, void *scratch, size_t count,
-                        simple_type_t type, simple_op_t op, int root, int tree, int err,
+                        simple_type_t type, simple_op_t op, int root, int tree, int rd, int err,
                         unsigned sig) {
   simple__node_t *n = s->node;
   int root_node = tree_root(n, root, op, tree), P = n->nodes;
   size_t bytes = count * simple_type_size(type);
   if (err || count == 0) {
-    if (count) lane_exchange(n, 0, NULL, NULL, count, type, op, root_node, 1, 0);
+    if (count) lane_exchange(n, 0, NULL, NULL, count, type, op, root_node, rd, 1, 0);
     return err;
   }
   unsigned char *acc = scratch, *tmp = acc + bytes;
   if (root_node >= 0 && root_node != n->node) {
     int rel = (n->node - root_node + P) % P;
     if ((rel & 1) || rel + 1 >= P) /* a leaf: it only sends */
-      return lane_exchange(n, 0, (void *)send, NULL, count, type, op, root_node, 0, sig);
+      return lane_exchange(n, 0, (void *)send, NULL, count, type, op, root_node, 0, 0, sig);
   }
   /* Where the result builds: recv where it is wanted, else the scratch. */
   void *buf = root < 0 || s->pid == root ? recv : acc;
   if (buf != send) memcpy(buf, send, bytes);
-  return lane_exchange(n, 0, buf, tmp, count, type, op, root_node, 0, sig);
+  return lane_exchange(n, 0, buf, tmp, count, type, op, root_node, rd, 0, sig);
 }
 
 /* root < 0: allreduce. */
@@ -173,9 +176,13 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
   if (bytes / (simple_type_size(type) ? simple_type_size(type) : 1) != count) bytes = 0;
   simple__coll_alg_t alg =
       simple__coll_choose(root < 0 ? SIMPLE__COLL_ALLREDUCE : SIMPLE__COLL_REDUCE, n, bytes);
-  /* The scratch: accumulator and tmp (reduce_small, reduce_large). */
-  int small =
-      alg == SIMPLE__ALG_RD || (alg == SIMPLE__ALG_TREE && bytes <= SIMPLE__COLL_SMALL_REDUCE);
+  /* The scratch: accumulator and tmp (reduce_small, reduce_large). A
+   * node of one thread runs recursive doubling above the small size on
+   * the caller's buffers (reduce_alone): the same messages on lane 0 as
+   * reduce_small's, without its copies through the scratch. */
+  int rd = alg == SIMPLE__ALG_RD;
+  int small = (rd && (n->threads > 1 || bytes <= SIMPLE__COLL_SMALL_REDUCE)) ||
+              (alg == SIMPLE__ALG_TREE && bytes <= SIMPLE__COLL_SMALL_REDUCE);
   void *scratch = NULL;
   if (s->thread == 0 && !err && !(scratch = simple__node_scratch(s, 2 * bytes)))
     err = SIMPLE_ERR_NOMEM;
@@ -183,8 +190,8 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
     return reduce_small(s, send, recv, scratch, count, type, op, want_result,
                         tree_root(n, root, op, alg == SIMPLE__ALG_TREE), err, sig);
   if (n->threads == 1)
-    return reduce_alone(s, send, recv, scratch, count, type, op, root, alg == SIMPLE__ALG_TREE, err,
-                        sig);
+    return reduce_alone(s, send, recv, scratch, count, type, op, root, alg == SIMPLE__ALG_TREE, rd,
+                        err, sig);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, scratch, count, err, &rc);
   return reduce_large(s, slots, count, type, op, root, alg == SIMPLE__ALG_TREE, recv, rc, sig);

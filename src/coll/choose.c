@@ -5,6 +5,13 @@
  *  - allreduce: up to 8 KiB the master's recursive doubling wins (one
  *    exchange per round, no slicing barrier); above, the sliced combine
  *    and Rabenseifner's 2 n bytes per node beat log2 P exchanges of n.
+ *    Two nodes of one thread have no slicing to gain: recursive doubling
+ *    on the caller's buffers is one exchange of n where Rabenseifner's is
+ *    two of n/2. Forced either way, 2 x 1, three alternating runs (median
+ *    us per run): 32 KiB 32-35 against 48-52, 256 KiB 113-121 against
+ *    149-158, 1 MiB 421-599 against 471-522, 4 MiB 2441-3296 against
+ *    2810-3069: recursive doubling up to 512 KiB (not measured between
+ *    256 KiB and 1 MiB).
  *  - reduce up to 8 KiB: the binomial tree, one way, whatever the node
  *    count: its ceil(log2 P) steps are as many as recursive doubling's
  *    but send one message per pair, not one each way. 2 x 1 on the
@@ -67,6 +74,8 @@ typedef struct {
 /* First matching row wins; every kind ends with a catch-all row. */
 static const rule_t rules[] = {
     {SIMPLE__COLL_ALLREDUCE, ANY_NODES, 1, SIMPLE__COLL_SMALL_REDUCE, SIMPLE__ALG_RD},
+    {SIMPLE__COLL_ALLREDUCE, ANY_NODES, 2, ANY_BYTES, SIMPLE__ALG_RAB},
+    {SIMPLE__COLL_ALLREDUCE, 2, 1, (512 << 10) - 1, SIMPLE__ALG_RD},
     {SIMPLE__COLL_ALLREDUCE, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_RAB},
     {SIMPLE__COLL_REDUCE, ANY_NODES, 1, SIMPLE__COLL_SMALL_REDUCE, SIMPLE__ALG_TREE},
     {SIMPLE__COLL_REDUCE, 3, 1, ANY_BYTES, SIMPLE__ALG_TREE},

@@ -43,8 +43,8 @@ enum { A_RD, A_RAB, A_TREE, A_SCAN, A_PACKED, A_DIRECT };
 static long long val(int j, size_t i) { return (long long)j * 1000003 + (long long)i * 7 + 1; }
 
 /* The algorithm among nodes (src/coll/choose.c's table, or the setting
- * that forces one). */
-static int algorithm(int w, int P, size_t bytes) {
+ * that forces one) on P nodes whose largest has maxt threads. */
+static int algorithm(int w, int P, int maxt, size_t bytes) {
   if (w == W_SCAN || w == W_EXSCAN) return A_SCAN;
   if (w == W_ALLTOALLV) return A_PACKED; /* one message per node pair, whatever the blocks */
   const char *env = getenv("SIMPLE_COLL_ALG");
@@ -57,7 +57,16 @@ static int algorithm(int w, int P, size_t bytes) {
     return !strncmp(p, "rd", 2) && p[2] != 'x' ? A_RD : !strncmp(p, "rab", 3) ? A_RAB : A_TREE;
   }
   if (w == W_REDUCE && (bytes <= 8192 || P <= 3)) return A_TREE; /* a built-in op here */
-  return bytes <= 8192 ? A_RD : A_RAB;
+  /* Two nodes of one thread: recursive doubling up to 512 KiB. */
+  return bytes <= 8192 || (P == 2 && maxt == 1 && bytes < 512 * 1024) ? A_RD : A_RAB;
+}
+
+/* Threads of the job's largest node. */
+static int max_threads(simple_t *s) {
+  int m = 0;
+  for (int k = 0; k < simple_nodes(s); k++)
+    if (simple_threads_on(s, k) > m) m = simple_threads_on(s, k);
+  return m;
 }
 
 /* One message from node src to node dst: data carrying the sender's
@@ -173,8 +182,11 @@ static int call(const ctx_t *c, int w, int d, int odd) {
   partial |= a2a;
   /* A thread alone on its node reduces a large vector in its own recv
    * (docs/api.md: partial results on failure). */
-  int alg = algorithm(w, c->P, c->n * 8);
-  int small = alg == A_RD || (alg == A_TREE && c->n * 8 <= 8192);
+  int alg = algorithm(w, c->P, max_threads(s), c->n * 8);
+  /* A node of one thread runs recursive doubling above 8 KiB on its
+   * thread's buffers as well. */
+  int alone = simple_threads_on(s, c->node) == 1;
+  int small = (alg == A_RD && (!alone || c->n * 8 <= 8192)) || (alg == A_TREE && c->n * 8 <= 8192);
   partial |= (w == W_ALLREDUCE || w == W_REDUCE) && !small && simple_threads_on(s, c->node) == 1;
   if (odd >= 0 && rc != 0 && !partial) {
     for (size_t i = 0; i < c->n; i++)
@@ -323,7 +335,7 @@ static void test(simple_t *s, void *arg) {
     for (int w = 0; w < W_N; w++) {
       call(&c, w, 0, -1);
       if (P < 2) continue;
-      int alg = algorithm(w, P, bytes);
+      int alg = algorithm(w, P, max_threads(s), bytes);
       int odds[2] = {P - 1, 0};
       for (int k = 0; k < 2; k++)
         for (int d = 0; d < D_N; d++) {
