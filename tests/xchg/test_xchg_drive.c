@@ -134,19 +134,28 @@ static void check_shared(simple_t *s, const simple__xchg_t *x, int put) {
   }
 }
 
-static void posted_and_put(simple_t *s) {
-  simple__node_t *n = s->node;
-  int P = n->nodes, me = simple_thread(s);
-  if (P > MAXP) return;
+/* A posted exchange of two chunks per message, one driver per lane, the
+ * node as the callbacks' context. */
+static simple__xchg_t posted(simple__node_t *n, size_t (*out_bytes)(void *, int),
+                             size_t (*in_bytes)(void *, int), const void *(*out)(void *, int, int),
+                             void *(*in)(void *, int, int, int *)) {
   simple__xchg_t x = {.n = n,
                       .tag = SIMPLE__TAG_ALLTOALL,
                       .drivers = simple__xchg_drivers(n),
                       .chunks = 2,
                       .ctx = n,
-                      .out_bytes = p_out_bytes,
-                      .in_bytes = p_in_bytes,
-                      .out = p_out,
-                      .in = p_in};
+                      .out_bytes = out_bytes,
+                      .in_bytes = in_bytes,
+                      .out = out,
+                      .in = in};
+  return x;
+}
+
+static void posted_and_put(simple_t *s) {
+  simple__node_t *n = s->node;
+  int P = n->nodes, me = simple_thread(s);
+  if (P > MAXP) return;
+  simple__xchg_t x = posted(n, p_out_bytes, p_in_bytes, p_out, p_in);
   CHECK(P > 1 ? x.drivers >= 1 && x.drivers <= simple_threads(s) : x.drivers == 0);
 
   /* Two-sided: every receive posted, then every send; the driver waits. */
@@ -215,15 +224,7 @@ static void posted_segments(simple_t *s) {
   simple__node_t *n = s->node;
   int P = n->nodes, me = simple_thread(s), a = n->node;
   if (P > MAXP) return;
-  simple__xchg_t x = {.n = n,
-                      .tag = SIMPLE__TAG_ALLTOALL,
-                      .drivers = simple__xchg_drivers(n),
-                      .chunks = 2,
-                      .ctx = n,
-                      .out_bytes = b_out_bytes,
-                      .in_bytes = b_in_bytes,
-                      .out = b_out,
-                      .in = b_in};
+  simple__xchg_t x = posted(n, b_out_bytes, b_in_bytes, b_out, b_in);
   if (me == 0)
     for (int k = 0; k < P; k++) {
       CHECK((big_out[k] = malloc(big_bytes(a, k) + 1)) &&
