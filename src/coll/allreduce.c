@@ -20,54 +20,6 @@ static int tree_root(const simple__node_t *n, int root, simple_op_t op, int tree
   return root < n->nprocs ? simple__node_of(n, root) : 0;
 }
 
-/* The exchange among nodes of the small path on lane 0: the tree to
- * root_node, or recursive doubling (root_node < 0). */
-static int small_exchange(simple__node_t *n, void *buf, void *tmp, size_t count, simple_type_t type,
-                          simple_op_t op, int root_node, int bad, unsigned sig) {
-  if (root_node >= 0)
-    return simple__coll_net_reduce_tree(n, 0, buf, tmp, count, type, op, root_node, bad, sig);
-  return simple__coll_net_allreduce_rd_sig(n, 0, buf, tmp, count, type, op, bad, sig);
-}
-
-/* Small vectors, with one node barrier (simple__node_publish_lead): the
- * node's last thread to arrive combines the inputs into the scratch (paper
- * 001: the other threads only raise their flags, by arriving), reduces
- * among nodes (small_exchange) and releases the others; everyone that
- * wants the result reads it from the
- * scratch (thread 0's, published in its slot). Scratch: the accumulator
- * and the exchange's tmp. On failure (every thread of the node sees one then) a
- * second barrier tells the node's threads whether the leader found another
- * node's signature (SIMPLE_ERR_ARG on all of them); failure path only. */
-static int reduce_small(simple_t *s, const void *send, void *recv, void *scratch, size_t count,
-                        simple_type_t type, simple_op_t op, int want_result, int root_node, int err,
-                        unsigned sig) {
-  simple__node_t *n = s->node;
-  int rc, lead;
-  const simple__slot_t *slots =
-      simple__node_publish_lead(s, send, recv, scratch, count, err, &rc, &lead);
-  if (!slots) {
-    /* An argument error on this node: the other nodes still wait on the
-     * exchange, which the leader runs with error marks. */
-    if (lead < 0 && count) small_exchange(n, NULL, NULL, count, type, op, root_node, 1, 0);
-    return rc == SIMPLE_ERR_FATAL ? rc : simple__coll_net_rc(s, rc, 0);
-  }
-  size_t bytes = count * simple_type_size(type);
-  unsigned char *acc = slots[0].ptr;
-  if (lead) {
-    if (count) {
-      simple__node_combine_into(slots, n->threads, type, op, 0, count, acc);
-      rc = small_exchange(n, acc, acc + bytes, count, type, op, root_node, 0, sig);
-    }
-    if ((rc = simple__node_lead_done(s, rc)))
-      return simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG);
-  }
-  if (want_result && count) memcpy(recv, acc, bytes);
-  return 0;
-}
-
-/* Large vectors: every thread combines a slice of the node's inputs into
- * the scratch; lane l of the scratch is then reduced among nodes by thread
- * l of every node, all lanes at once; everyone copies the result out. */
 /* Lane `me`'s exchange among nodes of count elements at buf: the tree to
  * the root's node (root_node >= 0: half the bytes of an allreduce cross,
  * one way), else recursive doubling (rd) or Rabenseifner's allreduce. */
@@ -80,8 +32,47 @@ static int lane_exchange(simple__node_t *n, int me, void *buf, void *tmp, size_t
   return simple__coll_net_allreduce_rab(n, me, buf, tmp, count, type, op, bad, sig);
 }
 
-/* The scratch of the large path: the accumulator (count elements, lane
- * k's piece in its place), then tmp. */
+/* Small vectors, with one node barrier (simple__node_publish_lead): the
+ * node's last thread to arrive combines the inputs into the scratch (paper
+ * 001: the other threads only raise their flags, by arriving), reduces
+ * among nodes (lane_exchange on lane 0) and releases the others; everyone
+ * that wants the result reads it from the scratch (thread 0's, published
+ * in its slot). Scratch: the accumulator and the exchange's tmp. On
+ * failure (every thread of the node sees one then) a second barrier tells
+ * the node's threads whether the leader found another node's signature
+ * (SIMPLE_ERR_ARG on all of them); failure path only. */
+static int reduce_small(simple_t *s, const void *send, void *recv, void *scratch, size_t count,
+                        simple_type_t type, simple_op_t op, int want_result, int root_node, int err,
+                        unsigned sig) {
+  simple__node_t *n = s->node;
+  int rc, lead;
+  const simple__slot_t *slots =
+      simple__node_publish_lead(s, send, recv, scratch, count, err, &rc, &lead);
+  if (!slots) {
+    /* An argument error on this node: the other nodes still wait on the
+     * exchange, which the leader runs with error marks. */
+    if (lead < 0 && count) lane_exchange(n, 0, NULL, NULL, count, type, op, root_node, 1, 1, 0);
+    return rc == SIMPLE_ERR_FATAL ? rc : simple__coll_net_rc(s, rc, 0);
+  }
+  size_t bytes = count * simple_type_size(type);
+  unsigned char *acc = slots[0].ptr;
+  if (lead) {
+    if (count) {
+      simple__node_combine_into(slots, n->threads, type, op, 0, count, acc);
+      rc = lane_exchange(n, 0, acc, acc + bytes, count, type, op, root_node, 1, 0, sig);
+    }
+    if ((rc = simple__node_lead_done(s, rc)))
+      return simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG);
+  }
+  if (want_result && count) memcpy(recv, acc, bytes);
+  return 0;
+}
+
+/* Large vectors: every thread combines a slice of the node's inputs into
+ * the scratch; lane l of the scratch is then reduced among nodes by thread
+ * l of every node, all lanes at once; everyone copies the result out. The
+ * scratch: the accumulator (count elements, lane k's piece in its place),
+ * then tmp. */
 static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, simple_type_t type,
                         simple_op_t op, int root, int tree, void *recv, int rc, unsigned sig) {
   simple__node_t *n = s->node;
