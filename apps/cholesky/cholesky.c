@@ -78,6 +78,7 @@ typedef struct {
   unsigned char *need;         /* [N*N*p]: thread t uses block b (multi only; NULL: poll) */
   long expected, received;     /* pushes this thread gets from other nodes */
   long remote;                 /* blocks read by a thread of another node than their owner's */
+  long pushed;                 /* pushes among nodes (the job's, the same on every thread) */
   uint64_t epoch;              /* this call's number on this thread (the same on all) */
   int n, nb, N, p, pr, pc, me; /* nb: the widest block */
   int *off;             /* [N + 1]: block boundaries (sparse: the matrix's; dense: nb apart) */
@@ -135,17 +136,19 @@ static void board_post(board_t *bd, size_t b, simple_obj_t name) {
 }
 
 /* The pushes: with several nodes, the owner of a finished block sends its
- * name and its bytes (simple_isend) to every thread of another node that
- * will use it (known from the block structure before the factorization);
- * the receiver puts the bytes into its node's cache (simple_shobj_offer)
- * and posts the name on its node's board, so no thread polls another
- * node's directory entry or fetches a block it uses: on a transport
- * without remote memory access (TCP) such a get waits until the block's
- * owner next enters MPI, which a thread inside dgemm does not. A receiver
- * takes its pushes while it waits (and at the end). Cost per push: one
- * message of 32 + 8 mi mj bytes per thread that uses the block on another
- * node (a node's threads each get their own copy: up to T times the bytes
- * of one push per node, against a round trip per block). */
+ * name and its bytes (simple_isend) to one thread of each other node that
+ * will use it, the node's first such thread (known from the block
+ * structure before the factorization: the receiver); the receiver puts
+ * the bytes into its node's cache (simple_shobj_offer) and posts the name
+ * on its node's board, where its node-mates that use the block find it.
+ * So no thread polls another node's directory entry or fetches a block it
+ * uses: on a transport without remote memory access (TCP) such a get
+ * waits until the block's owner next enters MPI, which a thread inside
+ * dgemm does not. A receiver takes its pushes whenever it waits (for a
+ * block of any node, and at the end): a node-mate may be waiting on the
+ * board for a block pushed to it. Cost per push: one message of 32 + 8 mi
+ * mj bytes per block and node that uses it, whatever the node's thread
+ * count, against a round trip per block. */
 #define PUSH_TAG 4242
 #define PUSH_HDR 32
 
@@ -155,6 +158,20 @@ struct pushbuf {
   int refs;
   _Alignas(8) unsigned char data[];
 };
+
+/* Block b's receivers: on each node but `home`, the node's first thread
+ * that reads b (a node's threads have consecutive ranks). Returns the
+ * first receiver from thread t on, or c->p when none is left; *last (-1
+ * at the start) keeps the node of the one before. */
+static int next_receiver(const ctx_t *c, size_t b, int t, int home, int *last) {
+  const unsigned char *need = c->need + b * (size_t)c->p;
+  for (; t < c->p; t++)
+    if (need[t] && c->node_of[t] != home && c->node_of[t] != *last) {
+      *last = c->node_of[t];
+      return t;
+    }
+  return c->p;
+}
 
 /* need[b p + t]: thread t reads block b during the factorization. One pass
  * over the updates: O(sum over blocks of their column) per thread. */
@@ -178,7 +195,11 @@ static int plan_pushes(ctx_t *c) {
     }
   for (size_t b = 0; b < nn; b++) {
     int home = c->node_of[owner(c, (int)(b / c->N), (int)(b % c->N))];
-    if (c->need[b * p + (size_t)c->me] && home != c->mynode) c->expected++;
+    for (int last = -1, t = next_receiver(c, b, 0, home, &last); t < c->p;
+         t = next_receiver(c, b, t + 1, home, &last)) {
+      c->pushed++;
+      c->expected += t == c->me;
+    }
     for (size_t t = 0; t < p; t++)
       if (c->need[b * p + t] && c->node_of[t] != home) {
         c->remote++;
@@ -214,8 +235,8 @@ static int push(ctx_t *c, size_t b, simple_obj_t name, const double *a) {
   if (!c->need) return 0;
   size_t bytes = simple_shobj_size(name);
   struct pushbuf *pb = NULL;
-  for (int t = 0; t < c->p; t++) {
-    if (!c->need[b * (size_t)c->p + t] || c->node_of[t] == c->mynode) continue;
+  for (int last = -1, t = next_receiver(c, b, 0, c->mynode, &last); t < c->p;
+       t = next_receiver(c, b, t + 1, c->mynode, &last)) {
     if (!pb) {
       if (!(pb = malloc(sizeof *pb + PUSH_HDR + bytes))) return SIMPLE_ERR_NOMEM;
       pb->refs = 0;
@@ -359,17 +380,21 @@ static int await(ctx_t *c, int i, int j, simple_obj_t *name) {
       if (atomic_load_explicit(&bd->ready[b], memory_order_acquire)) goto posted;
       sched_yield();
     }
-    for (;;) {
-      board_sleep(bd, b, 1000000);
-      if (atomic_load_explicit(&bd->ready[b], memory_order_acquire)) goto posted;
-      int rc = failed(c);
+    for (unsigned looks = 1;; looks++) {
+      /* A node-mate may wait on the board for a block pushed to this
+       * thread: while some are due, look for them every 20 us. */
+      int due = c->received < c->expected, rc = due ? take_pushes(c) : 0;
       if (rc) return rc;
+      board_sleep(bd, b, due ? 20000L : 1000000L);
+      if (atomic_load_explicit(&bd->ready[b], memory_order_acquire)) goto posted;
+      if ((!due || looks % 16 == 0) && (rc = failed(c))) return rc;
     }
   }
   if (c->need && c->need[b * (size_t)c->p + c->me]) {
-    /* A block pushed to this thread: take the pushes until it is posted,
-     * sleeping 20 us on the board between looks (a node-mate's post wakes
-     * it). Measured on the virtual cluster, 2 x 2, BCSSTK15, 2 runs each:
+    /* A block pushed to this node (to this thread, or to the node's first
+     * thread that reads it, which posts it): take this thread's pushes
+     * until the block is posted, sleeping 20 us on the board between looks
+     * (a node-mate's post wakes it). Measured on the virtual cluster, 2 x 2, BCSSTK15, 2 runs each:
      * 0.15-0.17 s at 20 us, 0.30-0.50 at 5 us (the looks take the core
      * from the node-mate that computes), 0.18-0.24 at 50 us, 0.36 with 20
      * us doubling to 160 us. */
@@ -1091,7 +1116,7 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
                : 0;
   if (res) {
     res->pivot = -1, res->residual = NAN, res->nnz = 0, res->factor_blocks = 0;
-    res->remote_blocks = 0;
+    res->remote_blocks = 0, res->pushed_blocks = 0;
     res->error[0] = 0;
     memset(&res->cache, 0, sizeof res->cache);
   }
@@ -1218,6 +1243,7 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
   c.epoch = ++calls;
   if (!rc) rc = plan_pushes(&c);
   res->remote_blocks = c.remote;
+  res->pushed_blocks = c.pushed;
   bad = rc;
   r2 = simple_allreduce(s, &rc, &bad, 1, SIMPLE_INT32, SIMPLE_MAX);
   if (r2 || bad) rc = r2 ? r2 : rc ? rc : SIMPLE_ERR_PEER;

@@ -71,13 +71,14 @@ static void run(simple_t *s, void *arg) {
   const char *what = c->o.matrix ? c->o.matrix : "dense";
   if (c->json)
     printf(
-        "{\"app\":\"cholesky\",\"matrix\":\"%s\",\"n\":%d,\"nnz\":%ld,\"factor_blocks\":%ld,\"remote_blocks\":%ld,"
-        "\"nb\":%d,\"residual\":%.3e,\"residual_tol\":%g,\"verified\":%s,\"time_s\":%.6f,"
+        "{\"app\":\"cholesky\",\"matrix\":\"%s\",\"n\":%d,\"nnz\":%ld,\"factor_blocks\":%ld,"
+        "\"remote_blocks\":%ld,\"pushed_blocks\":%ld,\"nb\":%d,\"residual\":%.3e,"
+        "\"residual_tol\":%g,\"verified\":%s,\"time_s\":%.6f,"
         "\"gflops\":%.3f,\"fetches\":%llu,\"fetch_bytes\":%llu,\"nodes\":%d,\"threads\":%d,"
         "\"processors\":%d}\n",
-        what, n, r.nnz, r.factor_blocks, r.remote_blocks, nb, r.residual, RESIDUAL_TOL, ok ? "true" : "false",
-        r.time_s, gf, (unsigned long long)r.cache.fetches, (unsigned long long)r.cache.bytes,
-        simple_nodes(s), simple_threads(s), simple_nprocs(s));
+        what, n, r.nnz, r.factor_blocks, r.remote_blocks, r.pushed_blocks, nb, r.residual,
+        RESIDUAL_TOL, ok ? "true" : "false", r.time_s, gf, (unsigned long long)r.cache.fetches,
+        (unsigned long long)r.cache.bytes, simple_nodes(s), simple_threads(s), simple_nprocs(s));
   else
     printf(
         "cholesky: %s %d x %d (%ld non-zero blocks of up to %d in L) in %.3f s on %d processor(s): "

@@ -13,13 +13,15 @@
  * waking the node's threads that sleep on it) and, with several nodes, in
  * that block's accumulator, the block's directory entry. A thread that
  * needs a block of its own node spins briefly on the board's flag, then
- * sleeps until the post. With several nodes the owner also pushes the name
- * (a 32-byte message) to every thread of another node that will use the
- * block, known from the block structure beforehand; the receiver takes it
- * while it waits and posts it on its board for its node-mates (a block it
- * does not use, as the final check's reads, it polls in the directory
- * entry). It then reads the block through the node's cache, so a block crosses the network once per
- * node however many of the node's threads use it. Column by column is a topological order of the
+ * sleeps until the post. With several nodes the owner also pushes the
+ * block (its name and bytes, one message) to the first thread of each
+ * other node that will use it, known from the block structure beforehand;
+ * that thread takes it while it waits, puts it in the node's cache and
+ * posts it on its board for its node-mates (a block no thread of the
+ * node uses during the factorization, as the final check's reads, is
+ * polled in the directory entry and fetched). Every thread reads blocks
+ * through the node's cache, so a block crosses the network once per node
+ * however many of the node's threads use it. Column by column is a topological order of the
  * dependencies: the first unfinished block of that order never waits, so
  * the factorization cannot deadlock.
  *
@@ -71,6 +73,9 @@ typedef struct {
   long factor_blocks;         /* non-zero blocks of L (fill included) */
   long remote_blocks;         /* of those, the blocks read during the factorization by a thread
                                  of another node than their owner's (0 on one node) */
+  long pushed_blocks;         /* messages that carried a finished block to another node during
+                                 the factorization: one per block and node that reads it (0 on
+                                 one node) */
   char error[256];            /* why a matrix file was refused ("" otherwise) */
   double time_s;              /* factorization wall time (max over threads) */
   simple_shobj_stats_t cache; /* this node's shared-object counters */

@@ -4,6 +4,8 @@
  * found here independently by an unblocked Cholesky of the same matrix;
  * bad arguments refused. */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -35,6 +37,34 @@ static long first_bad_pivot(int n, double shift) {
   return bad;
 }
 
+/* The messages that carry a finished block to another node in the dense
+ * fan-out, from the documented method alone: one per block of L and node,
+ * other than its owner's, where some thread reads the block. Block (x, y)
+ * goes to thread (x mod pr) pc + (y mod pc) of the most square pr x pc
+ * grid; it reads L(x,k) and L(y,k) for every k < y, and L(y,y) when x > y. */
+static long dense_pushes(simple_t *s, int n, int nb) {
+  int p = simple_nprocs(s), P = simple_nodes(s), pr = 1, N = (n + nb - 1) / nb;
+  for (int d = 1; d * d <= p; d++)
+    if (p % d == 0) pr = d;
+  int pc = p / pr;
+  char *reads = malloc((size_t)P);
+  long total = 0;
+  for (int i = 0; i < N; i++)
+    for (int k = 0; k <= i; k++) {
+      memset(reads, 0, (size_t)P);
+      for (int x = 0; x < N; x++)
+        for (int y = 0; y <= x; y++) {
+          int uses =
+              (x == i && k < y && y <= x) || (y == i && k < y) || (i == k && y == k && x > y);
+          if (uses) reads[simple_node_of(s, (x % pr) * pc + y % pc)] = 1;
+        }
+      int home = simple_node_of(s, (i % pr) * pc + k % pc);
+      for (int q = 0; q < P; q++) total += q != home && reads[q];
+    }
+  free(reads);
+  return total;
+}
+
 static void spmd(simple_t *s, void *arg) {
   (void)arg;
   int cases[][2] = {{1, 1}, {37, 8}, {100, 16}, {64, 64}, {20, 1}, {150, 32}};
@@ -44,6 +74,8 @@ static void spmd(simple_t *s, void *arg) {
     CHECK_OK(simple_cholesky(s, &o, &r));
     CHECK_EQ(r.pivot, -1);
     if (!(r.residual < 1e-12)) simple_abort(s, "n %d nb %d: residual %g", o.n, o.nb, r.residual);
+    /* A block crosses to a node once, however many of its threads read it. */
+    CHECK_EQ(r.pushed_blocks, dense_pushes(s, o.n, o.nb));
   }
   /* Indefinite: the diagonal shifted down just enough that a pivot past
    * the first block fails (the Schur complements shrink along the
