@@ -28,8 +28,9 @@ static int lane_exchange(simple__node_t *n, int me, void *buf, void *tmp, size_t
                          unsigned sig) {
   if (root_node >= 0)
     return simple__coll_net_reduce_tree(n, me, buf, tmp, count, type, op, root_node, bad, sig);
-  if (rd) return simple__coll_net_allreduce_rd_sig(n, me, buf, tmp, count, type, op, bad, sig);
-  return simple__coll_net_allreduce_rab(n, me, buf, tmp, count, type, op, bad, sig);
+  if (rd)
+    return simple__coll_net_allreduce_rd_sig(n, me, NULL, buf, tmp, count, type, op, bad, sig);
+  return simple__coll_net_allreduce_rab(n, me, NULL, buf, tmp, count, type, op, bad, sig);
 }
 
 /* Small vectors, with one node barrier (simple__node_publish_lead): the
@@ -133,6 +134,11 @@ static int reduce_alone(simple_t *s, const void *send, void *recv, void *scratch
   }
   /* Where the result builds: recv where it is wanted, else the scratch. */
   void *buf = root < 0 || s->pid == root ? recv : acc;
+  if (root_node < 0) {
+    /* The allreduce reads send where it is (no copy into recv first). */
+    if (rd) return simple__coll_net_allreduce_rd_sig(n, 0, send, buf, tmp, count, type, op, 0, sig);
+    return simple__coll_net_allreduce_rab(n, 0, send, buf, tmp, count, type, op, 0, sig);
+  }
   if (buf != send) memcpy(buf, send, bytes);
   return lane_exchange(n, 0, buf, tmp, count, type, op, root_node, rd, 0, sig);
 }

@@ -37,17 +37,23 @@
  * simple__xchg_sendrecv), and a node that receives another signature than
  * its own fails the call with SIMPLE_ERR_ARG, sending marks from then on,
  * so that the others return SIMPLE_ERR_PEER. Nothing on the wire, no
- * room needed after the data: buf and tmp may be the caller's buffers. */
-int simple__coll_net_allreduce_rd_sig(simple__node_t *n, int lane, void *buf, void *tmp,
-                                      size_t count, simple_type_t type, simple_op_t op, int bad,
-                                      unsigned sig);
+ * room needed after the data: buf and tmp may be the caller's buffers.
+ *
+ * in: the node's contribution where the caller has it, when not in buf
+ * (NULL: buf holds it); read, never written. With P a power of two the
+ * first step reads it there instead of a copy into buf first (a memory
+ * pass of n saved on the step's critical path), the result order unchanged. */
+int simple__coll_net_allreduce_rd_sig(simple__node_t *n, int lane, const void *in, void *buf,
+                                      void *tmp, size_t count, simple_type_t type, simple_op_t op,
+                                      int bad, unsigned sig);
 static inline int simple__coll_net_allreduce_rd(simple__node_t *n, int lane, void *buf, void *tmp,
                                                 size_t count, simple_type_t type, simple_op_t op,
                                                 int bad) {
-  return simple__coll_net_allreduce_rd_sig(n, lane, buf, tmp, count, type, op, bad, 0);
+  return simple__coll_net_allreduce_rd_sig(n, lane, NULL, buf, tmp, count, type, op, bad, 0);
 }
-int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
-                                   simple_type_t type, simple_op_t op, int bad, unsigned sig);
+int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, const void *in, void *buf,
+                                   void *tmp, size_t count, simple_type_t type, simple_op_t op,
+                                   int bad, unsigned sig);
 
 /* Reduce of count elements to node root_node, one thread per node on
  * `lane`, for commutative ops only (the built-in ones: a subtree's

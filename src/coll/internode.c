@@ -67,16 +67,71 @@ static int pof2_below(int P) {
   return p;
 }
 
-int simple__coll_net_allreduce_rd_sig(simple__node_t *n, int lane, void *buf, void *tmp,
-                                      size_t count, simple_type_t type, simple_op_t op, int bad,
-                                      unsigned sig) {
+/* The node's input where the schedule may read it: NULL when buf holds it
+ * already. With a fold (P not a power of two) it is copied into buf first;
+ * otherwise the first step reads it where it is (first_step). */
+static const unsigned char *input_of(const void *in, void *buf, size_t bytes, int rem, int bad) {
+  if (!in || in == buf || bad) return NULL;
+  if (!rem) return in;
+  memcpy(buf, in, bytes);
+  return NULL;
+}
+
+/* A first step's combine, segment by segment as the partner's data lands
+ * (simple__xchg_sendrecv_each): the higher node received it straight into
+ * buf (buf = theirs op mine), the lower one into theirs (buf = mine op
+ * theirs, its input copied in a segment at a time, while in cache). */
+typedef struct {
+  simple_op_t op;
+  simple_type_t type;
+  size_t es;
+  unsigned char *buf;
+  const unsigned char *in, *theirs;
+  int higher;
+} combine_t;
+
+static void combine_arrived(void *arg, size_t off, size_t len) {
+  const combine_t *f = arg;
+  if (!f->higher) memcpy(f->buf + off, f->in + off, len);
+  simple__op_apply(f->op, f->type, f->buf + off, f->higher ? f->in + off : f->theirs + off,
+                   len / f->es);
+}
+
+/* The first step of a schedule whose input is elsewhere (first, not buf):
+ * elements s0 .. s1 go to the partner read from first; the partner's
+ * elements k0 .. k1 land in buf (higher node) or tmp and are combined
+ * with first's into buf as each segment arrives, overlapping the pass
+ * with the transfer. Against a copy of the input into buf before the
+ * exchange and a combine after it: one pass over k1 - k0 elements instead
+ * of up to three (and the copy of the whole input). */
+static int first_step(simple__node_t *n, int lane, const unsigned char *first, unsigned char *buf,
+                      unsigned char *tmp, size_t s0, size_t s1, size_t k0, size_t k1, int partner,
+                      int higher, simple_type_t type, simple_op_t op, int tag, int *bad,
+                      unsigned sig) {
+  size_t es = simple_type_size(type);
+  combine_t f = {op, type, es, buf + k0 * es, first + k0 * es, tmp + k0 * es, higher};
+  return simple__xchg_sendrecv_each(n, lane, first + s0 * es, (s1 - s0) * es, partner,
+                                    higher ? f.buf : tmp + k0 * es, (k1 - k0) * es, partner, tag,
+                                    bad, sig, combine_arrived, &f);
+}
+
+int simple__coll_net_allreduce_rd_sig(simple__node_t *n, int lane, const void *in, void *buf,
+                                      void *tmp, size_t count, simple_type_t type, simple_op_t op,
+                                      int bad, unsigned sig) {
   int P = n->nodes, pof2 = pof2_below(P), rem = P - pof2, rc = 0;
   size_t bytes = count * simple_type_size(type);
+  const unsigned char *first = input_of(in, buf, bytes, rem, bad);
   int newrank = fold_in(n, lane, buf, tmp, count, type, op, pof2, &rc, &bad, sig);
   if (rc) return rc;
   if (newrank >= 0) {
-    for (int mask = 1; mask < pof2; mask <<= 1) {
+    for (int mask = 1; mask < pof2; mask <<= 1, first = NULL) {
       int newpartner = newrank ^ mask, partner = real_rank(newpartner, rem);
+      if (first) {
+        rc = first_step(n, lane, first, buf, tmp, 0, count, 0, count, partner, newpartner < newrank,
+                        type, op, SIMPLE__TAG_RD, &bad, sig);
+        if (rc) return rc;
+        continue;
+      }
       rc = simple__xchg_sendrecv(n, lane, buf, bytes, partner, tmp, bytes, partner, SIMPLE__TAG_RD,
                                  &bad, sig);
       if (rc) return rc;
@@ -99,11 +154,13 @@ static size_t piece(size_t count, int k, int i) {
   return (size_t)i * q + ((size_t)i < r ? (size_t)i : r);
 }
 
-int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
-                                   simple_type_t type, simple_op_t op, int bad, unsigned sig) {
+int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, const void *in, void *buf,
+                                   void *tmp, size_t count, simple_type_t type, simple_op_t op,
+                                   int bad, unsigned sig) {
   int P = n->nodes, pof2 = pof2_below(P), rem = P - pof2, rc = 0;
   size_t es = simple_type_size(type);
   unsigned char *b = buf, *t = tmp;
+  const unsigned char *first = input_of(in, buf, count * es, rem, bad);
   int newrank = fold_in(n, lane, buf, tmp, count, type, op, pof2, &rc, &bad, sig);
   if (rc) return rc;
   if (newrank >= 0) {
@@ -114,7 +171,7 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
      * an aligned block of 2 mask ranks, the lower block on the left: rank
      * order, whatever the op. */
     int lo = 0, hi = pof2; /* window of pieces still ours */
-    for (int mask = 1; mask < pof2; mask <<= 1) {
+    for (int mask = 1; mask < pof2; mask <<= 1, first = NULL) {
       int newpartner = newrank ^ mask, partner = real_rank(newpartner, rem);
       int mid = lo + (hi - lo) / 2;
       int keep_lo = newrank < newpartner ? lo : mid, keep_hi = newrank < newpartner ? mid : hi;
@@ -125,11 +182,15 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, void *buf, void 
        * These steps pair every surviving node with every other through
        * the hypercube, so a signature that differs anywhere meets some
        * node here. */
-      rc = simple__xchg_sendrecv(n, lane, bad ? NULL : b + s0 * es, (s1 - s0) * es, partner,
-                                 bad ? NULL : t + k0 * es, (k1 - k0) * es, partner, SIMPLE__TAG_RS,
-                                 &bad, sig);
+      if (first)
+        rc = first_step(n, lane, first, b, t, s0, s1, k0, k1, partner, newpartner < newrank, type,
+                        op, SIMPLE__TAG_RS, &bad, sig);
+      else
+        rc = simple__xchg_sendrecv(n, lane, bad ? NULL : b + s0 * es, (s1 - s0) * es, partner,
+                                   bad ? NULL : t + k0 * es, (k1 - k0) * es, partner,
+                                   SIMPLE__TAG_RS, &bad, sig);
       if (rc) return rc;
-      if (bad) {
+      if (bad || first) {
       } else if (newpartner < newrank) {
         simple__op_apply(op, type, t + k0 * es, b + k0 * es, k1 - k0);
         memcpy(b + k0 * es, t + k0 * es, (k1 - k0) * es);

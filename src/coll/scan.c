@@ -178,21 +178,31 @@ static int scan_alone(simple__node_t *n, const void *send, void *recv, unsigned 
     memcpy(w, send, bytes);
     part = w;
   }
-  int rc = simple__coll_net_exscan(n, 0, part, w + stride, w + 2 * stride, w + 3 * stride, count,
-                                   type, op, 0, sig);
+  /* On 2 nodes node 1's prefix X is node 0's send, received straight into
+   * recv (node 1 sends nothing, so an exscan in place loses nothing), and a
+   * scan then combines send into it: recv = X op send, one pass, no
+   * scratch. */
+  int into_recv = n->nodes == 2 && n->node == 1 && (exclusive || recv != send);
+  unsigned char *x = into_recv ? recv : w + stride;
+  int rc = simple__coll_net_exscan(n, 0, part, x, w + 2 * stride, w + 3 * stride, count, type, op,
+                                   0, sig);
   if (rc) return rc;
   if (n->node == 0) {
     if (!exclusive && recv != send) memcpy(recv, send, bytes);
     return 0;
   }
   if (exclusive) {
-    memcpy(recv, w + stride, bytes);
+    if (!into_recv) memcpy(recv, x, bytes);
+    return 0;
+  }
+  if (into_recv) {
+    simple__op_apply(op, type, recv, send, count);
     return 0;
   }
   /* recv = X op send, through a stack accumulator. */
   _Alignas(SIMPLE__CACHE_LINE) unsigned char acc[CHUNK_BYTES];
   size_t es = simple_type_size(type), per = CHUNK_BYTES / es;
-  const unsigned char *x = w + stride, *in = send;
+  const unsigned char *in = send;
   unsigned char *out = recv;
   for (size_t off = 0; off < count; off += per) {
     size_t m = count - off < per ? count - off : per;

@@ -36,11 +36,13 @@ static size_t seg_len(size_t bytes, size_t k) {
  * partner has posted its window by then): its segments, or its marks. A
  * receiver whose first segment came as a mark sets *marked and takes the
  * marks of the window it posted, and nothing more; one whose tag is not
- * `out` sets *differs. Returns the first MPI error; every posted request
- * is waited for. */
+ * `out` sets *differs. `arrived` (if set) is called with each received
+ * segment's offset and length as it lands, in order, while the later ones
+ * fly, until a mark or another tag. Returns the first MPI error; every
+ * posted request is waited for. */
 static int move(simple__comm_t *c, const void *sbuf, size_t sbytes, int dest, void *rbuf,
                 size_t rbytes, int src, int out, int in, int marks, void (*hook)(void *), void *arg,
-                int *marked, int *differs) {
+                simple__xchg_arrived_fn *arrived, void *aarg, int *marked, int *differs) {
   size_t ns = dest >= 0 ? segments(sbytes) : 0, nr = src >= 0 ? segments(rbytes) : 0;
   size_t sp = 0, sd = 0, rp = 0, rd = 0; /* segments posted, done */
   simple__net_req_t sq[MOVE_WINDOW], rq[MOVE_WINDOW];
@@ -66,14 +68,18 @@ static int move(simple__comm_t *c, const void *sbuf, size_t sbytes, int dest, vo
       if (was_mark && rp == 0 && nr > MOVE_WINDOW) nr = MOVE_WINDOW; /* the partner failed too */
     }
     if (rd < rp) {
-      int got = out, w = simple__net_wait_tag(&rq[rd++ % MOVE_WINDOW], &got);
+      int got = out, w = simple__net_wait_tag(&rq[rd % MOVE_WINDOW], &got);
       if (w == SIMPLE__NET_MARK) {
         *marked = 1;
         nr = rp; /* the window posted holds the sender's marks: nothing more comes */
       } else if (w && !rc) {
         rc = w;
-      } else if (!w && got != out)
+      } else if (!w && got != out) {
         *differs = 1;
+      } else if (!w && arrived && !rc && !*marked && !*differs) {
+        arrived(aarg, rd * SIMPLE__XCHG_SEG_BYTES, seg_len(rbytes, rd));
+      }
+      rd++;
     }
     if (sd < sp) {
       int w = simple__net_waitall(&sq[sd++ % MOVE_WINDOW], 1);
@@ -157,11 +163,11 @@ static int step_pair(const simple__xchg_t *x, int d, int to, int from, int *also
   *also_local = 0;
   if (x->bad) /* a mark where each segment would go, and whatever comes taken */
     return move(c, NULL, ob, ob ? to : -1, NULL, ib, ib ? from : -1, out_tag(x), in_tag(x), 1, NULL,
-                NULL, &mark, &differ);
+                NULL, NULL, NULL, &mark, &differ);
   void *in = ib ? x->in(x->ctx, from, d, &unpack) : NULL;
   const void *out = ob ? x->out(x->ctx, to, d) : NULL;
   int rc = move(c, out, ob, ob ? to : -1, in, ib, ib ? from : -1, out_tag(x), in_tag(x), 0, hook,
-                (void *)x, &mark, &differ);
+                (void *)x, NULL, NULL, &mark, &differ);
   /* A mark, or another node's signature: the message is not unpacked. */
   if (mark || differ) unpack = 0;
   *marked |= mark;
@@ -183,13 +189,21 @@ int simple__xchg_drive(const simple__xchg_t *x, int d, int also_local) {
   return rc ? rc : marked || x->bad ? SIMPLE_ERR_PEER : differs ? SIMPLE_ERR_ARG : 0;
 }
 
-int simple__xchg_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
-                          void *rbuf, size_t rbytes, int src, int tag, int *bad, unsigned sig) {
+int simple__xchg_sendrecv_each(simple__node_t *n, int lane, const void *sbuf, size_t sbytes,
+                               int dest, void *rbuf, size_t rbytes, int src, int tag, int *bad,
+                               unsigned sig, simple__xchg_arrived_fn *arrived, void *arg) {
   int marked = 0, differs = 0;
   int rc = move(simple__xchg_lane(n, lane), sbuf, sbytes, dest, rbuf, rbytes, src,
-                simple__xchg_out_tag(n, sig, tag), -1, *bad, NULL, NULL, &marked, &differs);
+                simple__xchg_out_tag(n, sig, tag), -1, *bad, NULL, NULL, *bad ? NULL : arrived, arg,
+                &marked, &differs);
   if (!*bad) *bad = marked ? 1 : differs && !rc ? SIMPLE__XCHG_SIG_DIFFERS : 0;
   return rc;
+}
+
+int simple__xchg_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
+                          void *rbuf, size_t rbytes, int src, int tag, int *bad, unsigned sig) {
+  return simple__xchg_sendrecv_each(n, lane, sbuf, sbytes, dest, rbuf, rbytes, src, tag, bad, sig,
+                                    NULL, NULL);
 }
 
 /* Chunk ch of C of an m-byte message: cache-line aligned cuts. */
