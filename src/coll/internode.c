@@ -258,111 +258,50 @@ int simple__coll_net_allgather(simple__node_t *n, int lane, void *buf, size_t bl
   return verdict(rc, bad);
 }
 
-/* The rooted reduce (simple__coll_net_reduce_tree). Segments of
- * SIMPLE__XCHG_SEG_BYTES (63 KiB: under the TCP transport's eager limit,
- * as Open MPI's tuned pipeline reduce cuts 32-64 KiB) are reduced as they
- * arrive while the next ones are in flight; WINDOW of them are posted at
- * once each way (8 measured no faster than 4). */
-#define SEG_BYTES  SIMPLE__XCHG_SEG_BYTES
-#define SEG_WINDOW 4
+/* The rooted reduce (simple__coll_net_reduce_tree): the vector travels in
+ * segments of SIMPLE__XCHG_SEG_BYTES (63 KiB: under the TCP transport's
+ * eager limit, as Open MPI's tuned pipeline reduce cuts 32-64 KiB), each
+ * combined as it arrives while the next ones are in flight
+ * (simple__xchg_sendrecv_each). A child's data goes through tmp into buf
+ * (buf = buf op child's: only commutative ops come here). */
+typedef struct {
+  simple_op_t op;
+  simple_type_t type;
+  unsigned char *buf;
+  const unsigned char *tmp;
+} fold_child_t;
 
-/* The child's whole vector, segment by segment, combined into buf (buf =
- * buf op child's: only commutative ops come here). With *bad set on entry
- * what the child sends is drained. A failed child sends a mark for each
- * segment of its first window only (reduce_to): a mark in the first
- * segment sets *bad, and the window posted is all that comes. Every segment
- * comes with the child's tag (simple__xchg_out_tag): one that differs from
- * this node's sets *bad to SIGNATURE_DIFFERS, and from then on nothing is
- * combined (the child's segments all carry the same tag, so none of its
- * data is; a failed call may leave buf with other children's). */
-static int reduce_from(simple__node_t *n, int lane, unsigned char *buf, unsigned char *tmp,
-                       size_t count, size_t per, simple_type_t type, simple_op_t op, int child,
-                       int *bad, unsigned sig) {
-  size_t es = simple_type_size(type), nseg = (count + per - 1) / per, posted = 0, done = 0;
-  simple__net_req_t req[SEG_WINDOW];
-  int rc = 0, want = simple__xchg_out_tag(n, sig, SIMPLE__TAG_REDUCE);
-  if (*bad) {
-    /* The child's segments, or its marks (a failed child sends at most
-     * SEG_WINDOW: reduce_to). */
-    for (size_t i = 0; i < nseg && !rc; i++) {
-      int was_mark = 0;
-      rc = simple__net_drain(simple__xchg_lane(n, lane), child, -1, &was_mark);
-      if (was_mark && i == 0 && nseg > SEG_WINDOW) nseg = SEG_WINDOW;
-    }
-    return rc;
-  }
-  while (done < nseg) {
-    for (; !rc && posted < nseg && posted - done < SEG_WINDOW; posted++) {
-      size_t m = count - posted * per < per ? count - posted * per : per;
-      rc = simple__net_irecv(simple__xchg_lane(n, lane), tmp + posted * per * es, m * es, child, -1,
-                             &req[posted % SEG_WINDOW]);
-      if (rc) break;
-    }
-    if (done == posted) break; /* a receive failed to post: what was posted is done */
-    int got = want, w = simple__net_wait_tag(&req[done % SEG_WINDOW], &got);
-    if (w == SIMPLE__NET_MARK) {
-      if (!*bad) *bad = 1;
-      nseg = posted; /* the window posted holds the child's marks: nothing more comes */
-    } else if (w) {
-      if (!rc) rc = w;
-    } else if (!*bad && !rc) {
-      size_t m = count - done * per < per ? count - done * per : per;
-      if (got != want)
-        *bad = SIGNATURE_DIFFERS;
-      else
-        simple__op_apply(op, type, buf + done * per * es, tmp + done * per * es, m);
-    }
-    done++;
-  }
-  return rc;
-}
-
-/* buf, segment by segment, to the parent, with this node's tag
- * (simple__xchg_out_tag); marks instead when bad. */
-static int reduce_to(simple__node_t *n, int lane, unsigned char *buf, size_t count, size_t per,
-                     size_t es, int parent, int bad, unsigned sig) {
-  size_t nseg = (count + per - 1) / per, posted = 0, done = 0;
-  simple__net_req_t req[SEG_WINDOW];
-  int rc = 0, tag = simple__xchg_out_tag(n, sig, SIMPLE__TAG_REDUCE);
-  /* A failed node's marks stand for the whole vector: one per segment of
-   * the first window, whatever size the failed call gave it. */
-  if (bad && nseg > SEG_WINDOW) nseg = SEG_WINDOW;
-  for (; posted < nseg; posted++) {
-    if (posted - done == SEG_WINDOW && (rc = simple__net_waitall(&req[done++ % SEG_WINDOW], 1)))
-      break;
-    size_t m = count - posted * per < per ? count - posted * per : per;
-    rc = bad ? simple__net_mark(simple__xchg_lane(n, lane), parent, tag, &req[posted % SEG_WINDOW])
-             : simple__net_isend(simple__xchg_lane(n, lane), buf + posted * per * es, m * es,
-                                 parent, tag, &req[posted % SEG_WINDOW]);
-    if (rc) break;
-  }
-  for (; done < posted; done++) {
-    int w = simple__net_waitall(&req[done % SEG_WINDOW], 1);
-    if (!rc) rc = w;
-  }
-  return rc;
+static void child_arrived(void *arg, size_t off, size_t len) {
+  const fold_child_t *f = arg;
+  simple__op_apply(f->op, f->type, f->buf + off, f->tmp + off, len / simple_type_size(f->type));
 }
 
 int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
                                  simple_type_t type, simple_op_t op, int root_node, int bad,
                                  unsigned sig) {
   int P = n->nodes, rel = (n->node - root_node + P) % P, parent = -1, rc = 0, mask;
-  size_t es = simple_type_size(type), per = SEG_BYTES / es ? SEG_BYTES / es : 1;
+  size_t bytes = count * simple_type_size(type);
+  fold_child_t f = {op, type, buf, tmp};
   /* Up: at step 2^j a node whose bit j is set sends its combination over
    * its subtree to rel - 2^j and is done; the others receive from rel +
-   * 2^j (if any) and combine. */
+   * 2^j (if any) and combine. A child's tag that differs from this node's
+   * sets bad (SIGNATURE_DIFFERS) and nothing of it is combined; a failed
+   * child's marks set it to 1; with bad set, a child's segments are
+   * drained and marks go up. */
   for (mask = 1; mask < P; mask <<= 1) {
     if (rel & mask) {
       parent = (rel - mask + root_node) % P;
       break;
     }
     if (rel + mask < P) {
-      rc = reduce_from(n, lane, buf, tmp, count, per, type, op, (rel + mask + root_node) % P, &bad,
-                       sig);
+      rc =
+          simple__xchg_sendrecv_each(n, lane, NULL, 0, -1, tmp, bytes, (rel + mask + root_node) % P,
+                                     SIMPLE__TAG_REDUCE, &bad, sig, child_arrived, &f);
       if (rc) return rc;
     }
   }
-  if (parent >= 0 && (rc = reduce_to(n, lane, buf, count, per, es, parent, bad, sig)) != 0)
+  if (parent >= 0 && (rc = simple__xchg_sendrecv(n, lane, buf, bytes, parent, NULL, 0, -1,
+                                                 SIMPLE__TAG_REDUCE, &bad, sig)) != 0)
     return rc;
   /* No verdict back down: like MPI_Reduce, a node is done once its data
    * has left (one message per tree edge). A node hears of a failure only
