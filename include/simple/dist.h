@@ -219,10 +219,12 @@ SIMPLE_API int simple_dist_owners(const simple_t *s, const simple_dist_t *d, lon
  * simple_alltoall) while the other threads copy the node-local pieces
  * straight from source to destination storage (a tiled transpose for
  * simple_transpose), the drivers joining in between tests of their
- * transfers; then every thread unpacks the pieces addressed to it. Nothing
+ * transfers; then every thread unpacks the pieces addressed to it and
+ * returns (over threads no closing barrier: a thread's storage is complete
+ * when its call returns, another thread's when that one's returns). Nothing
  * is staged for pieces that stay on a node.
  * Cost, for a node holding V bytes of which a fraction f leaves it:
- * 5b + log2 P alpha (the verdict on the arguments) + 2 f V / B (pack,
+ * 4b (5b over nodes) + log2 P alpha (the verdict on the arguments) + 2 f V / B (pack,
  * unpack) + (1 - f) V / B (direct copy) + (P - 1)/D alpha + beta f V,
  * with D threads driving transfers at once; on one node 2b + V / B.
  *

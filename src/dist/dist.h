@@ -56,25 +56,37 @@ long simple__layout_cols(const simple__layout_t *l, int t);
 /* ------------------------------------------------------------------------
  * Per-node state (simple__node_t.dist), created by thread 0 of the node
  * inside the first call and freed by an at-close hook. Buffers only grow.
- * Everything is touched inside collective calls only, and every call ends
- * with a node barrier, so thread 0 may grow any of it before the first
- * barrier of the next call. */
+ * Everything is touched inside collective calls only.
+ *
+ * A redistribution over per-thread storage returns without a closing
+ * barrier: a thread may still unpack (reading its work list, the size
+ * table, its message offsets and the messages) while thread 0 is already
+ * in the next call. So thread 0 grows before a call's first barrier only
+ * what the threads use before its second, the work lists and the size
+ * table, in the set of the call's parity (s->call & 1 before the first
+ * barrier, which advances s->call by one: the set comes round again only
+ * after another node call that every thread entered); the messages and
+ * the requests it grows after the first barrier, which every thread
+ * reaches only once done with the call before. The h-relation's buffers
+ * (pack, cnt) are grown before the first barrier of a call that ends with
+ * a node barrier. */
 typedef struct {
   int r, p, P;
-  /* per thread: work lists of the redistribution builder, h-relation
-   * packing, counts of the h-relation (6 p size_t) */
-  simple__buf_t *work, *pack, *cnt;
+  /* by call parity, per thread: work lists of the redistribution builder */
+  simple__buf_t *work[2];
+  /* by call parity, node: piece sizes, out[r][p] and in[r][p] (bytes) */
+  simple__buf_t tab[2];
+  /* per thread: h-relation packing, counts of the h-relation (6 p size_t) */
+  simple__buf_t *pack, *cnt;
   /* per thread: MPI requests of a driver (req_room: simple__xchg_post's
-   * bound each way, for the call's messages) */
+   * bound each way, for the call's messages), then the thread's message
+   * sizes and offsets (4 P words) */
   simple__buf_t *reqs;
   size_t req_room;
-  /* node: piece sizes, out[r][p] and in[r][p] (bytes); every thread's
-   * message sizes and offsets (4 P words) follow its requests in reqs */
-  simple__buf_t tab;
   /* node: the messages, out then in */
   simple__buf_t msg;
   /* node: the next node-local piece to copy (a work queue, reset by thread
-   * 0 before the call's first barrier) */
+   * 0 before the call's first barrier, done with before its fourth) */
   atomic_int next;
 } simple__dist_t;
 

@@ -336,20 +336,28 @@ static int part_bytes(const simple__node_t *n, const simple__layout_t *l, int t,
              : 0;
 }
 
-/* Thread 0, before the first barrier: every buffer the call needs. */
+/* Thread 0, before the first barrier: what the threads use before the
+ * second, in the set of the call's parity (dist.h). */
 static int prepare(simple_t *s, const plan_t *pl, simple__dist_t **out) {
   simple__node_t *n = s->node;
   simple__dist_t *st = simple__dist_state(s);
   *out = st;
   if (!st) return SIMPLE_ERR_NOMEM;
+  int par = s->call & 1;
   atomic_store_explicit(&st->next, 0, memory_order_relaxed); /* published by the barrier */
   size_t wb;
   if (simple__size_mul((size_t)pl->maxdim + 1, 5 * sizeof(long), &wb)) return SIMPLE_ERR_COUNT;
   for (int t = 0; t < n->threads; t++)
-    if (simple__buf_grow(&st->work[t], wb)) return SIMPLE_ERR_NOMEM;
+    if (simple__buf_grow(&st->work[par][t], wb)) return SIMPLE_ERR_NOMEM;
   if (n->nodes == 1) return 0;
   size_t tab = 2 * (size_t)n->threads * (size_t)n->nprocs * sizeof(size_t);
-  if (simple__buf_grow(&st->tab, tab)) return SIMPLE_ERR_NOMEM;
+  return simple__buf_grow(&st->tab[par], tab) ? SIMPLE_ERR_NOMEM : 0;
+}
+
+/* Thread 0, between the first and the second barrier (every thread is
+ * done with the call before, nobody uses these before the second): the
+ * messages and the drivers' requests. */
+static int grow_messages(simple__node_t *n, const plan_t *pl, simple__dist_t *st) {
   /* The messages: at most what the node's threads hold, each way, plus
    * the rounding of every message's start to a cache line. */
   size_t msg = 2 * (size_t)n->nodes * SIMPLE__CACHE_LINE, b;
@@ -360,8 +368,8 @@ static int prepare(simple_t *s, const plan_t *pl, simple__dist_t **out) {
   }
   if (simple__buf_grow(&st->msg, msg)) return SIMPLE_ERR_NOMEM;
   /* A driver's requests, both ways (its messages in segments: src/xchg),
-   * then its message sizes and offsets; sized here, before the first
-   * barrier, so that no driver can run short once transfers start. */
+   * then its message sizes and offsets; sized before any transfer, so that
+   * no driver can run short once transfers start. */
   st->req_room = 2 * simple__xchg_post_bound(n, simple__xchg_split(n, 1).chunks, msg);
   size_t per = st->req_room * sizeof(simple__net_req_t) + 4 * (size_t)n->nodes * sizeof(size_t);
   for (int t = 0; t < n->threads; t++)
@@ -577,7 +585,13 @@ static int exchange(simple_t *s, xc_t *c) {
       }
     }
   }
-  return simple__sync_rc(s, 0);
+  /* Over threads each thread wrote only its own part since the last
+   * barrier: it is done, and nothing it still reads is written before the
+   * next call's second barrier (dist.h), so no closing barrier (one node
+   * synchronization less per call, a futex wake and a context switch
+   * where threads share cores). A node's shared storage was written by
+   * all its threads: they wait for each other. */
+  return pl->bynode ? simple__sync_rc(s, 0) : 0;
 }
 
 static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,
@@ -588,6 +602,7 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
   memset(&pl, 0, sizeof pl);
   int err = check(s, src, dsrc, dst, ddst, es, mode, k, &pl);
   simple__dist_t *st = NULL;
+  int parity = s->call & 1; /* the call's work lists and table; the publish advances s->call */
   if (!err && s->thread == 0) err = prepare(s, &pl, &st);
   /* Each thread's verdict travels in its slot instead of failing the
    * publish: with several nodes, a node must not return before all nodes
@@ -619,7 +634,7 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
   c.P = n->nodes;
   c.node = n->node;
   c.first = n->first_pid[n->node];
-  if (!bad) c.work = st->work[c.me].p;
+  if (!bad) c.work = st->work[parity][c.me].p;
   if (c.P == 1) {
     local_pieces(&c, NULL);
     return simple__sync_rc(s, 0);
@@ -636,29 +651,33 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
    * pieces; the node barrier that follows hands it to every thread. */
   int mine = err;
   if (c.me == 0) {
+    /* The messages and requests first: their growth is part of the
+     * verdict. */
+    int g = bad ? 0 : grow_messages(n, &pl, st);
+    if (g) mine = g, bad = 1;
     int32_t v = bad, tmp = 0;
     int e = simple__coll_net_allreduce_rd(n, 0, &v, &tmp, 1, SIMPLE_INT32, SIMPLE_MAX, 0);
     if (e)
       mine = e;
-    else if (v && !err)
+    else if (v && !mine)
       mine = SIMPLE_ERR_PEER;
     bad |= v || e;
   }
   if (!bad) {
     size_t rp = (size_t)c.r * (size_t)n->nprocs;
-    c.work = st->work[c.me].p;
-    c.out = st->tab.p;
+    c.work = st->work[parity][c.me].p;
+    c.out = st->tab[parity].p;
     c.in = c.out + rp;
-    /* Every thread computes the message sizes and offsets itself, into its
-     * own room after its requests. */
-    c.osz = (size_t *)(void *)((simple__net_req_t *)st->reqs[c.me].p + st->req_room);
-    c.ooff = c.osz + c.P;
-    c.isz = c.ooff + c.P;
-    c.ioff = c.isz + c.P;
-    c.mout = st->msg.p;
     if (!pl.bynode) size_pieces(&c);
   }
   if ((rc = simple__sync_rc(s, mine))) return rc;
+  /* Every thread computes the message sizes and offsets itself, into its
+   * own room after its requests (grown by thread 0 before the barrier). */
+  c.osz = (size_t *)(void *)((simple__net_req_t *)st->reqs[c.me].p + st->req_room);
+  c.ooff = c.osz + c.P;
+  c.isz = c.ooff + c.P;
+  c.ioff = c.isz + c.P;
+  c.mout = st->msg.p;
   return exchange(s, &c);
 }
 

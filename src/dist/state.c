@@ -14,11 +14,13 @@ simple__layer_key_t simple__dist_key;
 static void destroy(simple__node_t *n) {
   simple__dist_t *d = simple__dist_of(n);
   if (!d) return;
-  free_bufs(d->work, d->r);
+  for (int k = 0; k < 2; k++) {
+    free_bufs(d->work[k], d->r);
+    simple__buf_free(&d->tab[k]);
+  }
   free_bufs(d->pack, d->r);
   free_bufs(d->cnt, d->r);
   free_bufs(d->reqs, d->r);
-  simple__buf_free(&d->tab);
   simple__buf_free(&d->msg);
   free(d);
   *simple__layer_slot(n, &simple__dist_key) = NULL;
@@ -31,15 +33,13 @@ static void *create(simple__node_t *n) {
   d->p = n->nprocs;
   d->P = n->nodes;
   size_t r = (size_t)d->r;
-  d->work = calloc(r, sizeof *d->work);
   d->pack = calloc(r, sizeof *d->pack);
   d->cnt = calloc(r, sizeof *d->cnt);
   d->reqs = calloc(r, sizeof *d->reqs);
-  if (!d->work || !d->pack || !d->cnt || !d->reqs) {
-    free(d->work);
-    free(d->pack);
-    free(d->cnt);
-    free(d->reqs);
+  d->work[0] = calloc(r, sizeof *d->work[0]);
+  d->work[1] = calloc(r, sizeof *d->work[1]);
+  if (!d->pack || !d->cnt || !d->reqs || !d->work[0] || !d->work[1]) {
+    free(d->pack), free(d->cnt), free(d->reqs), free(d->work[0]), free(d->work[1]);
     free(d);
     return NULL;
   }

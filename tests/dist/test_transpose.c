@@ -50,6 +50,13 @@ static void test(simple_t *s, void *arg) {
   for (size_t a = 0; a < REDIST_NKINDS; a += 2)
     redist_case_ex(s, OP_TRANSPOSE, redist_dist(11, 2 * P + 1, a),
                    redist_dist(2 * P + 1, 11, (a + 1) % REDIST_NKINDS), 4, 0, ++salt, 1);
+  /* Back to back, each call larger than the one before: thread 0 grows
+   * the node's buffers before each call's first barrier while another
+   * thread may still unpack the call before (src/dist keeps two sets of
+   * buffers, by call parity, and no closing barrier over threads). */
+  for (long it = 0; it < 24; it++)
+    redist_case(s, OP_TRANSPOSE, redist_dist(2L * p + 3 * it, p + 5 * it, 0),
+                redist_dist(p + 5 * it, 2L * p + 3 * it, 0), 8, 0, ++salt);
   /* Columns to columns, many tiles. */
   redist_case(s, OP_TRANSPOSE, redist_dist(40, 66, 3), redist_dist(66, 40, 3), 8, 0, ++salt);
   /* Empty. */
