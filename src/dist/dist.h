@@ -67,9 +67,9 @@ long simple__layout_cols(const simple__layout_t *l, int t);
  * barrier, which advances s->call by one: the set comes round again only
  * after another node call that every thread entered); the messages and
  * the requests it grows after the first barrier, which every thread
- * reaches only once done with the call before. The h-relation's buffers
- * (pack, cnt) are grown before the first barrier of a call that ends with
- * a node barrier. */
+ * reaches only once done with the call before. The h-relation's buffers:
+ * thread 0 grows the count arrays before its call's first barrier, each
+ * thread its own packing buffer (hrel.c). */
 typedef struct {
   int r, p, P;
   /* by call parity, per thread: work lists of the redistribution builder */
