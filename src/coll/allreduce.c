@@ -22,15 +22,16 @@ static int tree_root(const simple__node_t *n, int root, simple_op_t op, int tree
 
 /* Lane `me`'s exchange among nodes of count elements at buf: the tree to
  * the root's node (root_node >= 0: half the bytes of an allreduce cross,
- * one way), else recursive doubling (rd) or Rabenseifner's allreduce. */
-static int lane_exchange(simple__node_t *n, int me, void *buf, void *tmp, size_t count,
-                         simple_type_t type, simple_op_t op, int root_node, int rd, int bad,
-                         unsigned sig) {
+ * one way), else recursive doubling (rd) or Rabenseifner's allreduce, which
+ * may read the node's input at in instead of buf (coll.h; NULL: buf holds
+ * it; the tree takes it in buf). */
+static int lane_exchange(simple__node_t *n, int me, const void *in, void *buf, void *tmp,
+                         size_t count, simple_type_t type, simple_op_t op, int root_node, int rd,
+                         int bad, unsigned sig) {
   if (root_node >= 0)
     return simple__coll_net_reduce_tree(n, me, buf, tmp, count, type, op, root_node, bad, sig);
-  if (rd)
-    return simple__coll_net_allreduce_rd_sig(n, me, NULL, buf, tmp, count, type, op, bad, sig);
-  return simple__coll_net_allreduce_rab(n, me, NULL, buf, tmp, count, type, op, bad, sig);
+  if (rd) return simple__coll_net_allreduce_rd_sig(n, me, in, buf, tmp, count, type, op, bad, sig);
+  return simple__coll_net_allreduce_rab(n, me, in, buf, tmp, count, type, op, bad, sig);
 }
 
 /* Small vectors, with one node barrier (simple__node_publish_lead): the
@@ -52,7 +53,8 @@ static int reduce_small(simple_t *s, const void *send, void *recv, void *scratch
   if (!slots) {
     /* An argument error on this node: the other nodes still wait on the
      * exchange, which the leader runs with error marks. */
-    if (lead < 0 && count) lane_exchange(n, 0, NULL, NULL, count, type, op, root_node, 1, 1, 0);
+    if (lead < 0 && count)
+      lane_exchange(n, 0, NULL, NULL, NULL, count, type, op, root_node, 1, 1, 0);
     return rc == SIMPLE_ERR_FATAL ? rc : simple__coll_net_rc(s, rc, 0);
   }
   size_t bytes = count * simple_type_size(type);
@@ -60,7 +62,7 @@ static int reduce_small(simple_t *s, const void *send, void *recv, void *scratch
   if (lead) {
     if (count) {
       simple__node_combine_into(slots, n->threads, type, op, 0, count, acc);
-      rc = lane_exchange(n, 0, acc, acc + bytes, count, type, op, root_node, 1, 0, sig);
+      rc = lane_exchange(n, 0, NULL, acc, acc + bytes, count, type, op, root_node, 1, 0, sig);
     }
     if ((rc = simple__node_lead_done(s, rc)))
       return simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG);
@@ -86,7 +88,7 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
      * exchange, with error marks, for the nodes that wait on it. */
     if (rc != SIMPLE_ERR_FATAL && me < lanes) {
       simple__coll_lane_piece(count, es, lanes, me, &l0, &l1);
-      if (l1 > l0) lane_exchange(n, me, NULL, NULL, l1 - l0, type, op, root_node, 0, 1, 0);
+      if (l1 > l0) lane_exchange(n, me, NULL, NULL, NULL, l1 - l0, type, op, root_node, 0, 1, 0);
     }
     return rc;
   }
@@ -99,8 +101,8 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
   if (me < lanes) {
     simple__coll_lane_piece(count, es, lanes, me, &l0, &l1);
     if (l1 > l0)
-      rc = lane_exchange(n, me, acc + l0 * es, tmp + l0 * es, l1 - l0, type, op, root_node, 0, 0,
-                         sig);
+      rc = lane_exchange(n, me, NULL, acc + l0 * es, tmp + l0 * es, l1 - l0, type, op, root_node, 0,
+                         0, sig);
   }
   if ((rc = simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG))) return rc;
   if (want_result) memcpy(recv, acc, bytes);
@@ -123,24 +125,22 @@ static int reduce_alone(simple_t *s, const void *send, void *recv, void *scratch
   int root_node = tree_root(n, root, op, tree), P = n->nodes;
   size_t bytes = count * simple_type_size(type);
   if (err || count == 0) {
-    if (count) lane_exchange(n, 0, NULL, NULL, count, type, op, root_node, rd, 1, 0);
+    if (count) lane_exchange(n, 0, NULL, NULL, NULL, count, type, op, root_node, rd, 1, 0);
     return err;
   }
   unsigned char *acc = scratch, *tmp = acc + bytes;
   if (root_node >= 0 && root_node != n->node) {
     int rel = (n->node - root_node + P) % P;
     if ((rel & 1) || rel + 1 >= P) /* a leaf: it only sends */
-      return lane_exchange(n, 0, (void *)send, NULL, count, type, op, root_node, 0, 0, sig);
+      return lane_exchange(n, 0, NULL, (void *)send, NULL, count, type, op, root_node, 0, 0, sig);
   }
   /* Where the result builds: recv where it is wanted, else the scratch. */
   void *buf = root < 0 || s->pid == root ? recv : acc;
-  if (root_node < 0) {
-    /* The allreduce reads send where it is (no copy into recv first). */
-    if (rd) return simple__coll_net_allreduce_rd_sig(n, 0, send, buf, tmp, count, type, op, 0, sig);
-    return simple__coll_net_allreduce_rab(n, 0, send, buf, tmp, count, type, op, 0, sig);
-  }
-  if (buf != send) memcpy(buf, send, bytes);
-  return lane_exchange(n, 0, buf, tmp, count, type, op, root_node, rd, 0, sig);
+  /* The allreduce schedules read send where it is (no copy into buf
+   * first); the tree combines into buf. */
+  if (root_node >= 0 && buf != send) memcpy(buf, send, bytes);
+  return lane_exchange(n, 0, root_node >= 0 ? NULL : send, buf, tmp, count, type, op, root_node, rd,
+                       0, sig);
 }
 
 /* root < 0: allreduce. */

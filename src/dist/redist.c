@@ -665,7 +665,6 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
   }
   if (!bad) {
     size_t rp = (size_t)c.r * (size_t)n->nprocs;
-    c.work = st->work[parity][c.me].p;
     c.out = st->tab[parity].p;
     c.in = c.out + rp;
     if (!pl.bynode) size_pieces(&c);

@@ -344,12 +344,11 @@ int simple__xchg_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t 
  * arrived(arg, off, len) runs for each segment of the received message as
  * it lands (bytes off .. off + len of rbuf, in order; every segment but
  * the last is SIMPLE__XCHG_SEG_BYTES, a multiple of every type's size),
- * while the later segments are still on
- * the wire, and for none after a mark or a message with another
- * signature (nor with *bad set on entry). A reduction combines there,
- * overlapping its pass over the data with the transfer (the reduce tree's
- * pipelining, for a pairwise step). arrived must not write the bytes of
- * sbuf: they may still be in flight. */
+ * while the later segments are still on the wire, and for none after a
+ * mark or a message with another signature (nor with *bad set on entry).
+ * A reduction combines there, overlapping its pass over the data with the
+ * transfer. arrived must not write the bytes of sbuf: they may still be
+ * in flight. */
 typedef void simple__xchg_arrived_fn(void *arg, size_t off, size_t len);
 int simple__xchg_sendrecv_each(simple__node_t *n, int lane, const void *sbuf, size_t sbytes,
                                int dest, void *rbuf, size_t rbytes, int src, int tag, int *bad,
