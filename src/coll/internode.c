@@ -77,10 +77,12 @@ static const unsigned char *input_of(const void *in, void *buf, size_t bytes, in
   return NULL;
 }
 
-/* A first step's combine, segment by segment as the partner's data lands
- * (simple__xchg_sendrecv_each): the higher node received it straight into
- * buf (buf = theirs op mine), the lower one into theirs (buf = mine op
- * theirs, its input copied in a segment at a time, while in cache). */
+/* A combine segment by segment as a partner's data lands
+ * (simple__xchg_sendrecv_each). higher: buf = buf op in (a first step's
+ * higher node, which received the partner's data straight into buf and
+ * combines its own input in; the reduce tree, in = the child's data).
+ * Else buf = in op theirs (a first step's lower node: its input copied
+ * in a segment at a time, while in cache, then the partner's combined). */
 typedef struct {
   simple_op_t op;
   simple_type_t type;
@@ -262,26 +264,15 @@ int simple__coll_net_allgather(simple__node_t *n, int lane, void *buf, size_t bl
  * segments of SIMPLE__XCHG_SEG_BYTES (63 KiB: under the TCP transport's
  * eager limit, as Open MPI's tuned pipeline reduce cuts 32-64 KiB), each
  * combined as it arrives while the next ones are in flight
- * (simple__xchg_sendrecv_each). A child's data goes through tmp into buf
- * (buf = buf op child's: only commutative ops come here). */
-typedef struct {
-  simple_op_t op;
-  simple_type_t type;
-  unsigned char *buf;
-  const unsigned char *tmp;
-} fold_child_t;
-
-static void child_arrived(void *arg, size_t off, size_t len) {
-  const fold_child_t *f = arg;
-  simple__op_apply(f->op, f->type, f->buf + off, f->tmp + off, len / simple_type_size(f->type));
-}
-
+ * (simple__xchg_sendrecv_each, combine_arrived). A child's data goes
+ * through tmp into buf (buf = buf op child's: only commutative ops come
+ * here). */
 int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
                                  simple_type_t type, simple_op_t op, int root_node, int bad,
                                  unsigned sig) {
   int P = n->nodes, rel = (n->node - root_node + P) % P, parent = -1, rc = 0, mask;
-  size_t bytes = count * simple_type_size(type);
-  fold_child_t f = {op, type, buf, tmp};
+  size_t es = simple_type_size(type), bytes = count * es;
+  combine_t f = {op, type, es, buf, tmp, NULL, 1};
   /* Up: at step 2^j a node whose bit j is set sends its combination over
    * its subtree to rel - 2^j and is done; the others receive from rel +
    * 2^j (if any) and combine. A child's tag that differs from this node's
@@ -296,7 +287,7 @@ int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *t
     if (rel + mask < P) {
       rc =
           simple__xchg_sendrecv_each(n, lane, NULL, 0, -1, tmp, bytes, (rel + mask + root_node) % P,
-                                     SIMPLE__TAG_REDUCE, &bad, sig, child_arrived, &f);
+                                     SIMPLE__TAG_REDUCE, &bad, sig, combine_arrived, &f);
       if (rc) return rc;
     }
   }
