@@ -85,12 +85,13 @@ typedef struct {
   int *clo, *cpr, *cpc; /* [N] sparse: column J's blocks go to a pr x pc grid of the
                            threads clo[J] .. clo[J] + pr pc - 1 (NULL: dense) */
   double shift;
-  simple_obj_t *dir;    /* [N*N]: every block's directory accumulator (the lower ones) */
-  simple_obj_t *known;  /* [N*N]: block names this thread has found */
-  simple_obj_t fail;    /* accumulator: the failing pivot + 1, 0 while none */
-  double *work;         /* nb x nb */
-  unsigned char *inbox; /* a push being taken: header and block */
-  struct pushbuf **out; /* pushes in flight (their buffers) */
+  simple_obj_t *dir;     /* [N*N]: every block's directory accumulator (the lower ones) */
+  simple_obj_t *known;   /* [N*N]: block names this thread has found */
+  int64_t pivot;         /* the failing pivot + 1 when this thread's failed, else 0 */
+  double *work;          /* nb x nb */
+  unsigned char *inbox;  /* a push being taken: header and block */
+  struct pushbuf **out;  /* pushes in flight (their buffers) */
+  struct pushbuf *alarm; /* the failure push's buffer (held by c: never freed in flight) */
   simple_request_t *reqs;
   int nout, capout;
   int *sent_to;         /* [p]: pushes this thread sent to each thread, this call */
@@ -135,6 +136,14 @@ static void board_post(board_t *bd, size_t b, simple_obj_t name) {
   }
 }
 
+/* Marks the node failed and wakes its sleepers. */
+static void post_failure(board_t *bd) {
+  atomic_store(&bd->failed, 1);
+  pthread_mutex_lock(&bd->mu);
+  pthread_cond_broadcast(&bd->cv);
+  pthread_mutex_unlock(&bd->mu);
+}
+
 /* The pushes: with several nodes, the owner of a finished block sends its
  * name and its bytes (simple_isend) to one thread of each other node that
  * will use it, the node's first such thread (known from the block
@@ -149,8 +158,9 @@ static void board_post(board_t *bd, size_t b, simple_obj_t name) {
  * board for a block pushed to it. Cost per push: one message of 32 + 8 mi
  * mj bytes per block and node that uses it, whatever the node's thread
  * count, against a round trip per block. */
-#define PUSH_TAG 4242
-#define PUSH_HDR 32
+#define PUSH_TAG   4242
+#define PUSH_HDR   32
+#define FAIL_BLOCK UINT64_MAX /* a failure push's block index */
 
 /* A push's bytes, shared by its messages to several threads until the
  * last one completes. */
@@ -177,11 +187,14 @@ static int next_receiver(const ctx_t *c, size_t b, int t, int home, int *last) {
  * over the updates: O(sum over blocks of their column) per thread. */
 static int plan_pushes(ctx_t *c) {
   size_t nn = (size_t)c->N * c->N, p = (size_t)c->p;
-  if (!c->multi || nn * p > ((size_t)64 << 20)) return 0; /* too big: poll instead */
-  c->need = calloc(nn * p, 1);
+  if (!c->multi) return 0;
+  /* The mailbox, for the failure push at least. */
   c->inbox = malloc(PUSH_HDR + sizeof(double) * (size_t)c->nb * c->nb);
   c->sent_to = calloc(p, sizeof *c->sent_to);
-  if (!c->need || !c->inbox || !c->sent_to) return SIMPLE_ERR_NOMEM;
+  if ((c->alarm = malloc(sizeof *c->alarm + PUSH_HDR))) c->alarm->refs = 1;
+  if (!c->inbox || !c->sent_to || !c->alarm) return SIMPLE_ERR_NOMEM;
+  if (nn * p > ((size_t)64 << 20)) return 0; /* too big: poll instead */
+  if (!(c->need = calloc(nn * p, 1))) return SIMPLE_ERR_NOMEM;
   for (int j = 0; j < c->N; j++)
     for (int i = j; i < c->N; i++) {
       if (!nzb(c, i, j)) continue;
@@ -227,6 +240,25 @@ static int pushes_sent(ctx_t *c, int wait) {
   return rc;
 }
 
+/* Sends pb's first `bytes` bytes to thread t; pb stays until it has left. */
+static int send_push(ctx_t *c, struct pushbuf *pb, size_t bytes, int t) {
+  if (c->nout == c->capout) {
+    int cap = c->capout ? 2 * c->capout : 64;
+    struct pushbuf **o = realloc(c->out, sizeof *o * (size_t)cap);
+    if (o) c->out = o;
+    simple_request_t *r = o ? realloc(c->reqs, sizeof *r * (size_t)cap) : NULL;
+    if (r) c->reqs = r;
+    if (!o || !r) return SIMPLE_ERR_NOMEM;
+    c->capout = cap;
+  }
+  int rc = simple_isend(c->s, pb->data, bytes, SIMPLE_BYTE, t, PUSH_TAG, &c->reqs[c->nout]);
+  if (rc) return rc;
+  pb->refs++;
+  c->out[c->nout++] = pb;
+  c->sent_to[t]++;
+  return 0;
+}
+
 /* Sends finished block b (its name, and its bytes at a) to the threads of
  * other nodes that use it. */
 static int push(ctx_t *c, size_t b, simple_obj_t name, const double *a) {
@@ -242,32 +274,37 @@ static int push(ctx_t *c, size_t b, simple_obj_t name, const double *a) {
       memcpy(pb->data, m, PUSH_HDR);
       memcpy(pb->data + PUSH_HDR, a, bytes);
     }
-    if (c->nout == c->capout) {
-      int cap = c->capout ? 2 * c->capout : 64;
-      struct pushbuf **o = realloc(c->out, sizeof *o * (size_t)cap);
-      if (o) c->out = o;
-      simple_request_t *r = o ? realloc(c->reqs, sizeof *r * (size_t)cap) : NULL;
-      if (r) c->reqs = r;
-      if (!o || !r) {
-        if (!pb->refs) free(pb);
-        return SIMPLE_ERR_NOMEM;
-      }
-      c->capout = cap;
-    }
-    int rc =
-        simple_isend(c->s, pb->data, PUSH_HDR + bytes, SIMPLE_BYTE, t, PUSH_TAG, &c->reqs[c->nout]);
+    int rc = send_push(c, pb, PUSH_HDR + bytes, t);
     if (rc) {
       if (!pb->refs) free(pb);
       return rc;
     }
-    pb->refs++;
-    c->out[c->nout++] = pb;
-    c->sent_to[t]++;
   }
   return pushes_sent(c, 0);
 }
 
-static void board_post(board_t *bd, size_t b, simple_obj_t name);
+/* This thread's factorization failed at pivot piv (0-based): its node's
+ * board says so, and a failure push (block FAIL_BLOCK, a header alone)
+ * goes to every thread of the other nodes, each of which looks at its
+ * mailbox while it waits. No thread reads another node's memory to learn
+ * of a failure: on a transport without remote memory access (TCP) such a
+ * read waits until that node next enters MPI, which a thread inside dgemm
+ * does not (a shared failure accumulator read that way took 4-6 ms of
+ * 17-21 on the virtual cluster, 2 x 2, D1000). Cost: p messages of 32
+ * bytes, on failure only. */
+static void announce_failure(ctx_t *c, int64_t piv) {
+  c->pivot = piv + 1;
+  post_failure(c->board);
+  if (!c->multi) return;
+  uint64_t m[4] = {FAIL_BLOCK, (uint64_t)piv, 0, c->epoch};
+  memcpy(c->alarm->data, m, PUSH_HDR);
+  for (int t = 0; t < c->p; t++)
+    /* Without room to track it, a blocking send (32 bytes: eager in
+     * practice): a thread never told would wait forever. */
+    if (c->node_of[t] != c->mynode && send_push(c, c->alarm, PUSH_HDR, t) &&
+        !simple_send(c->s, c->alarm->data, PUSH_HDR, SIMPLE_BYTE, t, PUSH_TAG))
+      c->sent_to[t]++;
+}
 
 /* Collective over the job, after a factorization that failed somewhere:
  * the threads stopped taking pushes mid-way, so each learns how many were
@@ -287,14 +324,16 @@ static int drain_pushes(ctx_t *c) {
   return rc ? rc : r2;
 }
 
-/* Takes the pushes that have arrived (up to 64 looks at the mailbox: every
- * 64th look on a job of several nodes also polls MPI): each block's bytes
- * into the node's cache, its name on the board. */
-static int take_pushes(ctx_t *c) {
+/* Takes the pushes that have arrived (up to 64 looks at the mailbox while
+ * some are due, one when none is and `any`: every 64th look on a job of
+ * several nodes also polls MPI): each block's bytes into the node's cache,
+ * its name on the board. SIMPLE_ERR_ARG on a failure push (the node's
+ * board then says so too). */
+static int take_pushes(ctx_t *c, int any) {
   int rc = c->nout ? pushes_sent(c, 0) : 0;
   if (rc) return rc;
   size_t cap = PUSH_HDR + sizeof(double) * (size_t)c->nb * c->nb;
-  for (int look = 0; look < 64 && c->received < c->expected; look++) {
+  for (int look = 0; look < (c->received < c->expected ? 64 : any); look++) {
     int flag = 0;
     simple_status_t st;
     rc = simple_iprobe(c->s, SIMPLE_ANY_SOURCE, PUSH_TAG, &flag, &st);
@@ -309,6 +348,10 @@ static int take_pushes(ctx_t *c) {
      * taking it) is dropped. */
     if (m[3] != c->epoch) continue;
     c->received++;
+    if (m[0] == FAIL_BLOCK) {
+      post_failure(c->board);
+      return SIMPLE_ERR_ARG;
+    }
     simple_obj_t name = {m[1], m[2]};
     if (m[0] >= (uint64_t)c->N * c->N || st.bytes != PUSH_HDR + simple_shobj_size(name))
       return SIMPLE_ERR_ARG;
@@ -336,33 +379,18 @@ static void board_sleep(board_t *bd, size_t b, long ns) {
   pthread_mutex_unlock(&bd->mu);
 }
 
-/* Marks the node failed and wakes its sleepers. */
-static void post_failure(board_t *bd) {
-  atomic_store(&bd->failed, 1);
-  pthread_mutex_lock(&bd->mu);
-  pthread_cond_broadcast(&bd->cv);
-  pthread_mutex_unlock(&bd->mu);
-}
-
-/* SIMPLE_ERR_ARG when the factorization failed somewhere (this node's
- * board, or the job's accumulator: one MPI atomic read at its home). */
+/* SIMPLE_ERR_ARG when the factorization failed somewhere: this node's
+ * board, or a failure push in this thread's mailbox (one look). */
 static int failed(ctx_t *c) {
   if (atomic_load_explicit(&c->board->failed, memory_order_relaxed)) return SIMPLE_ERR_ARG;
-  int64_t f;
-  int rc = simple_shobj_get(c->s, c->sp, c->fail, &f, sizeof f, NULL);
-  if (rc) return rc;
-  if (f) {
-    atomic_store(&c->board->failed, 1);
-    return SIMPLE_ERR_ARG;
-  }
-  return 0;
+  return c->multi ? take_pushes(c, 1) : 0;
 }
 
 /* The name of finished block (i, j), waiting for it; SIMPLE_ERR_ARG when
- * the factorization failed meanwhile (a pivot is in c->fail).
+ * the factorization failed meanwhile somewhere (failed()).
  * A block finished on this node is on the board: ~100 spins on its flag,
  * then sleeps of up to 1 ms on the board's condition variable (woken by
- * the post), looking at the job's failure accumulator between sleeps. A
+ * the post), looking for a failure (failed()) between sleeps. A
  * block of another node: pushed to this thread (its bytes already in the
  * node's cache when its name arrives, see the pushes), or else its
  * directory entry polled at the block's home (an accumulator get),
@@ -381,7 +409,7 @@ static int await(ctx_t *c, int i, int j, simple_obj_t *name) {
     for (unsigned looks = 1;; looks++) {
       /* A node-mate may wait on the board for a block pushed to this
        * thread: while some are due, look for them every 20 us. */
-      int due = c->received < c->expected, rc = due ? take_pushes(c) : 0;
+      int due = c->received < c->expected, rc = due ? take_pushes(c, 0) : 0;
       if (rc) return rc;
       board_sleep(bd, b, due ? 20000L : 1000000L);
       if (atomic_load_explicit(&bd->ready[b], memory_order_acquire)) goto posted;
@@ -397,7 +425,7 @@ static int await(ctx_t *c, int i, int j, simple_obj_t *name) {
      * 5 us (the looks take the core from the node-mate that computes),
      * 0.18-0.24 at 50 us, 0.36 with 20 us doubling to 160 us. */
     for (unsigned looks = 1;; looks++) {
-      int rc = take_pushes(c);
+      int rc = take_pushes(c, 0);
       if (rc) return rc;
       if (atomic_load_explicit(&bd->ready[b], memory_order_acquire)) goto posted;
       if (looks % 16 == 0 && (rc = failed(c))) return rc;
@@ -412,7 +440,7 @@ static int await(ctx_t *c, int i, int j, simple_obj_t *name) {
       board_post(bd, b, *k);
       goto found;
     }
-    if (polls % 16 == 0 && (rc = failed(c))) return rc;
+    if ((rc = failed(c))) return rc;
     /* The block's owner is still computing: sleep on the board (a
      * node-mate's post wakes us), 20 us doubling to 1.3 ms between looks,
      * leaving the core and the network to the threads that compute. */
@@ -457,9 +485,7 @@ static int factor(ctx_t *c) {
         int info = 0;
         dpotrf_("L", &mi, a, &mi, &info);
         if (info) {
-          int64_t piv = (int64_t)c->off[j] + info; /* + 1: 0 means none */
-          simple_shobj_write(c->s, c->sp, c->fail, &piv, sizeof piv);
-          post_failure(c->board);
+          announce_failure(c, (int64_t)c->off[j] + info - 1);
           return SIMPLE_ERR_ARG;
         }
         for (int y = 0; y < mi; y++) /* the upper part is not L's */
@@ -489,7 +515,7 @@ static int factor(ctx_t *c) {
    * sent message is received before the job goes on, and every one this
    * thread sent has left its buffer. */
   for (unsigned looks = 1; c->received < c->expected || c->nout; looks++) {
-    int rc = take_pushes(c);
+    int rc = take_pushes(c, 0);
     if (rc) return rc;
     if (c->received >= c->expected && !c->nout) break;
     if (looks % 16 == 0 && (rc = failed(c))) return rc;
@@ -1229,13 +1255,11 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
     for (int i = j; i < c.N && !rc; i++)
       if (owner(&c, i, j) == c.me && nzb(&c, i, j))
         rc = simple_shobj_acc(s, c.sp, NULL, sizeof(simple_obj_t), &c.dir[(size_t)i * c.N + j]);
-  if (!rc && c.me == 0) rc = simple_shobj_acc(s, c.sp, NULL, sizeof(int64_t), &c.fail);
   bad = rc;
   r2 = simple_allreduce(s, &rc, &bad, 1, SIMPLE_INT32, SIMPLE_MAX);
   if (!r2 && !bad)
     r2 = simple_allreduce(s, SIMPLE_IN_PLACE, c.dir, 2 * (size_t)c.N * c.N, SIMPLE_UINT64,
                           SIMPLE_BOR);
-  if (!r2 && !bad) r2 = simple_bcast(s, &c.fail, sizeof c.fail, SIMPLE_BYTE, 0);
   if (r2 || bad) rc = r2 ? r2 : rc ? rc : SIMPLE_ERR_PEER;
   static _Thread_local uint64_t calls; /* collective: every thread counts alike */
   c.epoch = ++calls;
@@ -1249,14 +1273,16 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
   if (!rc) {
     rc = factor(&c);
     res->time_s = simple_time() - t0;
-    /* Everyone stops (done, or saw the failure) before the verdict. */
-    int worst = rc, r3 = simple_allreduce(s, &rc, &worst, 1, SIMPLE_INT32, SIMPLE_MAX);
-    if (r3) worst = r3;
-    if (!r3 && worst && c.need) drain_pushes(&c); /* the call fails either way */
-    int64_t f = 0;
-    if (!r3) r3 = simple_shobj_get(s, c.sp, c.fail, &f, sizeof f, NULL);
-    if (!r3 && f) {
-      res->pivot = m ? m->perm[f - 1] : (long)(f - 1);
+    /* Everyone stops (done, or saw the failure) before the verdict: the
+     * worst code, and the first failing pivot (several independent
+     * subtrees may fail), as INT64_MAX - pivot so MAX finds it. */
+    int64_t mine[2] = {rc, c.pivot ? INT64_MAX - (c.pivot - 1) : 0}, job[2];
+    int r3 = simple_allreduce(s, mine, job, 2, SIMPLE_INT64, SIMPLE_MAX);
+    int worst = r3 ? r3 : (int)job[0];
+    if (!r3 && worst && c.multi) drain_pushes(&c); /* the call fails either way */
+    if (!r3 && job[1]) {
+      int64_t f = INT64_MAX - job[1];
+      res->pivot = m ? m->perm[f] : (long)f;
       rc = SIMPLE_ERR_ARG;
     } else {
       rc = worst ? worst : r3;
@@ -1281,7 +1307,7 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
   if (!r4) r4 = r5;
   free(node_of), free(c.need), free(c.dir), free(c.known), free(c.work);
   free(c.off), free(c.clo), free(c.cpr), free(c.cpc);
-  free(c.inbox), free(c.out), free(c.reqs), free(c.sent_to);
+  free(c.inbox), free(c.out), free(c.reqs), free(c.sent_to), free(c.alarm);
   if (simple_thread(s) == 0) sparse_free(m); /* close's barrier: nobody reads it now */
   return rc ? rc : r4;
 }
