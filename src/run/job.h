@@ -5,6 +5,7 @@
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/buf.h"
 #include "run/wait.h"
@@ -40,13 +41,34 @@ typedef struct {
   const void *aux[4]; /* what else a call's readers need besides the data */
   _Alignas(SIMPLE__CACHE_LINE) atomic_uint seq; /* the call posted last, 0: none yet */
   atomic_uint sleepers;                         /* threads asleep on seq */
-  int err;                                      /* the poster's argument check */
-  unsigned sig; /* the poster's call signature (node check, src/node), 0: none */
+  union {
+    struct {
+      int err;      /* the poster's argument check */
+      unsigned sig; /* the poster's call signature (node check, src/node), 0: none */
+    };
+    uint64_t check; /* both, read as one word (simple__posted_check) */
+  };
   unsigned char data[SIMPLE__INLINE_BYTES];
 } simple__slot_t;
 
+/* The word `check` of a slot whose poster found err and has signature
+ * sig: a reader compares one word per other thread on the fast path. */
+static inline uint64_t simple__posted_check(int err, unsigned sig) {
+  union {
+    struct {
+      int err;
+      unsigned sig;
+    } f;
+    uint64_t word;
+  } w = {.f = {err, sig}};
+  return w.word;
+}
+
 _Static_assert(sizeof(simple__slot_t) == 18 * SIMPLE__CACHE_LINE,
                "a slot is its buffers' line and 17 posted lines");
+_Static_assert(offsetof(simple__slot_t, err) == offsetof(simple__slot_t, check) &&
+                   offsetof(simple__slot_t, sig) == offsetof(simple__slot_t, check) + sizeof(int),
+               "check is err then sig, as simple__posted_check builds it");
 
 /* Upper layers that may register an at-close hook (simple__node_at_close). */
 #define SIMPLE__MAX_AT_CLOSE 8
