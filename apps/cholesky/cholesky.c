@@ -1307,7 +1307,8 @@ int simple_cholesky(simple_t *s, const simple_cholesky_opts_t *opts,
   if (!r4) r4 = r5;
   free(node_of), free(c.need), free(c.dir), free(c.known), free(c.work);
   free(c.off), free(c.clo), free(c.cpr), free(c.cpc);
-  free(c.inbox), free(c.out), free(c.reqs), free(c.sent_to), free(c.alarm);
-  if (simple_thread(s) == 0) sparse_free(m); /* close's barrier: nobody reads it now */
+  free(c.inbox), free(c.out), free(c.reqs), free(c.sent_to);
+  if (c.alarm && c.alarm->refs == 1) free(c.alarm); /* else still in flight: the job failed */
+  if (simple_thread(s) == 0) sparse_free(m);        /* close's barrier: nobody reads it now */
   return rc ? rc : r4;
 }
