@@ -224,14 +224,17 @@ SIMPLE_API int simple_dist_owners(const simple_t *s, const simple_dist_t *d, lon
  * when its call returns, another thread's when that one's returns). Nothing
  * is staged for pieces that stay on a node.
  * Cost, for a node holding V bytes of which a fraction f leaves it:
- * 4b (5b over nodes) + log2 P alpha (the verdict on the arguments) + 2 f V / B (pack,
- * unpack) + (1 - f) V / B (direct copy) + (P - 1)/D alpha + beta f V,
+ * 4b (5b over nodes) + max(0, log2 P alpha - packing) (the verdict on the
+ * arguments, in flight while the threads pack) + 2 f V / B (pack, unpack)
+ * + (1 - f) V / B (direct copy) + (P - 1)/D alpha + beta f V,
  * with D threads driving transfers at once; on one node 2b + V / B.
  *
  * Errors (one verdict for the whole job before any data moves: a thread
  * whose arguments are bad gets the specific code, every other thread of
  * the job SIMPLE_ERR_PEER; with several nodes the node masters agree on
- * it with one small exchange among nodes, overlapped with the sizing):
+ * it with one nonblocking allreduce of one word among the nodes, which
+ * travels while the threads size and pack into the library's messages,
+ * and is waited for before anything is sent or written):
  * SIMPLE_ERR_NOT_IN_JOB, SIMPLE_ERR_ARG (invalid or incompatible
  * descriptors, over not both OVER_THREADS or both OVER_NODES, threads of
  * a node passing different node storage, elem_size 0, src == dst),

@@ -31,19 +31,23 @@
  * the start, so messages never wait for them.
  *
  * Errors: every thread's verdict on its arguments travels in its slot;
- * with several nodes the node masters combine them among nodes (one word,
- * recursive doubling) while the others size their pieces, so the whole
- * job returns before any data moves, and no node waits for messages that
- * will not come.
+ * with several nodes the node masters combine them among nodes in a
+ * nonblocking allreduce of one word, which travels while the threads size
+ * and pack their pieces (into the node's messages, the library's memory)
+ * and is waited for only before the first write of a destination or the
+ * first send. So the whole job returns before any data moves, no node
+ * waits for messages that will not come, and the verdict costs no wait
+ * of its own where packing takes longer than its flight (log2 P alpha).
+ * A node that found an error waits for the verdict at once and returns;
+ * the others take back the receives they had posted.
  *
- * Barriers: 2 on one node (publish, finish); 5 on several (publish, sizes
- * and verdict known, packed, transferred, unpacked). Everything is
- * allocated by thread 0 before the first one (node state, grown from call
- * to call). */
+ * Barriers: 2 on one node (publish, finish); 4 on several (publish, sizes
+ * known, packed and verdict known, transferred), and a fifth after
+ * unpacking into node-shared storage. Everything is allocated by thread 0
+ * before the first one (node state, grown from call to call). */
 #include <stdint.h>
 #include <string.h>
 
-#include "coll/coll.h"
 #include "dist/dist.h"
 #include "net/net.h"
 #include "simple/dist.h"
@@ -390,6 +394,10 @@ typedef struct {
   size_t *out, *in;                /* [r][p]: bytes of X(first + t, v), X(u, first + t) */
   size_t *osz, *ooff, *isz, *ioff; /* [P] per node message */
   unsigned char *mout, *min;
+  /* Thread 0: the job-wide verdict in flight (this node's word: 1 when
+   * it found an error; the largest of all nodes'), and its request. */
+  int vote, verdict;
+  long long vote_req;
 } xc_t;
 
 /* The node-local pieces u -> v (both on this node), straight from source
@@ -544,10 +552,19 @@ static int exchange(simple_t *s, xc_t *c) {
       off += b;
     }
   }
+  /* The verdict, before anything is sent or written outside the node's
+   * messages: it has flown while the threads sized and packed. */
+  if (me == 0) {
+    int w = simple__comm_wait(&c->vote_req, NULL, NULL);
+    if (!rc) rc = w ? w : c->verdict ? SIMPLE_ERR_PEER : 0;
+  }
   int rc2 = simple__sync_rc(s, rc);
-  /* The only failures so far are MPI's, after which the job cannot be
-   * trusted to communicate: report without waiting for posted receives. */
-  if (rc2) return rc2;
+  if (rc2) {
+    /* Another node erred (or MPI failed here): no node sends, so the
+     * receives posted are taken back. */
+    if (me < c->D) simple__net_cancel(req, nreq);
+    return rc2;
+  }
   if (me < c->D) {
     rc = simple__xchg_post(&xg, me, 1, req, &nreq);
     poll_t pr = {req, nreq, 0, 0};
@@ -646,22 +663,21 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
   simple__xchg_split_t split = simple__xchg_split(n, 1);
   c.C = split.chunks;
   c.D = split.drivers;
-  /* One verdict for the job: the node masters agree on it (recursive
-   * doubling on lane 0, one word) while the other threads size their
-   * pieces; the node barrier that follows hands it to every thread. */
+  /* One verdict for the job: the node masters start it (a nonblocking
+   * allreduce on lane 0, one word) while the other threads size their
+   * pieces. A node that erred waits for it here and returns after the
+   * node barrier that follows; the others wait for it once packed
+   * (exchange). */
   int mine = err;
   if (c.me == 0) {
     /* The messages and requests first: their growth is part of the
      * verdict. */
     int g = bad ? 0 : grow_messages(n, &pl, st);
     if (g) mine = g, bad = 1;
-    int32_t v = bad, tmp = 0;
-    int e = simple__coll_net_allreduce_rd(n, 0, &v, &tmp, 1, SIMPLE_INT32, SIMPLE_MAX, 0);
-    if (e)
-      mine = e;
-    else if (v && !mine)
-      mine = SIMPLE_ERR_PEER;
-    bad |= v || e;
+    c.vote = bad;
+    int e = simple__comm_iallreduce_max(simple__xchg_lane(n, 0), &c.vote, &c.verdict, &c.vote_req);
+    if (!e && bad) e = simple__comm_wait(&c.vote_req, NULL, NULL);
+    if (e) mine = e, bad = 1;
   }
   if (!bad) {
     size_t rp = (size_t)c.r * (size_t)n->nprocs;

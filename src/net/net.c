@@ -154,6 +154,21 @@ int simple__net_mark(simple__comm_t *c, int dest, int tag, simple__net_req_t *re
   return post(c, NULL, 0, dest, tag, req, 1);
 }
 
+int simple__net_cancel(simple__net_req_t *reqs, int count) {
+  int rc = 0;
+  for (int i = 0; i < count; i++)
+    for (int p = 0; p < reqs[i].nparts; p++) {
+      MPI_Request r;
+      memcpy(&r, &reqs[i].part[p], sizeof r);
+      if (r == MPI_REQUEST_NULL) continue;
+      if (MPI_Cancel(&r) != MPI_SUCCESS ||
+          SIMPLE__NET_WATCHED(MPI_Wait(&r, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+        rc = SIMPLE_ERR_MPI;
+      memcpy(&reqs[i].part[p], &r, sizeof r);
+    }
+  return rc;
+}
+
 int simple__net_drain(simple__comm_t *c, int src, int tag, int *was_mark) {
   MPI_Message m;
   MPI_Status st;

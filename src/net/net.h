@@ -67,6 +67,12 @@ int simple__net_wait_tag(simple__net_req_t *req, int *tag);
  * the transfers moving. Cost: one MPI_Test per part. */
 int simple__net_testall(simple__net_req_t *reqs, int count, int *done);
 
+/* Takes back posted receives whose messages will never be sent (the
+ * exchange they were posted for was called off everywhere), and waits for
+ * each: MPI_Cancel, then MPI_Wait. A receive that has matched a message
+ * completes as usual. 0 or SIMPLE_ERR_MPI. The error path only. */
+int simple__net_cancel(simple__net_req_t *reqs, int count);
+
 /* An error mark to dest (nonblocking: complete with simple__net_waitall;
  * it never waits for a receive, being empty), and the taking of one
  * message from src whatever its length (a mark or data, received into a

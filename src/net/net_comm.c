@@ -137,6 +137,15 @@ int simple__comm_barrier(simple__comm_t *c) {
   return simple__net_ok(SIMPLE__NET_WATCHED(MPI_Barrier(c->comm)));
 }
 
+int simple__comm_iallreduce_max(simple__comm_t *c, const int *in, int *out, long long *req) {
+  MPI_Request r;
+  if (MPI_Iallreduce(in, out, 1, MPI_INT, MPI_MAX, c->comm, &r) != MPI_SUCCESS)
+    return SIMPLE_ERR_MPI;
+  _Static_assert(sizeof(MPI_Request) <= sizeof(long long), "MPI_Request fits the handle");
+  memcpy(req, &r, sizeof r);
+  return 0;
+}
+
 int simple__comm_bcast(simple__comm_t *c, void *buf, size_t bytes, int root) {
   for (size_t off = 0; off < bytes || (bytes == 0 && off == 0); off += PART_BYTES) {
     int len = (int)(bytes - off < PART_BYTES ? bytes - off : PART_BYTES);

@@ -83,6 +83,15 @@ int simple__comm_wait(long long *req, int *tag, size_t *bytes);
 
 int simple__comm_barrier(simple__comm_t *c);
 /* Sizes in bytes (split at 1 GiB). */
+/* A nonblocking MPI_Allreduce of one int with MAX: *out gets the largest
+ * *in of all nodes once the request completes (simple__comm_wait); until
+ * then the caller leaves both alone. For a job-wide verdict that travels
+ * while the caller works. A nonblocking collective matches only
+ * nonblocking ones: every node takes this call (and waits) for the same
+ * step, the nodes that fail too. Cost: log2 P alpha, hidden behind the
+ * caller's work up to the wait (MPI moves it on inside any MPI call of
+ * the process). */
+int simple__comm_iallreduce_max(simple__comm_t *c, const int *in, int *out, long long *req);
 int simple__comm_bcast(simple__comm_t *c, void *buf, size_t bytes, int root);
 /* A broadcast that carries the root node's verdict in band: the root's
  * *word and its `bytes` at buf travel as one message (an MPI datatype over
