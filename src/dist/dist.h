@@ -88,6 +88,13 @@ typedef struct {
   /* node: the next node-local piece to copy (a work queue, reset by thread
    * 0 before the call's first barrier, done with before its fourth) */
   atomic_int next;
+  /* thread 0, during a redistribution: the job-wide verdict in flight
+   * (this node's word, the largest of all nodes', the request); here
+   * rather than in the call's frame, so that a call cut short by a failed
+   * job (SIMPLE_ERR_FATAL) leaves no MPI request writing into a returned
+   * frame */
+  int vote, verdict;
+  long long vote_req;
 } simple__dist_t;
 
 /* The node's state (created on first use, by any thread), or NULL when out

@@ -394,10 +394,8 @@ typedef struct {
   size_t *out, *in;                /* [r][p]: bytes of X(first + t, v), X(u, first + t) */
   size_t *osz, *ooff, *isz, *ioff; /* [P] per node message */
   unsigned char *mout, *min;
-  /* Thread 0: the job-wide verdict in flight (this node's word: 1 when
-   * it found an error; the largest of all nodes'), and its request. */
-  int vote, verdict;
-  long long vote_req;
+  int *verdict;        /* thread 0: the job-wide verdict once vote_req completes */
+  long long *vote_req; /* in the node's state (dist.h) */
 } xc_t;
 
 /* The node-local pieces u -> v (both on this node), straight from source
@@ -555,8 +553,8 @@ static int exchange(simple_t *s, xc_t *c) {
   /* The verdict, before anything is sent or written outside the node's
    * messages: it has flown while the threads sized and packed. */
   if (me == 0) {
-    int w = simple__comm_wait(&c->vote_req, NULL, NULL);
-    if (!rc) rc = w ? w : c->verdict ? SIMPLE_ERR_PEER : 0;
+    int w = simple__comm_wait(c->vote_req, NULL, NULL);
+    if (!rc) rc = w ? w : *c->verdict ? SIMPLE_ERR_PEER : 0;
   }
   int rc2 = simple__sync_rc(s, rc);
   if (rc2) {
@@ -669,14 +667,21 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
    * node barrier that follows; the others wait for it once packed
    * (exchange). */
   int mine = err;
+  /* Without a node state (it could not be made) the node is in error and
+   * waits at once: the frame's words serve. */
+  int vote = 0, verdict = 0;
+  long long req = 0;
   if (c.me == 0) {
     /* The messages and requests first: their growth is part of the
      * verdict. */
     int g = bad ? 0 : grow_messages(n, &pl, st);
     if (g) mine = g, bad = 1;
-    c.vote = bad;
-    int e = simple__comm_iallreduce_max(simple__xchg_lane(n, 0), &c.vote, &c.verdict, &c.vote_req);
-    if (!e && bad) e = simple__comm_wait(&c.vote_req, NULL, NULL);
+    int *vp = st ? &st->vote : &vote;
+    c.verdict = st ? &st->verdict : &verdict;
+    c.vote_req = st ? &st->vote_req : &req;
+    *vp = bad;
+    int e = simple__comm_iallreduce_max(simple__xchg_lane(n, 0), vp, c.verdict, c.vote_req);
+    if (!e && bad) e = simple__comm_wait(c.vote_req, NULL, NULL);
     if (e) mine = e, bad = 1;
   }
   if (!bad) {
