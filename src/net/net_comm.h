@@ -82,7 +82,6 @@ int simple__comm_wait(long long *req, int *tag, size_t *bytes);
  * order on every node. MPI's own algorithms. */
 
 int simple__comm_barrier(simple__comm_t *c);
-/* Sizes in bytes (split at 1 GiB). */
 /* A nonblocking MPI_Allreduce of one int with MAX: *out gets the largest
  * *in of all nodes once the request completes (simple__comm_wait); until
  * then the caller leaves both alone. For a job-wide verdict that travels
@@ -92,6 +91,7 @@ int simple__comm_barrier(simple__comm_t *c);
  * caller's work up to the wait (MPI moves it on inside any MPI call of
  * the process). */
 int simple__comm_iallreduce_max(simple__comm_t *c, const int *in, int *out, long long *req);
+/* Sizes in bytes (split at 1 GiB). */
 int simple__comm_bcast(simple__comm_t *c, void *buf, size_t bytes, int root);
 /* A broadcast that carries the root node's verdict in band: the root's
  * *word and its `bytes` at buf travel as one message (an MPI datatype over
