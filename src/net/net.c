@@ -86,6 +86,21 @@ static int is_mark(const MPI_Status *st) {
   return count == 0;
 }
 
+/* Takes back one part's receive (MPI_Cancel, then its wait) unless it has
+ * completed already; a receive that matched a message completes as usual.
+ * 0 or SIMPLE_ERR_MPI. */
+static int take_back(long long *part) {
+  MPI_Request r;
+  memcpy(&r, part, sizeof r);
+  if (r == MPI_REQUEST_NULL) return 0;
+  int rc = MPI_Cancel(&r) != MPI_SUCCESS ||
+                   SIMPLE__NET_WATCHED(MPI_Wait(&r, MPI_STATUS_IGNORE)) != MPI_SUCCESS
+               ? SIMPLE_ERR_MPI
+               : 0;
+  memcpy(part, &r, sizeof r);
+  return rc;
+}
+
 /* One request's parts waited for; *tag (when not NULL) the tag its first
  * part came with, -1 where simple__net_testall completed it. */
 static int wait_one(simple__net_req_t *q, int *tag) {
@@ -106,11 +121,7 @@ static int wait_one(simple__net_req_t *q, int *tag) {
     if (live && p == 0 && q->markable && is_mark(&st)) {
       /* A mark came instead of the first part: the message's other
        * parts will never come, so their receives are taken back. */
-      for (int k = 1; k < q->nparts; k++) {
-        memcpy(&r, &q->part[k], sizeof r);
-        MPI_Cancel(&r);
-        SIMPLE__NET_WATCHED(MPI_Wait(&r, MPI_STATUS_IGNORE));
-      }
+      for (int k = 1; k < q->nparts; k++) take_back(&q->part[k]);
       return rc ? rc : SIMPLE__NET_MARK;
     }
   }
@@ -157,15 +168,8 @@ int simple__net_mark(simple__comm_t *c, int dest, int tag, simple__net_req_t *re
 int simple__net_cancel(simple__net_req_t *reqs, int count) {
   int rc = 0;
   for (int i = 0; i < count; i++)
-    for (int p = 0; p < reqs[i].nparts; p++) {
-      MPI_Request r;
-      memcpy(&r, &reqs[i].part[p], sizeof r);
-      if (r == MPI_REQUEST_NULL) continue;
-      if (MPI_Cancel(&r) != MPI_SUCCESS ||
-          SIMPLE__NET_WATCHED(MPI_Wait(&r, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
-        rc = SIMPLE_ERR_MPI;
-      memcpy(&reqs[i].part[p], &r, sizeof r);
-    }
+    for (int p = 0; p < reqs[i].nparts; p++)
+      if (take_back(&reqs[i].part[p])) rc = SIMPLE_ERR_MPI;
   return rc;
 }
 
