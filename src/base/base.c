@@ -32,7 +32,8 @@ int simple__size_sum(const size_t *counts, int first, int last, size_t *out) {
   return 0;
 }
 
-int simple__buf_grow(simple__buf_t *b, size_t bytes) {
+int simple__buf_grow_keep(simple__buf_t *b, size_t bytes, void **old) {
+  *old = NULL;
   if (b->cap >= bytes && b->p) return 0;
   size_t want = b->cap > SIZE_MAX / 2 ? bytes : b->cap * 2 > bytes ? b->cap * 2 : bytes;
   void *p = NULL;
@@ -42,10 +43,17 @@ int simple__buf_grow(simple__buf_t *b, size_t bytes) {
       return SIMPLE_ERR_NOMEM;
     want = bytes;
   }
-  free(b->p);
+  *old = b->p;
   b->p = p;
   b->cap = want;
   return 0;
+}
+
+int simple__buf_grow(simple__buf_t *b, size_t bytes) {
+  void *old;
+  int rc = simple__buf_grow_keep(b, bytes, &old);
+  free(old);
+  return rc;
 }
 
 void simple__buf_free(simple__buf_t *b) {

@@ -19,6 +19,11 @@ typedef struct {
  * posix_memalign and one free. */
 int simple__buf_grow(simple__buf_t *b, size_t bytes);
 
+/* simple__buf_grow that hands the old block (NULL if none, or if b did
+ * not grow) to the caller in *old instead of freeing it: for a buffer that
+ * other threads may still be reading when it grows (src/xchg's room). */
+int simple__buf_grow_keep(simple__buf_t *b, size_t bytes, void **old);
+
 /* Releases b's memory; b is empty afterwards. */
 void simple__buf_free(simple__buf_t *b);
 

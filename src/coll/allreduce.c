@@ -173,7 +173,8 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
   if (bytes / (simple_type_size(type) ? simple_type_size(type) : 1) != count) bytes = 0;
   simple__coll_alg_t alg =
       simple__coll_choose(root < 0 ? SIMPLE__COLL_ALLREDUCE : SIMPLE__COLL_REDUCE, n, bytes);
-  /* The scratch: accumulator and tmp (reduce_small, reduce_large). A
+  /* The scratch, in src/xchg's room (written only after the publish):
+   * accumulator and tmp (reduce_small, reduce_large). A
    * node of one thread runs recursive doubling above the small size on
    * the caller's buffers (reduce_alone): the same messages on lane 0 as
    * reduce_small's, without its copies through the scratch. */
@@ -181,7 +182,7 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
   int small = (rd && (n->threads > 1 || bytes <= SIMPLE__COLL_SMALL_REDUCE)) ||
               (alg == SIMPLE__ALG_TREE && bytes <= SIMPLE__COLL_SMALL_REDUCE);
   void *scratch = NULL;
-  if (s->thread == 0 && !err && !(scratch = simple__node_scratch(s, 2 * bytes)))
+  if (s->thread == 0 && !err && !(scratch = simple__xchg_room(s, 2 * bytes)))
     err = SIMPLE_ERR_NOMEM;
   if (small)
     return reduce_small(s, send, recv, scratch, count, type, op, want_result,

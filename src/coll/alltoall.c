@@ -48,7 +48,7 @@
  * (i -> j), i on a, j on b, in "i-major" order: all of thread i's blocks
  * for b's threads in rank order, then thread i+1's... The sender packs it
  * from its threads' send buffers into its driver's region of the node
- * scratch (r_a r_b memcpys), the receiver unpacks from its driver's region
+ * room (r_a r_b memcpys), the receiver unpacks from its driver's region
  * straight into its threads' recv buffers. A node of one thread needs neither: it sends
  * from (or receives into) its own buffer when the blocks for (from) that
  * node lie contiguously there in rank order, as they always do for the
@@ -60,21 +60,23 @@
  * overwritten, so everything is staged first: every thread packs its own
  * outgoing blocks (the node-local ones too, its block to itself excepted:
  * that one is already where it belongs) into the per-destination-node
- * message areas of the scratch, a barrier, then drivers send from there
+ * message areas of the room, a barrier, then drivers send from there
  * and copiers unpack the local area. All threads of the job must pass
  * SIMPLE_IN_PLACE, or none; a node whose threads disagree still completes
  * its transfers (other nodes must not hang) with undefined contents, and
  * returns SIMPLE_ERR_ARG on the threads whose choice differs from thread
  * 0's, SIMPLE_ERR_PEER on the others.
  *
- * Scratch (simple__node_scratch, reused from call to call): a table
- * (per-node message sizes, stage offsets, driver region offsets) that
- * thread 0 computes, then the stage (in place: the node's whole outgoing
- * volume) or the drivers' out regions (the largest message each packs),
- * then the drivers' in regions (the largest message each unpacks).
- * Thread 0 sizes it before the publish in the regular form; in the v form
- * the sizes depend on every thread's counts, so the counts are published
- * first and the scratch in a second publish.
+ * Memory, reused from call to call: thread 0's plan in the node scratch
+ * (simple__node_scratch, by call parity: it is written before the
+ * publish), a table of per-node message sizes, stage offsets and driver
+ * region offsets; the messages in src/xchg's room, shared with the other
+ * exchanges and written only after the publish: the stage (in place: the
+ * node's whole outgoing volume) or the drivers' out regions (the largest
+ * message each packs), then the drivers' in regions (the largest message
+ * each unpacks). Thread 0 plans before the publish in the regular form;
+ * in the v form the sizes depend on every thread's counts, so the counts
+ * are published first and the plan in a second publish.
  *
  * Barriers: regular 2 (publish, finish), v 3 (2 on one node); in place
  * one more. The closing barrier also carries the drivers' MPI errors to
@@ -104,8 +106,8 @@ typedef struct {
   int direct;   /* one message per block between nodes (regular form, large blocks) */
   size_t count; /* regular form: elements per block */
   size_t es;
-  unsigned char *scratch;
-  const size_t *tab; /* the table at the start of the scratch */
+  unsigned char *room; /* the messages (src/xchg's room) */
+  const size_t *tab;   /* thread 0's table (a2a_plan_t) */
   /* The call's signature (coll.h), in the tag of every node-pair message
    * (src/xchg). */
   unsigned sig;
@@ -215,14 +217,11 @@ static int node_bytes(const a2a_t *c, int k, size_t *out, size_t *in) {
   return simple__size_mul(t, c->es, in);
 }
 
-/* Thread 0: the scratch's size, and its table when tab is not NULL. The
- * same computation twice (size, then contents), so that the table lives
- * in the block it describes. */
+/* Thread 0: the room's size, and the table when tab is not NULL: the
+ * same computation twice (size, then contents), so that the table needs
+ * no room of its own while it is computed. */
 static int plan(const a2a_t *c, size_t *tab, size_t *total) {
-  size_t at, hdr, o, in, base;
-  if (simple__size_mul(T_ENTRIES(c), sizeof(size_t), &hdr) || simple__size_align(&hdr, ALIGN))
-    return SIMPLE_ERR_COUNT;
-  at = hdr;
+  size_t at = 0, o, in, base;
   for (int k = 0; k < c->P; k++) {
     if (node_bytes(c, k, &o, &in)) return SIMPLE_ERR_COUNT;
     if (tab) {
@@ -259,19 +258,37 @@ static int plan(const a2a_t *c, size_t *tab, size_t *total) {
   return 0;
 }
 
-/* Thread 0: sizes the scratch and writes its table; *out NULL when the call
- * needs none (one node, not in place). */
-static int make_scratch(simple_t *s, const a2a_t *c, unsigned char **out) {
+/* Thread 0's plan of a call, in the node scratch: the room, then the
+ * table (T_ENTRIES words). */
+typedef struct {
+  unsigned char *room;
+  size_t tab[];
+} a2a_plan_t;
+
+/* Thread 0: takes the room, writes the plan; *out NULL when the call needs
+ * neither (one node, not in place; or one message per block). */
+static int make_plan(simple_t *s, const a2a_t *c, a2a_plan_t **out) {
   *out = NULL;
   if (!c->in_place && (c->D == 0 || c->direct)) return 0;
-  size_t total;
+  size_t total, hdr;
   int err = plan(c, NULL, &total);
   if (err) return err;
-  unsigned char *p = simple__node_scratch(s, total);
-  if (!p) return SIMPLE_ERR_NOMEM;
-  plan(c, (size_t *)(void *)p, &total);
+  if (simple__size_mul(T_ENTRIES(c), sizeof(size_t), &hdr) ||
+      simple__size_add(&hdr, sizeof(a2a_plan_t)))
+    return SIMPLE_ERR_COUNT;
+  unsigned char *room = simple__xchg_room(s, total);
+  a2a_plan_t *p = simple__node_scratch(s, hdr);
+  if (!room || !p) return SIMPLE_ERR_NOMEM;
+  p->room = room;
+  plan(c, p->tab, &total);
   *out = p;
   return 0;
+}
+
+/* After the publish that handed it out: the plan's parts. */
+static void take_plan(a2a_t *c, const a2a_plan_t *p) {
+  c->room = p->room;
+  c->tab = p->tab;
 }
 
 /* ------------------------------------------------------------------------
@@ -316,7 +333,7 @@ static void stage_own(const a2a_t *c) {
     }
     for (int j = c->first_pid[k]; j < c->first_pid[k + 1]; j++) {
       size_t b = sc(c, u, j) * c->es;
-      if (b && !(ip && j == self)) memcpy(c->scratch + off, src + sd(c, u, j) * c->es, b);
+      if (b && !(ip && j == self)) memcpy(c->room + off, src + sd(c, u, j) * c->es, b);
       off += b;
     }
   }
@@ -330,7 +347,7 @@ static void local_blocks(const a2a_t *c, int lo, int hi) {
   size_t off = 0;
   const unsigned char *stage = NULL;
   if (c->in_place) {
-    stage = c->scratch + c->tab[T_STAGE(c, c->node)];
+    stage = c->room + c->tab[T_STAGE(c, c->node)];
     for (int b = 0; b < lo; b++) off += sc(c, b / r, first + b % r) * c->es;
   }
   for (int b = lo; b < hi; b++) {
@@ -357,7 +374,7 @@ static const unsigned char *block_src(const a2a_t *c, int u, int k, int j) {
   size_t b = c->count * c->es;
   if (c->in_place) {
     int rk = c->first_pid[k + 1] - c->first_pid[k];
-    return c->scratch + c->tab[T_STAGE(c, k)] +
+    return c->room + c->tab[T_STAGE(c, k)] +
            ((size_t)u * (size_t)rk + (size_t)(j - c->first_pid[k])) * b;
   }
   const unsigned char *src = src_of(c, u);
@@ -381,9 +398,9 @@ static size_t x_in_bytes(void *ctx, int k) {
 static const void *x_out(void *ctx, int k, int d) {
   const a2a_t *c = ctx;
   size_t base;
-  if (c->in_place) return c->scratch + c->tab[T_STAGE(c, k)];
+  if (c->in_place) return c->room + c->tab[T_STAGE(c, k)];
   if (direct_out(c, k, &base)) return src_of(c, 0) + base * c->es;
-  unsigned char *o = c->scratch + c->tab[T_DOUT(c, d)];
+  unsigned char *o = c->room + c->tab[T_DOUT(c, d)];
   pack(c, k, o);
   return o;
 }
@@ -394,7 +411,7 @@ static void *x_in(void *ctx, int k, int d, int *unpack) {
   const a2a_t *c = ctx;
   size_t base;
   *unpack = !direct_in(c, k, &base);
-  return *unpack ? c->scratch + c->tab[T_DIN(c, d)] : dst_of(c, 0) + base * c->es;
+  return *unpack ? c->room + c->tab[T_DIN(c, d)] : dst_of(c, 0) + base * c->es;
 }
 
 static void x_unpack(void *ctx, int k, const void *msg) { unpack(ctx, k, msg); }
@@ -437,7 +454,7 @@ static void init(a2a_t *c, simple_t *s, int v, size_t count, simple_type_t type)
   c->es = simple_type_size(type);
 }
 
-/* Everything after the scratch is known: the exchange itself. */
+/* Everything after the plan is known: the exchange itself. */
 static simple__xchg_t a2a_xchg(a2a_t *c, int bad);
 
 static int exchange(simple_t *s, a2a_t *c) {
@@ -583,18 +600,17 @@ static int alltoall_(simple_t *s, const void *send, void *recv, size_t count, si
   c.direct = c.P > 1 && total <= SIZE_MAX / (c.es ? c.es : 1) &&
              simple__coll_choose(SIMPLE__COLL_ALLTOALL, c.n, count * c.es) == SIMPLE__ALG_DIRECT;
   c.sig = sig;
-  unsigned char *scratch = NULL;
+  a2a_plan_t *pln = NULL;
   /* Thread 0 knows the whole layout already: the count is the same
    * everywhere, and so (by contract) is the in-place choice. */
-  if (!err && s->thread == 0 && count) err = make_scratch(s, &c, &scratch);
+  if (!err && s->thread == 0 && count) err = make_plan(s, &c, &pln);
   int rc;
-  const simple__slot_t *slots = simple__node_publish(s, send, recv, scratch, count, err, &rc);
+  const simple__slot_t *slots = simple__node_publish(s, send, recv, pln, count, err, &rc);
   if (!slots) return exchange_bad(s, &c, rc);
   if (count == 0) return 0; /* the same everywhere: nothing moves */
   c.slots = slots;
   c.in_place = is_in_place(&c, 0);
-  c.scratch = slots[0].ptr;
-  c.tab = (const size_t *)(const void *)c.scratch;
+  if (slots[0].ptr) take_plan(&c, slots[0].ptr);
   return exchange(s, &c);
 }
 
@@ -713,20 +729,19 @@ static int alltoallv_(simple_t *s, const void *send, const size_t *scounts, cons
     if (done) return done < 0 ? 0 : done;
   }
   /* The node's message sizes need every thread's counts: thread 0 sizes
-   * the scratch now and hands it out with a second publish. The first
+   * the room and plans now and hands them out with a second publish. The first
    * call's slots stay valid until everyone has passed the closing barrier. */
   a2a_t c;
   init(&c, s, 1, 0, type);
   c.sig = sig;
   c.slots = slots;
   c.in_place = is_in_place(&c, 0);
-  if (c.in_place || c.D > 0) { /* else one node, not in place: no scratch */
-    unsigned char *scratch = NULL;
-    err = s->thread == 0 ? make_scratch(s, &c, &scratch) : 0;
-    const simple__slot_t *second = simple__node_publish(s, NULL, NULL, scratch, 0, err, &rc);
+  if (c.in_place || c.D > 0) { /* else one node, not in place: no plan */
+    a2a_plan_t *pln = NULL;
+    err = s->thread == 0 ? make_plan(s, &c, &pln) : 0;
+    const simple__slot_t *second = simple__node_publish(s, NULL, NULL, pln, 0, err, &rc);
     if (!second) return exchange_bad(s, &c, rc);
-    c.scratch = second[0].ptr;
-    c.tab = (const size_t *)(const void *)c.scratch;
+    take_plan(&c, second[0].ptr);
   }
   return exchange(s, &c);
 }

@@ -234,7 +234,8 @@ static int scan_common(simple_t *s, const void *send, void *recv, size_t count, 
   int small = bytes <= SIMPLE__INLINE_BYTES;
   size_t stride = small ? SMALL_STRIDE : large_stride(bytes);
   void *w = NULL;
-  if (s->thread == 0 && !err && count && !(w = simple__node_scratch(s, 4 * stride)))
+  /* In src/xchg's room: written only after the publish. */
+  if (s->thread == 0 && !err && count && !(w = simple__xchg_room(s, 4 * stride)))
     err = SIMPLE_ERR_NOMEM;
   if (!small && n->threads == 1)
     return scan_alone(n, send, recv, w, stride, exclusive, count, type, op, err, sig);

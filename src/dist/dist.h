@@ -65,9 +65,10 @@ long simple__layout_cols(const simple__layout_t *l, int t);
  * what the threads use before its second, the work lists and the size
  * table, in the set of the call's parity (s->call & 1 before the first
  * barrier, which advances s->call by one: the set comes round again only
- * after another node call that every thread entered); the messages and
- * the requests it grows after the first barrier, which every thread
- * reaches only once done with the call before. The h-relation's buffers:
+ * after another node call that every thread entered); the requests it
+ * grows after the first barrier, which every thread reaches only once
+ * done with the call before, and there it asks src/xchg for the room the
+ * messages go in (shared with the other exchanges, under the same rule). The h-relation's buffers:
  * thread 0 grows the count arrays before its call's first barrier, each
  * thread its own packing buffer (hrel.c). */
 typedef struct {
@@ -83,8 +84,10 @@ typedef struct {
    * sizes and offsets (4 P words) */
   simple__buf_t *reqs;
   size_t req_room;
-  /* node: the messages, out then in */
-  simple__buf_t msg;
+  /* node: the messages, out then in, in src/xchg's room (thread 0 asks
+   * for it between the first and second barrier, the others read this
+   * after the second) */
+  unsigned char *msg;
   /* node: the next node-local piece to copy (a work queue, reset by thread
    * 0 before the call's first barrier, done with before its fourth) */
   atomic_int next;

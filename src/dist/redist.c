@@ -360,8 +360,9 @@ static int prepare(simple_t *s, const plan_t *pl, simple__dist_t **out) {
 
 /* Thread 0, between the first and the second barrier (every thread is
  * done with the call before, nobody uses these before the second): the
- * messages and the drivers' requests. */
-static int grow_messages(simple__node_t *n, const plan_t *pl, simple__dist_t *st) {
+ * messages (src/xchg's room) and the drivers' requests. */
+static int grow_messages(simple_t *s, const plan_t *pl, simple__dist_t *st) {
+  simple__node_t *n = s->node;
   /* The messages: at most what the node's threads hold, each way, plus
    * the rounding of every message's start to a cache line. */
   size_t msg = 2 * (size_t)n->nodes * SIMPLE__CACHE_LINE, b;
@@ -370,7 +371,7 @@ static int grow_messages(simple__node_t *n, const plan_t *pl, simple__dist_t *st
         part_bytes(n, &pl->dst, t, pl->es, &b) || simple__size_add(&msg, b))
       return SIMPLE_ERR_COUNT;
   }
-  if (simple__buf_grow(&st->msg, msg)) return SIMPLE_ERR_NOMEM;
+  if (!(st->msg = simple__xchg_room(s, msg))) return SIMPLE_ERR_NOMEM;
   /* A driver's requests, both ways (its messages in segments: src/xchg),
    * then its message sizes and offsets; sized before any transfer, so that
    * no driver can run short once transfers start. */
@@ -674,7 +675,7 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
   if (c.me == 0) {
     /* The messages and requests first: their growth is part of the
      * verdict. */
-    int g = bad ? 0 : grow_messages(n, &pl, st);
+    int g = bad ? 0 : grow_messages(s, &pl, st);
     if (g) mine = g, bad = 1;
     int *vp = st ? &st->vote : &vote;
     c.verdict = st ? &st->verdict : &verdict;
@@ -697,7 +698,7 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
   c.ooff = c.osz + c.P;
   c.isz = c.ooff + c.P;
   c.ioff = c.isz + c.P;
-  c.mout = st->msg.p;
+  c.mout = st->msg;
   return exchange(s, &c);
 }
 

@@ -114,7 +114,9 @@ int simple__node_lead_done(simple_t *s, int rc);
  * `bytes` for the coming call (64-byte aligned), reused from call to call
  * and grown when needed; NULL if out of memory. Publish it through the
  * slot's ptr for the others. Two blocks alternate by call parity, so a
- * block is never grown while a slower thread still reads it. */
+ * block is never grown while a slower thread still reads it: for what is
+ * written before the publish (tables). Memory written only after it
+ * belongs in src/xchg's room, one block for the node. */
 void *simple__node_scratch(simple_t *s, size_t bytes);
 
 /* Scans elements [lo, hi) of every thread's buffers (slots' send -> recv)

@@ -43,6 +43,7 @@ static int lanes_open(simple__node_t *n) {
 static void lanes_close(simple__node_t *n) {
   void **slot = simple__layer_slot(n, &simple__xchg_key);
   simple__xchg_lanes_t *L = *slot;
+  simple__xchg_room_release(); /* the layer's other job-long state (room.c) */
   if (!L) return;
   for (int l = 0; l < L->n; l++) simple__comm_free(&L->lane[l]);
   L->n = 0;
