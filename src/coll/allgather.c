@@ -16,9 +16,10 @@
  * thread returns SIMPLE_ERR_PEER, the offender its code). MPI forbids the
  * send block inside the receive buffer (without MPI_IN_PLACE, which
  * src/net does not offer), hence the
- * separate node block; receiving into the scratch rather than into the
- * master's recv lets every thread copy out at once and return without a
- * closing barrier (the scratch alternates by call).
+ * separate node block; receiving into the scratch (src/xchg's room)
+ * rather than into the master's recv lets every thread copy out at once
+ * and return without a closing barrier (the room is written again only
+ * after the next call's publish, which every thread must reach).
  * Cost: 3b (publish, node block complete, exchange done: one more than the
  * header's 2b) + r n/B + allgather among P of r n bytes + p n/B. */
 #include <stdint.h>
@@ -44,15 +45,24 @@ static size_t dsp(const layout_t *l, int i) {
 /* The verdict word that leads every node's block among nodes. */
 #define WORD sizeof(long long)
 
-/* Thread 0: the node's scratch for the exchange among nodes, with its
- * table: node block (word + blocks, nb) | packed result (ab) | bytes per
- * node (word included) | their offsets. NULL if out of memory. */
-static unsigned char *plan(simple_t *s, const layout_t *l, size_t nb, size_t ab, size_t es) {
+/* Thread 0's plan of the exchange among nodes: the memory, in src/xchg's
+ * room (written only after the publish): node block (word + blocks, nb)
+ * | packed result (ab); in the node scratch (written before it): the
+ * bytes per node (word included), then their offsets. */
+typedef struct {
+  unsigned char *room;
+  size_t nbytes[]; /* [2 P] */
+} ag_plan_t;
+
+/* Thread 0: the plan; NULL if out of memory. */
+static ag_plan_t *plan(simple_t *s, const layout_t *l, size_t nb, size_t ab, size_t es) {
   simple__node_t *n = s->node;
   int P = n->nodes;
-  unsigned char *w = simple__node_scratch(s, nb + ab + 2 * (size_t)P * sizeof(size_t));
-  if (!w) return NULL;
-  size_t *nbytes = (size_t *)(void *)(w + nb + ab), *ndispl = nbytes + P, at = 0;
+  unsigned char *room = simple__xchg_room(s, nb + ab);
+  ag_plan_t *pl = simple__node_scratch(s, sizeof *pl + 2 * (size_t)P * sizeof(size_t));
+  if (!room || !pl) return NULL;
+  pl->room = room;
+  size_t *nbytes = pl->nbytes, *ndispl = nbytes + P, at = 0;
   for (int k = 0; k < P; k++) {
     size_t e = 0;
     for (int i = n->first_pid[k]; i < n->first_pid[k + 1]; i++) e += cnt(l, i);
@@ -60,7 +70,7 @@ static unsigned char *plan(simple_t *s, const layout_t *l, size_t nb, size_t ab,
     ndispl[k] = at;
     at += nbytes[k];
   }
-  return w;
+  return pl;
 }
 
 /* After the direct path's exchange failed: which node to blame. The
@@ -228,22 +238,22 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
    * takes part (its thread 0 plans the exchange from its own arguments,
    * which must give the sizes: count and type, and counts in the v form),
    * so that every node returns SIMPLE_ERR_PEER (the offender its code). */
-  void *scratch = NULL;
+  ag_plan_t *mine = NULL;
   size_t nb = ALIGN_UP(WORD + node_elems * es), ab = ALIGN_UP(all * es + (size_t)P * WORD);
   int plannable = es && (!v || counts) && all && all <= (size_t)PTRDIFF_MAX / es;
   if (me == 0 && plannable && !err) {
-    if (!(scratch = plan(s, &l, nb, ab, es))) err = SIMPLE_ERR_NOMEM;
+    if (!(mine = plan(s, &l, nb, ab, es))) err = SIMPLE_ERR_NOMEM;
   }
   int rc;
-  const simple__slot_t *slots = simple__node_publish(s, send, recv, scratch, count, err, &rc);
+  const simple__slot_t *slots = simple__node_publish(s, send, recv, mine, count, err, &rc);
   if (!slots) {
     if (rc != SIMPLE_ERR_FATAL && me == 0 && plannable) {
-      unsigned char *w = scratch ? scratch : plan(s, &l, nb, ab, es);
-      if (w) {
-        const size_t *nbytes = (const size_t *)(w + nb + ab);
+      const ag_plan_t *pl = mine ? mine : plan(s, &l, nb, ab, es);
+      if (pl) {
         long long one = 1;
-        memcpy(w, &one, WORD);
-        simple__comm_allgatherv(simple__coll_comm(n), w, nbytes, nbytes + P, w + nb);
+        memcpy(pl->room, &one, WORD);
+        simple__comm_allgatherv(simple__coll_comm(n), pl->room, pl->nbytes, pl->nbytes + P,
+                                pl->room + nb);
       }
     }
     return rc;
@@ -253,8 +263,9 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
     if (slots[u].n != counts[first + u]) bad = 1;
   /* all == 0: the same verdict on every thread of every node. */
   if (all == 0) return bad ? (mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER) : 0;
-  unsigned char *w = slots[0].ptr, *packed = w + nb;
-  const size_t *nbytes = (const size_t *)(packed + ab);
+  const ag_plan_t *pl = slots[0].ptr;
+  unsigned char *w = pl->room, *packed = w + nb;
+  const size_t *nbytes = pl->nbytes;
   if (count && !bad) memcpy(w + WORD + my_off * es, send, count * es);
   if (me == 0) {
     /* The call's signature rides above the verdict bit (src/node's check

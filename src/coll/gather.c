@@ -14,6 +14,8 @@
  * a staging area (scratch) that the driver packs or unpacks. A closing
  * barrier keeps the root (whose big buffer the others use) in the call
  * until all transfers and copies are done, and carries the drivers' codes.
+ * Every node's scratch is src/xchg's room: one thread takes it, and it is
+ * written only after the publish that hands it out.
  *
  * Other nodes: the node's blocks travel as one message, assembled in the
  * scratch (gather: every thread copies its block in, a barrier, the driver
@@ -387,7 +389,7 @@ static int root_args(simple_t *s, rooted_t *c) {
     c->own = c->count ? (unsigned char *)c->big + dsp(&c->l, c->root) * c->es : c->big;
   }
   if (!err && c->v) err = staging_bytes(s->node, &c->l, c->root_node, c->es, &stage);
-  if (!err && stage && !(c->scratch = simple__node_scratch(s, stage))) err = SIMPLE_ERR_NOMEM;
+  if (!err && stage && !(c->scratch = simple__xchg_room(s, stage))) err = SIMPLE_ERR_NOMEM;
   return err;
 }
 
@@ -409,7 +411,7 @@ static int rooted_args(simple_t *s, rooted_t *c) {
   size_t node_bytes = 0;
   if (!err && !c->v && n->node != c->root_node && n->threads > 1 && s->thread == 0 &&
       !(err = simple__size_mul(c->count * c->es, (size_t)n->threads, &node_bytes)) && node_bytes &&
-      !(c->scratch = simple__node_scratch(s, node_bytes)))
+      !(c->scratch = simple__xchg_room(s, node_bytes)))
     err = SIMPLE_ERR_NOMEM;
   return err;
 }
@@ -479,7 +481,7 @@ static const simple__slot_t *v_node_message(simple_t *s, const simple__slot_t *s
     *total += slots[u].n * es; /* each was checked not to overflow alone */
     if (*total < slots[u].n * es) err = SIMPLE_ERR_COUNT;
   }
-  if (me == 0 && !err && *total && !(scratch = simple__node_scratch(s, *total)))
+  if (me == 0 && !err && *total && !(scratch = simple__xchg_room(s, *total)))
     err = SIMPLE_ERR_NOMEM;
   return simple__node_publish(s, NULL, NULL, scratch, *total, err, rc);
 }

@@ -7,8 +7,9 @@
 #include "base/buf.h"
 #include "xchg/xchg.h"
 
-/* A block the room outgrew, freed once thread 0 has passed the publish
- * numbered `at` (its s->call when the room grew). */
+/* A block the room outgrew, freed once a requester has passed the publish
+ * numbered `at` (the s->call of the one that grew it: every thread of the
+ * node counts the same publishes). */
 typedef struct retired {
   void *p;
   size_t bytes;
@@ -16,14 +17,15 @@ typedef struct retired {
   struct retired *next;
 } retired_t;
 
-/* One job at a time runs in a process (simple_run), and only thread 0 of
- * its one node touches these: no lock. */
+/* One job at a time runs in a process (simple_run), and one thread of its
+ * one node per call touches these, after a barrier that every thread of
+ * the call before passed after that call's request: no lock. */
 static simple__buf_t room;
 static retired_t *retired;
 
-/* Frees the blocks retired before a publish that thread 0 (now at publish
- * `now`) has since passed: every thread of the node arrived there, so
- * none still reads them. */
+/* Frees the blocks retired before a publish that the caller (now at
+ * publish `now`) has since passed: every thread of the node arrived
+ * there, so none still reads them. */
 static void free_retired(unsigned now, int all) {
   retired_t **pp = &retired;
   while (*pp) {

@@ -150,20 +150,23 @@ static inline int simple__xchg_rooted_lane(const simple__node_t *n, int k, int r
  * The message room: the node's memory for the node-pair messages of an
  * exchange (packed before they leave, landed before they are unpacked),
  * one block shared by every client (simple_alltoall(v), the
- * redistributions, and the accumulators of the reductions and scans
+ * redistributions, gather(v)/scatter(v)'s node messages, the packed
+ * allgather(v)'s blocks, and the accumulators of the reductions and scans
  * among nodes), so that a node holds the largest volume any one call
  * needed, not one block per client (nor two, by call parity, as the node
  * scratch of src/node keeps for what is written before a publish).
  * Rules for a client:
- *   - thread 0 asks for it, before or after the call's first publish
- *     (node_sync.h), and hands the address to the other threads;
+ *   - one thread asks for it per call (thread 0; a rooted call's root on
+ *     its node), before or after the call's first publish (node_sync.h),
+ *     and hands the address to the other threads through a publish or a
+ *     barrier (which orders it after the request of the call before);
  *   - the room's bytes are written only after the call's first publish:
  *     every thread of the node has left the call before (a redistribution
  *     returns without a closing barrier, its threads may still unpack),
  *     and so done with what that call left in the room;
  *   - they are read until the thread leaves the call.
- * When the room grows, the old block stays allocated until thread 0 has
- * passed a publish after the growth (freed at a later request), since a
+ * When the room grows, the old block stays allocated until the
+ * requesting thread has passed a publish after the growth (freed at a later request), since a
  * thread of the call before may still read it; on a node of one thread
  * it goes at once. Returns the room (64-byte
  * aligned, at least `bytes`), or NULL if out of memory (the room as it
@@ -171,7 +174,7 @@ static inline int simple__xchg_rooted_lane(const simple__node_t *n, int k, int r
  * doubling, and one free later. */
 void *simple__xchg_room(simple_t *s, size_t bytes);
 /* Bytes of the room, and in *waiting (if not NULL) those of the blocks it
- * outgrew that wait to be freed. Thread 0. */
+ * outgrew that wait to be freed. Under the same rule as a request. */
 size_t simple__xchg_room_bytes(size_t *waiting);
 /* Frees the room (when the job ends: every thread has left). */
 void simple__xchg_room_release(void);

@@ -1,15 +1,16 @@
 /* The exchange engine's message room (src/xchg/room.c), shared by
- * simple_alltoall, the redistributions and the reductions, under every
- * job layout:
+ * simple_alltoall, the redistributions, the reductions, gather, scatter
+ * and allgatherv, under every job layout:
  *   - calls of every kind back to back, growing and shrinking, with no
  *     barrier between them (a redistribution over threads returns while
  *     its threads may still unpack from the room), every received element
  *     compared with its closed form, so that a room reused or freed under
  *     a reader shows as wrong data (or, under ASan, a use after free);
  *   - on several nodes, on thread 0: a redistribution whose messages fit
- *     in the room an alltoall grew allocates nothing, nor does an alltoall
- *     or an allreduce in the room a redistribution grew (one room, not
- *     one per client), and a block the room outgrew is freed two calls
+ *     in the room an alltoall grew allocates nothing, nor do an alltoall,
+ *     an allreduce, a gather, a scatter and an allgatherv in the room a
+ *     redistribution grew, nor in the node scratch (one room, not one per
+ *     client), and a block the room outgrew is freed two calls
  *     later;
  *   - the rule for such a block, driven directly on thread 0 (kept until a
  *     publish has passed, freed at the next request). Links the static
@@ -46,6 +47,52 @@ static void allreduce(simple_t *s, size_t count) {
   for (size_t i = 0; i < count; i++) CHECK(y[i] == (double)(p * (p - 1) / 2 + p * (long long)i));
   free(x);
   free(y);
+}
+
+/* A gather to the last processor, then a scatter from it (blocks in
+ * reverse order): element e of pid's block is pid 1e6 + e both ways. */
+static double rooted_val(int pid, size_t e) { return pid * 1e6 + (double)e; }
+static void gather_scatter(simple_t *s, size_t count) {
+  int p = simple_nprocs(s), me = simple_pid(s), root = p - 1;
+  double *own = malloc(sizeof(double) * count), *big = NULL;
+  CHECK(own);
+  if (me == root) CHECK((big = malloc(sizeof(double) * count * (size_t)p)) != NULL);
+  for (size_t e = 0; e < count; e++) own[e] = rooted_val(me, e);
+  CHECK_OK(simple_gather(s, own, big, count, SIMPLE_DOUBLE, root));
+  if (me == root)
+    for (int i = 0; i < p; i++)
+      for (size_t e = 0; e < count; e++) CHECK(big[(size_t)i * count + e] == rooted_val(i, e));
+  if (me == root)
+    for (int i = 0; i < p; i++)
+      for (size_t e = 0; e < count; e++) big[(size_t)i * count + e] = rooted_val(p - 1 - i, e);
+  CHECK_OK(simple_scatter(s, big, own, count, SIMPLE_DOUBLE, root));
+  for (size_t e = 0; e < count; e++) CHECK(own[e] == rooted_val(p - 1 - me, e));
+  free(own);
+  free(big);
+}
+
+/* allgatherv (always packed among nodes: its node blocks and result in
+ * the room), pid's block of pid % 3 + count elements, pid 1e6 + e. */
+static void allgatherv(simple_t *s, size_t count) {
+  int p = simple_nprocs(s), me = simple_pid(s);
+  size_t *counts = malloc(sizeof(size_t) * (size_t)p), *displs = malloc(sizeof(size_t) * (size_t)p);
+  CHECK(counts && displs);
+  size_t all = 0;
+  for (int i = 0; i < p; i++) {
+    counts[i] = (size_t)(i % 3) + count;
+    displs[i] = all;
+    all += counts[i];
+  }
+  double *own = malloc(sizeof(double) * counts[me]), *res = malloc(sizeof(double) * all);
+  CHECK(own && res);
+  for (size_t e = 0; e < counts[me]; e++) own[e] = rooted_val(me, e);
+  CHECK_OK(simple_allgatherv(s, own, counts[me], res, counts, displs, SIMPLE_DOUBLE));
+  for (int i = 0; i < p; i++)
+    for (size_t e = 0; e < counts[i]; e++) CHECK(res[displs[i] + e] == rooted_val(i, e));
+  free(own);
+  free(res);
+  free(counts);
+  free(displs);
 }
 
 /* Rows dealt out in blocks to columns dealt out in blocks, element (i, j)
@@ -110,6 +157,12 @@ static void retire_rule(simple_t *s) {
   CHECK_OK(simple_barrier(s));
 }
 
+/* Thread 0: the node scratch's bytes (src/node, both blocks); 0 elsewhere. */
+static size_t node_scratch(simple_t *s) {
+  if (simple_thread(s) != 0) return 0;
+  return s->node->scratch[0].cap + s->node->scratch[1].cap;
+}
+
 static void run(simple_t *s, void *arg) {
   (void)arg;
   int p = simple_nprocs(s);
@@ -146,6 +199,15 @@ static void run(simple_t *s, void *arg) {
     allreduce(s, 16384);
     after = room_now(s, &w);
     CHECK_EQ(after, before);
+    /* So do a gather's and a scatter's node messages (at most the node's
+     * r 128 KiB) and an allgatherv's blocks and result (about 128 KiB). */
+    size_t scratch = node_scratch(s);
+    gather_scatter(s, 16384);
+    allgatherv(s, 16384 / (size_t)p);
+    after = room_now(s, &w);
+    CHECK_EQ(after, before);
+    /* ... and not in the node scratch either (tables only). */
+    CHECK_EQ(node_scratch(s), scratch);
   }
   /* Back to back: a redistribution, then an alltoall that outgrows its
    * room (2 r_k n^2 / p doubles a node pair against n^2 r / p each way)
@@ -162,6 +224,8 @@ static void run(simple_t *s, void *arg) {
     alltoall(s, counts[k]);
     redistribute(s, sizes[k]);
     allreduce(s, 3 * counts[(k + 1) % 5]);
+    gather_scatter(s, counts[(k + 3) % 5]);
+    allgatherv(s, counts[(k + 4) % 5]);
     redistribute(s, sizes[(k + 2) % 5]);
   }
   retire_rule(s);
