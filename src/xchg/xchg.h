@@ -147,11 +147,11 @@ static inline int simple__xchg_rooted_lane(const simple__node_t *n, int k, int r
 }
 
 /* ------------------------------------------------------------------------
- * The message room: the node's memory for the node-pair messages of an
- * exchange (packed before they leave, landed before they are unpacked),
- * one block shared by every client (simple_alltoall(v), the
- * redistributions, gather(v)/scatter(v)'s node messages, the packed
- * allgather(v)'s blocks, and the accumulators of the reductions and scans
+ * The message room: the node's memory for what crosses between nodes
+ * (messages packed before they leave or landed before they are unpacked,
+ * the reductions' accumulators), one block shared by every client
+ * (simple_alltoall(v), the redistributions, gather(v)/scatter(v)'s node
+ * messages, the packed allgather(v)'s blocks, the reductions and scans
  * among nodes), so that a node holds the largest volume any one call
  * needed, not one block per client (nor two, by call parity, as the node
  * scratch of src/node keeps for what is written before a publish).
@@ -165,13 +165,13 @@ static inline int simple__xchg_rooted_lane(const simple__node_t *n, int k, int r
  *     returns without a closing barrier, its threads may still unpack),
  *     and so done with what that call left in the room;
  *   - they are read until the thread leaves the call.
- * When the room grows, the old block stays allocated until the
- * requesting thread has passed a publish after the growth (freed at a later request), since a
- * thread of the call before may still read it; on a node of one thread
- * it goes at once. Returns the room (64-byte
- * aligned, at least `bytes`), or NULL if out of memory (the room as it
- * was). Cost: a compare when it fits; else one allocation, at least
- * doubling, and one free later. */
+ * When the room grows, the old block stays allocated until a requester
+ * has passed a publish after the growth (it is freed at that request),
+ * since a thread of the call before may still read it; on a node of one
+ * thread it goes at once. Returns the room (64-byte aligned, at least
+ * `bytes`), or NULL if out of memory (the room as it was). Cost: a
+ * compare when it fits; else one allocation, at least doubling, and one
+ * free later. */
 void *simple__xchg_room(simple_t *s, size_t bytes);
 /* Bytes of the room, and in *waiting (if not NULL) those of the blocks it
  * outgrew that wait to be freed. Under the same rule as a request. */
