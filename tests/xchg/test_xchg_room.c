@@ -10,8 +10,7 @@
  *     in the room an alltoall grew allocates nothing, nor do an alltoall,
  *     an allreduce, a gather, a scatter and an allgatherv in the room a
  *     redistribution grew, nor in the node scratch (one room, not one per
- *     client), and a block the room outgrew is freed two calls
- *     later;
+ *     client), and a block the room outgrew is freed two calls later;
  *   - the rule for such a block, driven directly on thread 0 (kept until a
  *     publish has passed, freed at the next request). Links the static
  *     library: the room is internal. */
@@ -117,7 +116,7 @@ static void redistribute(simple_t *s, long n) {
 }
 
 /* Thread 0: the room's bytes and those waiting to be freed; elsewhere
- * -1 and 0 (only thread 0 touches the room). */
+ * -1 and 0 (in these calls thread 0 is the one that asks for the room). */
 static long long room_now(simple_t *s, long long *waiting) {
   *waiting = 0;
   if (simple_thread(s) != 0) return -1;
