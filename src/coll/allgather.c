@@ -45,24 +45,16 @@ static size_t dsp(const layout_t *l, int i) {
 /* The verdict word that leads every node's block among nodes. */
 #define WORD sizeof(long long)
 
-/* Thread 0's plan of the exchange among nodes: the memory, in src/xchg's
- * room (written only after the publish): node block (word + blocks, nb)
- * | packed result (ab); in the node scratch (written before it): the
- * bytes per node (word included), then their offsets. */
-typedef struct {
-  unsigned char *room;
-  size_t nbytes[]; /* [2 P] */
-} ag_plan_t;
-
-/* Thread 0: the plan; NULL if out of memory. */
-static ag_plan_t *plan(simple_t *s, const layout_t *l, size_t nb, size_t ab, size_t es) {
+/* Thread 0's plan of the exchange among nodes (coll.h): in the room,
+ * node block (word + blocks, nb) | packed result (ab); its table, the
+ * bytes per node (word included), then their offsets (2 P words). NULL
+ * if out of memory. */
+static simple__coll_plan_t *plan(simple_t *s, const layout_t *l, size_t nb, size_t ab, size_t es) {
   simple__node_t *n = s->node;
   int P = n->nodes;
-  unsigned char *room = simple__xchg_room(s, nb + ab);
-  ag_plan_t *pl = simple__node_scratch(s, sizeof *pl + 2 * (size_t)P * sizeof(size_t));
-  if (!room || !pl) return NULL;
-  pl->room = room;
-  size_t *nbytes = pl->nbytes, *ndispl = nbytes + P, at = 0;
+  simple__coll_plan_t *pl;
+  if (simple__coll_plan(s, nb + ab, 2 * (size_t)P, &pl)) return NULL;
+  size_t *nbytes = pl->tab, *ndispl = nbytes + P, at = 0;
   for (int k = 0; k < P; k++) {
     size_t e = 0;
     for (int i = n->first_pid[k]; i < n->first_pid[k + 1]; i++) e += cnt(l, i);
@@ -238,7 +230,7 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
    * takes part (its thread 0 plans the exchange from its own arguments,
    * which must give the sizes: count and type, and counts in the v form),
    * so that every node returns SIMPLE_ERR_PEER (the offender its code). */
-  ag_plan_t *mine = NULL;
+  simple__coll_plan_t *mine = NULL;
   size_t nb = ALIGN_UP(WORD + node_elems * es), ab = ALIGN_UP(all * es + (size_t)P * WORD);
   int plannable = es && (!v || counts) && all && all <= (size_t)PTRDIFF_MAX / es;
   if (me == 0 && plannable && !err) {
@@ -248,11 +240,11 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
   const simple__slot_t *slots = simple__node_publish(s, send, recv, mine, count, err, &rc);
   if (!slots) {
     if (rc != SIMPLE_ERR_FATAL && me == 0 && plannable) {
-      const ag_plan_t *pl = mine ? mine : plan(s, &l, nb, ab, es);
+      const simple__coll_plan_t *pl = mine ? mine : plan(s, &l, nb, ab, es);
       if (pl) {
         long long one = 1;
         memcpy(pl->room, &one, WORD);
-        simple__comm_allgatherv(simple__coll_comm(n), pl->room, pl->nbytes, pl->nbytes + P,
+        simple__comm_allgatherv(simple__coll_comm(n), pl->room, pl->tab, pl->tab + P,
                                 pl->room + nb);
       }
     }
@@ -263,9 +255,9 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
     if (slots[u].n != counts[first + u]) bad = 1;
   /* all == 0: the same verdict on every thread of every node. */
   if (all == 0) return bad ? (mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER) : 0;
-  const ag_plan_t *pl = slots[0].ptr;
+  const simple__coll_plan_t *pl = slots[0].ptr;
   unsigned char *w = pl->room, *packed = w + nb;
-  const size_t *nbytes = pl->nbytes;
+  const size_t *nbytes = pl->tab;
   if (count && !bad) memcpy(w + WORD + my_off * es, send, count * es);
   if (me == 0) {
     /* The call's signature rides above the verdict bit (src/node's check

@@ -107,7 +107,7 @@ typedef struct {
   size_t count; /* regular form: elements per block */
   size_t es;
   unsigned char *room; /* the messages (src/xchg's room) */
-  const size_t *tab;   /* thread 0's table (a2a_plan_t) */
+  const size_t *tab;   /* thread 0's table (its plan's) */
   /* The call's signature (coll.h), in the tag of every node-pair message
    * (src/xchg). */
   unsigned sig;
@@ -258,35 +258,21 @@ static int plan(const a2a_t *c, size_t *tab, size_t *total) {
   return 0;
 }
 
-/* Thread 0's plan of a call, in the node scratch: the room, then the
- * table (T_ENTRIES words). */
-typedef struct {
-  unsigned char *room;
-  size_t tab[];
-} a2a_plan_t;
-
-/* Thread 0: takes the room, writes the plan; *out NULL when the call needs
- * neither (one node, not in place; or one message per block). */
-static int make_plan(simple_t *s, const a2a_t *c, a2a_plan_t **out) {
+/* Thread 0: takes the room, writes the plan (its table: T_ENTRIES
+ * words); *out NULL when the call needs neither (one node, not in place;
+ * or one message per block). */
+static int make_plan(simple_t *s, const a2a_t *c, simple__coll_plan_t **out) {
   *out = NULL;
   if (!c->in_place && (c->D == 0 || c->direct)) return 0;
-  size_t total, hdr;
+  size_t total;
   int err = plan(c, NULL, &total);
-  if (err) return err;
-  if (simple__size_mul(T_ENTRIES(c), sizeof(size_t), &hdr) ||
-      simple__size_add(&hdr, sizeof(a2a_plan_t)))
-    return SIMPLE_ERR_COUNT;
-  unsigned char *room = simple__xchg_room(s, total);
-  a2a_plan_t *p = simple__node_scratch(s, hdr);
-  if (!room || !p) return SIMPLE_ERR_NOMEM;
-  p->room = room;
-  plan(c, p->tab, &total);
-  *out = p;
-  return 0;
+  if (!err) err = simple__coll_plan(s, total, T_ENTRIES(c), out);
+  if (!err) plan(c, (*out)->tab, &total);
+  return err;
 }
 
 /* After the publish that handed it out: the plan's parts. */
-static void take_plan(a2a_t *c, const a2a_plan_t *p) {
+static void take_plan(a2a_t *c, const simple__coll_plan_t *p) {
   c->room = p->room;
   c->tab = p->tab;
 }
@@ -600,7 +586,7 @@ static int alltoall_(simple_t *s, const void *send, void *recv, size_t count, si
   c.direct = c.P > 1 && total <= SIZE_MAX / (c.es ? c.es : 1) &&
              simple__coll_choose(SIMPLE__COLL_ALLTOALL, c.n, count * c.es) == SIMPLE__ALG_DIRECT;
   c.sig = sig;
-  a2a_plan_t *pln = NULL;
+  simple__coll_plan_t *pln = NULL;
   /* Thread 0 knows the whole layout already: the count is the same
    * everywhere, and so (by contract) is the in-place choice. */
   if (!err && s->thread == 0 && count) err = make_plan(s, &c, &pln);
@@ -728,16 +714,17 @@ static int alltoallv_(simple_t *s, const void *send, const size_t *scounts, cons
     int done = unpack_v(slots, s->thread, recv, rcounts, rdispls, p, type);
     if (done) return done < 0 ? 0 : done;
   }
-  /* The node's message sizes need every thread's counts: thread 0 sizes
-   * the room and plans now and hands them out with a second publish. The first
-   * call's slots stay valid until everyone has passed the closing barrier. */
+  /* The node's message sizes need every thread's counts: thread 0 takes
+   * the room and plans now, and hands them out with a second publish. The
+   * first call's slots stay valid until everyone has passed the closing
+   * barrier. */
   a2a_t c;
   init(&c, s, 1, 0, type);
   c.sig = sig;
   c.slots = slots;
   c.in_place = is_in_place(&c, 0);
   if (c.in_place || c.D > 0) { /* else one node, not in place: no plan */
-    a2a_plan_t *pln = NULL;
+    simple__coll_plan_t *pln = NULL;
     err = s->thread == 0 ? make_plan(s, &c, &pln) : 0;
     const simple__slot_t *second = simple__node_publish(s, NULL, NULL, pln, 0, err, &rc);
     if (!second) return exchange_bad(s, &c, rc);

@@ -159,6 +159,31 @@ static inline int simple__coll_verdict(simple_t *s, int rc) {
   return __builtin_expect(rc == SIMPLE_ERR_FATAL, 0) && s->mismatch ? simple__coll_mismatch(s) : rc;
 }
 
+/* A collective's plan among nodes, made by thread 0 and handed to the
+ * node's threads through its slot's ptr: the message room (src/xchg,
+ * written only after the publish) and a table of `words` size_t in the
+ * node scratch (written before it, hence by call parity). 0,
+ * SIMPLE_ERR_COUNT or SIMPLE_ERR_NOMEM (*out NULL then). Cost: two
+ * compares when both fit. */
+typedef struct {
+  unsigned char *room;
+  size_t tab[];
+} simple__coll_plan_t;
+static inline int simple__coll_plan(simple_t *s, size_t room_bytes, size_t words,
+                                    simple__coll_plan_t **out) {
+  size_t bytes;
+  *out = NULL;
+  if (simple__size_mul(words, sizeof(size_t), &bytes) ||
+      simple__size_add(&bytes, sizeof(simple__coll_plan_t)))
+    return SIMPLE_ERR_COUNT;
+  unsigned char *room = simple__xchg_room(s, room_bytes);
+  simple__coll_plan_t *p = simple__node_scratch(s, bytes);
+  if (!room || !p) return SIMPLE_ERR_NOMEM;
+  p->room = room;
+  *out = p;
+  return 0;
+}
+
 /* Between nodes, where a verdict word from every node reaches every node
  * (allgather): word k (at base + off[k], the signature above bit 0) holds
  * node k's signature. Returns SIMPLE_ERR_ARG if node `me`'s differs from

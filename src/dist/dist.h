@@ -68,9 +68,9 @@ long simple__layout_cols(const simple__layout_t *l, int t);
  * after another node call that every thread entered); the requests it
  * grows after the first barrier, which every thread reaches only once
  * done with the call before, and there it asks src/xchg for the room the
- * messages go in (shared with the other exchanges, under the same rule). The h-relation's buffers:
- * thread 0 grows the count arrays before its call's first barrier, each
- * thread its own packing buffer (hrel.c). */
+ * messages go in (shared with the other exchanges, under the same rule).
+ * The h-relation's buffers: thread 0 grows the count arrays before its
+ * call's first barrier, each thread its own packing buffer (hrel.c). */
 typedef struct {
   int r, p, P;
   /* by call parity, per thread: work lists of the redistribution builder */
