@@ -54,11 +54,11 @@
  * 5 n m log2(n m) / (P F) of FFTs, 32 n m / (P B) of gathering columns,
  * plus one R(16 n m / nodes) (transposed output) or two (natural), or on
  * one node 2 b instead; memory: on several nodes a scratch array of the
- * thread's block of columns (16 max(n, m) ceil(min(n, m) / P) bytes; for
- * transposed output of a non-square array possibly a second one for the
- * rows), on one node one only for transposed output, and a column buffer
- * of 16 r k bytes (k = 16 columns; on several nodes k halves down to 4
- * while the buffer exceeds 256 KiB), kept in the plan, beside the
+ * thread's block of columns (16 max(n, m) ceil(min(n, m) / P) bytes) and
+ * a second one for its rows when 16 n m / P <= 1 MiB (and for transposed
+ * output of a non-square array when out is smaller than the rows), on one
+ * node one only for transposed output, and a column buffer of 16 r k bytes (k = 16 columns; on
+ * several nodes k halves down to 4 while the buffer exceeds 256 KiB), kept in the plan, beside the
  * caller's in and out.
  *
  * FFTW plans. 1D plans are made once per (length, direction, in-place or
@@ -137,7 +137,9 @@ SIMPLE_API int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned
  * before get 1D plans of their own at the first call (planned then, with
  * the plan's rigor; if FFTW cannot, an unaligned plan made by
  * simple_fft2d_plan serves).
- * Cost: the 2D FFT above, plus one allreduce of one word (the verdict). */
+ * Cost: the 2D FFT above; the verdict is the first redistribution's own
+ * for arrays of up to 1 MiB per thread (on several nodes), else an empty
+ * redistribution before it (one node: an allreduce inside the node). */
 SIMPLE_API int simple_fft2d_execute(simple_t *s, simple_fft2d_t *plan, const double _Complex *in,
                                     double _Complex *out);
 

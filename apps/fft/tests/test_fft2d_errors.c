@@ -31,6 +31,73 @@ static void good_call(simple_t *s, long n, long m) {
   free(out);
 }
 
+/* The sentinel fill_sentinel writes, still in out[0, len). */
+static void fill_sentinel(cplx *out, size_t len) {
+  for (size_t i = 0; i < len; i++) out[i] = (double)i + 0.5 * I;
+}
+static int sentinel_intact(const cplx *out, size_t len) {
+  for (size_t i = 0; i < len; i++)
+    if (out[i] != (double)i + 0.5 * I) return 0;
+  return 1;
+}
+
+/* A failing execute: code `want` on this thread, and out untouched on
+ * every thread (the verdict comes before any data moves). */
+#define CHECK_FAILS(call, want, out, len) \
+  do {                                    \
+    fill_sentinel(out, len);              \
+    CHECK_RC(call, want);                 \
+    CHECK(sentinel_intact(out, len));     \
+  } while (0)
+
+/* Executes of an n x m array (every thread has rows of both layouts: n,
+ * m >= P): bad arguments on every thread and on one thread, with either
+ * output layout; then good calls. */
+static void execute_errors(simple_t *s, long n, long m) {
+  int P = simple_nprocs(s), last = P - 1;
+  const unsigned E = SIMPLE_FFT_ESTIMATE;
+  long rows_in, rows_out;
+  CHECK_OK(simple_fft2d_local(s, n, m, 0, &rows_in, NULL));
+  CHECK_OK(simple_fft2d_local(s, n, m, 1, &rows_out, NULL));
+  CHECK(rows_in > 0 && rows_out > 0);
+  size_t big = (size_t)((rows_in > rows_out ? rows_in : rows_out) * (n > m ? n : m));
+  cplx *a = calloc(big + 1, sizeof(cplx)), *b = calloc(big + 1, sizeof(cplx));
+  CHECK(a && b);
+  CHECK_OK(simple_fft2d_fill(s, n, m, 0, 5, a));
+  simple_fft2d_t *nat, *tr;
+  CHECK_OK(simple_fft2d_plan(s, n, m, SIMPLE_FFT_FORWARD, E, &nat));
+  CHECK_OK(simple_fft2d_plan(s, n, m, SIMPLE_FFT_FORWARD, E | SIMPLE_FFT_TRANSPOSED_OUT, &tr));
+  CHECK_RC(simple_fft2d_execute(NULL, nat, a, b), SIMPLE_ERR_NOT_IN_JOB);
+  CHECK_FAILS(simple_fft2d_execute(s, NULL, a, b), SIMPLE_ERR_ARG, b, big);
+  for (int k = 0; k < 2; k++) {
+    simple_fft2d_t *q = k ? tr : nat;
+    CHECK_FAILS(simple_fft2d_execute(s, simple_pid(s) == last ? NULL : q, a, b),
+                on(s, last, SIMPLE_ERR_ARG), b, big);
+    CHECK_FAILS(simple_fft2d_execute(s, q, simple_pid(s) == 0 ? NULL : a, b),
+                on(s, 0, SIMPLE_ERR_NULL), b, big);
+    CHECK_FAILS(simple_fft2d_execute(s, q, a, simple_pid(s) == last ? NULL : b),
+                on(s, last, SIMPLE_ERR_NULL), b, big);
+  }
+  /* In place needs the same layouts; overlapping arrays are refused. */
+  CHECK_RC(simple_fft2d_execute(s, tr, a, a), SIMPLE_ERR_ARG);
+  CHECK_RC(simple_fft2d_execute(s, nat, a, a + 1), SIMPLE_ERR_ARG);
+  CHECK_FAILS(simple_fft2d_execute(s, nat, a, simple_pid(s) == 0 ? a + 1 : b),
+              on(s, 0, SIMPLE_ERR_ARG), b, big);
+  /* Good calls after all that, checked. */
+  double probe, parseval;
+  CHECK_OK(simple_fft2d_execute(s, nat, a, b));
+  CHECK_OK(simple_fft2d_check(s, nat, a, b, &probe, &parseval));
+  CHECK(probe < 1e-10 && parseval < 1e-10);
+  CHECK_OK(simple_fft2d_execute(s, tr, a, b));
+  CHECK_OK(simple_fft2d_check(s, tr, a, b, &probe, &parseval));
+  CHECK(probe < 1e-10 && parseval < 1e-10);
+  CHECK_OK(simple_fft2d_execute(s, nat, a, a));
+  simple_fft2d_destroy(nat);
+  simple_fft2d_destroy(tr);
+  free(a);
+  free(b);
+}
+
 static void test_main(simple_t *s, void *arg) {
   (void)arg;
   int P = simple_nprocs(s), last = P - 1;
@@ -73,32 +140,20 @@ static void test_main(simple_t *s, void *arg) {
   }
   CHECK(p == NULL);
 
-  /* Executes: every thread has rows of both layouts (n, m >= P). */
-  long n = 2L * P + 1, m = 3L * P, rows_in, rows_out;
+  /* Executes: a small array, and one of more than 1 MiB per thread (the
+   * first pass then writes out after a verdict of its own). */
+  execute_errors(s, 2L * P + 1, 3L * P);
+  execute_errors(s, 64L * P + 1, 1024);
+
+  /* The checks, on arrays of their own. */
+  long n = 2L * P + 1, m = 3L * P, rows_in;
   CHECK_OK(simple_fft2d_local(s, n, m, 0, &rows_in, NULL));
-  CHECK_OK(simple_fft2d_local(s, n, m, 1, &rows_out, NULL));
-  CHECK(rows_in > 0 && rows_out > 0);
-  size_t big = (size_t)((rows_in > rows_out ? rows_in : rows_out) * (n > m ? n : m));
-  cplx *a = calloc(big, sizeof(cplx)), *b = calloc(big, sizeof(cplx));
+  cplx *a = calloc((size_t)(rows_in * m), sizeof(cplx)),
+       *b = calloc((size_t)(rows_in * m), sizeof(cplx));
   CHECK(a && b);
-  simple_fft2d_t *nat, *tr;
+  simple_fft2d_t *nat;
   CHECK_OK(simple_fft2d_plan(s, n, m, SIMPLE_FFT_FORWARD, E, &nat));
-  CHECK_OK(simple_fft2d_plan(s, n, m, SIMPLE_FFT_FORWARD, E | SIMPLE_FFT_TRANSPOSED_OUT, &tr));
-  CHECK_RC(simple_fft2d_execute(NULL, nat, a, b), SIMPLE_ERR_NOT_IN_JOB);
-  CHECK_RC(simple_fft2d_execute(s, NULL, a, b), SIMPLE_ERR_ARG);
-  CHECK_RC(simple_fft2d_execute(s, simple_pid(s) == last ? NULL : nat, a, b),
-           on(s, last, SIMPLE_ERR_ARG));
-  CHECK_RC(simple_fft2d_execute(s, nat, simple_pid(s) == 0 ? NULL : a, b),
-           on(s, 0, SIMPLE_ERR_NULL));
-  CHECK_RC(simple_fft2d_execute(s, nat, a, simple_pid(s) == last ? NULL : b),
-           on(s, last, SIMPLE_ERR_NULL));
-  /* In place needs the same layouts; overlapping arrays are refused. */
-  CHECK_RC(simple_fft2d_execute(s, tr, a, a), SIMPLE_ERR_ARG);
-  CHECK_RC(simple_fft2d_execute(s, nat, a, a + 1), SIMPLE_ERR_ARG);
-  CHECK_RC(simple_fft2d_execute(s, nat, simple_pid(s) == 0 ? a + 1 : b, a),
-           on(s, 0, SIMPLE_ERR_ARG));
-  CHECK_OK(simple_fft2d_execute(s, nat, a, a));
-  CHECK_OK(simple_fft2d_execute(s, tr, a, b));
+  CHECK_OK(simple_fft2d_execute(s, nat, a, b));
 
   /* Checks. */
   double e1, e2;
@@ -111,7 +166,6 @@ static void test_main(simple_t *s, void *arg) {
   CHECK_OK(simple_fft2d_relerr(s, a, a, 4, &e1));
   CHECK(e1 == 0);
   simple_fft2d_destroy(nat);
-  simple_fft2d_destroy(tr);
   free(a);
   free(b);
 
