@@ -23,8 +23,9 @@ struct simple__comm {
  * simple__net_watched unmarks it after. Every blocking MPI call of src/net
  * goes through this one wrapper, so the watchdog sees every wait on
  * another node. Cost: with the watchdog and the hang report off, one
- * atomic load on each side; on, a clock read and two stores (~20-30 ns),
- * against a blocking MPI call's microseconds. */
+ * atomic load on each side; on (the hang report is by default), three
+ * stores to the thread's own cache line and no clock read (src/run/
+ * watchdog.c), against a blocking MPI call's microseconds. */
 static inline int simple__net_watched(int mpi_rc) {
   simple__watch_leave();
   return mpi_rc;

@@ -8,16 +8,27 @@
 
 #include "run/job.h"
 
+/* A thread's mark. No clock read on the waiting side: the thread counts
+ * its waits, and the watching thread times a wait from the first look that
+ * found its count (so a wait is timed up to one look, 100 ms, short). */
 typedef struct {
   _Alignas(SIMPLE__CACHE_LINE) _Atomic(const char *) what; /* NULL: not waiting */
-  atomic_llong since_ns;
+  atomic_ullong waits;      /* waits begun; written by the thread alone */
   _Atomic(simple_t *) self; /* the thread's context, for its last call */
 } watch_slot_t;
+
+/* The watching thread's own view of a slot: the wait it last found there
+ * and when it first found it. */
+typedef struct {
+  unsigned long long wait;
+  long long since_ns; /* -1: not waiting when last looked at */
+} watch_seen_t;
 
 typedef struct {
   simple__node_t *node;
   long limit_s;
   watch_slot_t *slots; /* [threads] */
+  watch_seen_t *seen;  /* [threads], the watching thread's */
   atomic_int stop;
   pthread_t tid;
 } watchdog_t;
@@ -46,7 +57,10 @@ void simple__watch_thread(simple_t *s) {
 void simple__watch_enter(const char *what) {
   watch_slot_t *slot = my_slot();
   if (!slot) return;
-  atomic_store_explicit(&slot->since_ns, now_ns(), memory_order_relaxed);
+  /* The count first: a look that finds `what` (acquire) finds this wait's
+   * count too. */
+  atomic_store_explicit(&slot->waits, atomic_load_explicit(&slot->waits, memory_order_relaxed) + 1,
+                        memory_order_relaxed);
   atomic_store_explicit(&slot->what, what, memory_order_release);
 }
 
@@ -69,12 +83,11 @@ static void report(watchdog_t *w, long long now, const char *who) {
       simple__call_site(last.site, site, sizeof site);
       snprintf(where, sizeof where, "; last collective %s from %s", call, site);
     }
+    /* A wait that began after this look counts as just begun. */
+    long long since = w->seen[t].since_ns >= 0 ? w->seen[t].since_ns : now;
     if (what)
-      fprintf(
-          stderr, "simple: %s: node %d thread %d has waited %.1f s in %s%s\n", who, w->node->node,
-          t,
-          1e-9 * (double)(now - atomic_load_explicit(&w->slots[t].since_ns, memory_order_relaxed)),
-          what, where);
+      fprintf(stderr, "simple: %s: node %d thread %d has waited %.1f s in %s%s\n", who,
+              w->node->node, t, 1e-9 * (double)(now - since), what, where);
     else
       fprintf(stderr, "simple: %s: node %d thread %d is not waiting (computing)%s\n", who,
               w->node->node, t, where);
@@ -94,8 +107,17 @@ static void *watch_main(void *arg) {
     long long now = now_ns(), oldest = -1;
     for (int t = 0; t < w->node->threads; t++) {
       const char *what = atomic_load_explicit(&w->slots[t].what, memory_order_acquire);
-      long long since = atomic_load_explicit(&w->slots[t].since_ns, memory_order_relaxed);
-      if (what && (oldest < 0 || since < oldest)) oldest = since;
+      unsigned long long wait = atomic_load_explicit(&w->slots[t].waits, memory_order_relaxed);
+      watch_seen_t *v = &w->seen[t];
+      if (!what) {
+        v->since_ns = -1;
+        continue;
+      }
+      if (v->since_ns < 0 || v->wait != wait) {
+        v->wait = wait;
+        v->since_ns = now;
+      }
+      if (oldest < 0 || v->since_ns < oldest) oldest = v->since_ns;
     }
     if (oldest < 0 || atomic_load(&w->stop)) continue;
     if (limit > 0 && now - oldest > limit) {
@@ -119,14 +141,18 @@ int simple__watchdog_start(simple__node_t *n, long seconds) {
   watchdog_t *w = calloc(1, sizeof *w);
   if (!w) return SIMPLE_ERR_NOMEM;
   w->slots = aligned_alloc(SIMPLE__CACHE_LINE, sizeof(watch_slot_t) * (size_t)n->threads);
-  if (!w->slots) {
+  w->seen = malloc(sizeof(watch_seen_t) * (size_t)n->threads);
+  if (!w->slots || !w->seen) {
+    free(w->slots);
+    free(w->seen);
     free(w);
     return SIMPLE_ERR_NOMEM;
   }
   for (int t = 0; t < n->threads; t++) {
     atomic_init(&w->slots[t].what, NULL);
-    atomic_init(&w->slots[t].since_ns, 0);
+    atomic_init(&w->slots[t].waits, 0);
     atomic_init(&w->slots[t].self, NULL);
+    w->seen[t] = (watch_seen_t){0, -1};
   }
   w->node = n;
   w->limit_s = seconds;
@@ -135,6 +161,7 @@ int simple__watchdog_start(simple__node_t *n, long seconds) {
   if (pthread_create(&w->tid, NULL, watch_main, w) != 0) {
     atomic_store(&active, NULL);
     free(w->slots);
+    free(w->seen);
     free(w);
     return SIMPLE_ERR_NOMEM;
   }
@@ -148,5 +175,6 @@ void simple__watchdog_stop(simple__node_t *n) {
   atomic_store(&w->stop, 1);
   pthread_join(w->tid, NULL);
   free(w->slots);
+  free(w->seen);
   free(w);
 }
