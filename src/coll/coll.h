@@ -112,11 +112,6 @@ int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, 
 int simple__coll_net_allgather(simple__node_t *n, int lane, void *buf, size_t block, int bad,
                                unsigned sig);
 
-/* buf = in (op) buf, through tmp (count elements): the left operand is the
- * lower-ranked contribution, as simple__op_apply's acc. */
-void simple__coll_apply_left(simple_op_t op, simple_type_t type, const void *in, void *buf,
-                             void *tmp, size_t count);
-
 /* Checked mode (SIMPLE_CHECK=1, src/coll/check.c): every thread of the job
  * compares the collective it called and its arguments (count -1, type,
  * op, root -1 where they do not apply) with the others'. Returns 0, or

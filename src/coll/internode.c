@@ -9,14 +9,6 @@
  * verdict (error marks) and the call's signature (in the MPI tag). */
 #define SIGNATURE_DIFFERS SIMPLE__XCHG_SIG_DIFFERS
 
-void simple__coll_apply_left(simple_op_t op, simple_type_t type, const void *in, void *buf,
-                             void *tmp, size_t count) {
-  size_t bytes = count * simple_type_size(type);
-  memcpy(tmp, in, bytes);
-  simple__op_apply(op, type, tmp, buf, count);
-  memcpy(buf, tmp, bytes);
-}
-
 /* Non-power-of-two node counts: nodes 2i and 2i+1 (i < rem) fold into one,
  * the odd one keeping (even op odd); every other node keeps its data.
  * Returns this node's rank among the pof2 survivors, or -1 if it sat out. */

@@ -33,8 +33,6 @@ int simple__axis_owner(const simple__axis_t *a, long g);
 long simple__axis_local(const simple__axis_t *a, long g);
 /* Indices part t owns. */
 long simple__axis_count(const simple__axis_t *a, int t);
-/* The global index of local index l of part t. */
-long simple__axis_global(const simple__axis_t *a, int t, long l);
 /* The end of the run of consecutive indices owned by g's owner that g
  * starts: indices [g, end) have one owner and consecutive local indices. */
 long simple__axis_run_end(const simple__axis_t *a, long g);

@@ -44,11 +44,6 @@ long simple__axis_count(const simple__axis_t *a, int t) {
   return full * a->b + (rest < 0 ? 0 : rest > a->b ? a->b : rest);
 }
 
-long simple__axis_global(const simple__axis_t *a, int t, long l) {
-  if (!a->cyc) return block_lo(a, t) + l;
-  return (l / a->b) * a->b * a->np + (long)t * a->b + l % a->b;
-}
-
 long simple__axis_run_end(const simple__axis_t *a, long g) {
   if (!a->cyc) {
     int o = simple__axis_owner(a, g);

@@ -198,15 +198,3 @@ int simple__net_send(simple__comm_t *c, const void *buf, size_t bytes, int dest,
   int rc = simple__net_isend(c, buf, bytes, dest, tag, &r);
   return rc ? rc : simple__net_waitall(&r, 1);
 }
-
-int simple__net_recv(simple__comm_t *c, void *buf, size_t bytes, int src, int tag) {
-  if (bytes <= PART_BYTES) {
-    MPI_Status st;
-    int rc = simple__net_ok(
-        SIMPLE__NET_WATCHED(MPI_Recv(buf, (int)bytes, MPI_BYTE, src, tag, c->comm, &st)));
-    return !rc && bytes && is_mark(&st) ? SIMPLE__NET_MARK : rc;
-  }
-  simple__net_req_t r;
-  int rc = simple__net_irecv(c, buf, bytes, src, tag, &r);
-  return rc ? rc : simple__net_waitall(&r, 1);
-}

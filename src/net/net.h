@@ -83,7 +83,5 @@ int simple__net_mark(simple__comm_t *c, int dest, int tag, simple__net_req_t *re
 int simple__net_drain(simple__comm_t *c, int src, int tag, int *was_mark);
 
 int simple__net_send(simple__comm_t *c, const void *buf, size_t bytes, int dest, int tag);
-/* simple__net_recv returns SIMPLE__NET_MARK as simple__net_waitall does. */
-int simple__net_recv(simple__comm_t *c, void *buf, size_t bytes, int src, int tag);
 
 #endif
