@@ -224,8 +224,10 @@ SIMPLE_API int simple_dist_owners(const simple_t *s, const simple_dist_t *d, lon
  * when its call returns, another thread's when that one's returns). Nothing
  * is staged for pieces that stay on a node.
  * Cost, for a node holding V bytes of which a fraction f leaves it:
- * 4b (5b over nodes) + max(0, log2 P alpha - packing) (the verdict on the
- * arguments, in flight while the threads pack) + 2 f V / B (pack, unpack)
+ * 4b (5b over nodes; one b less, and no sizing, when the node ran the
+ * same plan among its last four) + max(0, log2 P alpha - packing) (the
+ * verdict on the arguments, in flight while the threads pack) + 2 f V / B
+ * (pack, unpack)
  * + (1 - f) V / B (direct copy) + (P - 1)/D alpha + beta f V,
  * with D threads driving transfers at once; on one node 2b + V / B.
  *

@@ -96,7 +96,18 @@ typedef struct {
    * frame */
   int vote, verdict;
   long long vote_req;
+  /* thread 0: the redistributions planned last on several nodes (redist.c,
+   * SIMPLE__DIST_PLANS of them, replaced in turn): a call that repeats one
+   * takes its piece sizes from here and skips sizing them, and the node
+   * barrier after it */
+  struct simple__dist_plan *plans;
+  int plan_next;
+  size_t msg_bytes; /* thread 0: the messages' bytes grow_messages asked for */
 } simple__dist_t;
+
+/* The plans' cache of a node state: how many, and freeing them (redist.c). */
+#define SIMPLE__DIST_PLANS 4
+void simple__dist_plans_free(simple__dist_t *d);
 
 /* The node's state (created on first use, by any thread), or NULL when out
  * of memory; simple__dist_of reads it once created. */

@@ -43,9 +43,12 @@
  *
  * Barriers: 2 on one node (publish, finish); 4 on several (publish, sizes
  * known, packed and verdict known, transferred), and a fifth after
- * unpacking into node-shared storage. Everything is allocated by thread 0
- * before the first one (node state, grown from call to call). */
+ * unpacking into node-shared storage; one less (sizes known) when the
+ * node ran the same plan lately (its sizes kept: struct simple__dist_plan).
+ * Everything is allocated by thread 0 before the first one (node state,
+ * grown from call to call). */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dist/dist.h"
@@ -80,6 +83,53 @@ typedef struct {
   long *bs, *bd, *len; /* [R] offset of run r, its length */
   long sts;            /* source step along a run: 1, or the source row length (transpose) */
 } piece_t;
+
+/* A redistribution planned before on several nodes (dist.h): the plan (the
+ * key, compared bytewise: a plan is zero-filled before check fills it),
+ * the bytes its messages and requests took, and the node's table of piece
+ * sizes, out[r][p] then in[r][p]. Kept for tables up to PLAN_TAB_BYTES
+ * (2 r p words: r p = 64 Ki, e.g. 64 threads of 1024 processors); a
+ * repeated call then saves its sizing (2 p piece lists per thread) and
+ * the node barrier after it (where threads share a core, a futex wake
+ * and a context switch: 5-20 us on the virtual cluster). */
+struct simple__dist_plan {
+  plan_t pl;
+  int valid;
+  size_t msg_bytes, req_room;
+  simple__buf_t tab;
+};
+#define PLAN_TAB_BYTES (1u << 20)
+
+void simple__dist_plans_free(simple__dist_t *d) {
+  if (!d->plans) return;
+  for (int i = 0; i < SIMPLE__DIST_PLANS; i++) simple__buf_free(&d->plans[i].tab);
+  free(d->plans);
+  d->plans = NULL;
+}
+
+static struct simple__dist_plan *plan_find(const simple__dist_t *st, const plan_t *pl) {
+  for (int i = 0; st->plans && i < SIMPLE__DIST_PLANS; i++)
+    if (st->plans[i].valid && memcmp(&st->plans[i].pl, pl, sizeof *pl) == 0) return &st->plans[i];
+  return NULL;
+}
+
+/* Thread 0, once every thread has sized its pieces into tab (words size_t)
+ * and before any thread reads a kept plan again: keeps the plan in place
+ * of the oldest. Out of memory it keeps nothing (the next call sizes). */
+static void plan_keep(simple__dist_t *st, const plan_t *pl, const size_t *tab, size_t words) {
+  size_t bytes = words * sizeof(size_t);
+  if (bytes > PLAN_TAB_BYTES) return;
+  if (!st->plans && !(st->plans = calloc(SIMPLE__DIST_PLANS, sizeof *st->plans))) return;
+  struct simple__dist_plan *e = &st->plans[st->plan_next];
+  e->valid = 0;
+  if (bytes && simple__buf_grow(&e->tab, bytes)) return;
+  if (bytes) memcpy(e->tab.p, tab, bytes);
+  memcpy(&e->pl, pl, sizeof *pl);
+  e->msg_bytes = st->msg_bytes;
+  e->req_room = st->req_room;
+  e->valid = 1;
+  st->plan_next = (st->plan_next + 1) % SIMPLE__DIST_PLANS;
+}
 
 /* ------------------------------------------------------------------------
  * Sets along one axis of a layout. */
@@ -372,6 +422,7 @@ static int grow_messages(simple_t *s, const plan_t *pl, simple__dist_t *st) {
       return SIMPLE_ERR_COUNT;
   }
   if (!(st->msg = simple__xchg_room(s, msg))) return SIMPLE_ERR_NOMEM;
+  st->msg_bytes = msg;
   /* A driver's requests, both ways (its messages in segments: src/xchg),
    * then its message sizes and offsets; sized before any transfer, so that
    * no driver can run short once transfers start. */
@@ -397,6 +448,7 @@ typedef struct {
   unsigned char *mout, *min;
   int *verdict;        /* thread 0: the job-wide verdict once vote_req completes */
   long long *vote_req; /* in the node's state (dist.h) */
+  int vote_err;        /* thread 0: the verdict could not be started (MPI error) */
 } xc_t;
 
 /* The node-local pieces u -> v (both on this node), straight from source
@@ -554,7 +606,7 @@ static int exchange(simple_t *s, xc_t *c) {
   /* The verdict, before anything is sent or written outside the node's
    * messages: it has flown while the threads sized and packed. */
   if (me == 0) {
-    int w = simple__comm_wait(c->vote_req, NULL, NULL);
+    int w = c->vote_err ? c->vote_err : simple__comm_wait(c->vote_req, NULL, NULL);
     if (!rc) rc = w ? w : *c->verdict ? SIMPLE_ERR_PEER : 0;
   }
   int rc2 = simple__sync_rc(s, rc);
@@ -619,13 +671,26 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
   int err = check(s, src, dsrc, dst, ddst, es, mode, k, &pl);
   simple__dist_t *st = NULL;
   int parity = s->call & 1; /* the call's work lists and table; the publish advances s->call */
+  /* A plan this node ran before (several nodes): thread 0 asks for the
+   * messages' room now (its bytes are written after the publish, xchg.h)
+   * and hands the plan out in its slot. */
+  struct simple__dist_plan *kept = NULL;
   if (!err && s->thread == 0) err = prepare(s, &pl, &st);
+  if (!err && s->thread == 0 && n->nodes > 1 && (kept = plan_find(st, &pl))) {
+    if ((st->msg = simple__xchg_room(s, kept->msg_bytes))) {
+      st->msg_bytes = kept->msg_bytes;
+      st->req_room = kept->req_room;
+    } else {
+      err = SIMPLE_ERR_NOMEM;
+      kept = NULL;
+    }
+  }
   /* Each thread's verdict travels in its slot instead of failing the
    * publish: with several nodes, a node must not return before all nodes
    * have agreed, or one whose arguments were fine would wait forever for
    * the others' messages. */
   int rc;
-  const simple__slot_t *slots = simple__node_publish(s, src, dst, NULL, (size_t)err, 0, &rc);
+  const simple__slot_t *slots = simple__node_publish(s, src, dst, kept, (size_t)err, 0, &rc);
   if (!slots) return rc;
   int bad = 0;
   for (int t = 0; t < n->threads; t++) {
@@ -672,10 +737,15 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
    * waits at once: the frame's words serve. */
   int vote = 0, verdict = 0;
   long long req = 0;
+  /* A kept plan (the same decision on every thread: thread 0's slot, and
+   * no error on the node) has its sizes, its messages and its requests:
+   * no sizing, no growth, no barrier before the exchange. */
+  const struct simple__dist_plan *plan = bad ? NULL : slots[0].ptr;
+  size_t rp = (size_t)c.r * (size_t)n->nprocs;
   if (c.me == 0) {
     /* The messages and requests first: their growth is part of the
      * verdict. */
-    int g = bad ? 0 : grow_messages(s, &pl, st);
+    int g = bad || plan ? 0 : grow_messages(s, &pl, st);
     if (g) mine = g, bad = 1;
     int *vp = st ? &st->vote : &vote;
     c.verdict = st ? &st->verdict : &verdict;
@@ -683,15 +753,25 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
     *vp = bad;
     int e = simple__comm_iallreduce_max(simple__xchg_lane(n, 0), vp, c.verdict, c.vote_req);
     if (!e && bad) e = simple__comm_wait(c.vote_req, NULL, NULL);
+    if (e && plan) c.vote_err = e; /* told at the barrier after packing */
     if (e) mine = e, bad = 1;
   }
-  if (!bad) {
-    size_t rp = (size_t)c.r * (size_t)n->nprocs;
-    c.out = st->tab[parity].p;
-    c.in = c.out + rp;
-    if (!pl.bynode) size_pieces(&c);
+  if (plan) {
+    if (!pl.bynode) { /* over the nodes every thread sizes the pieces itself */
+      c.out = plan->tab.p;
+      c.in = c.out + rp;
+    }
+  } else {
+    if (!bad) {
+      c.out = st->tab[parity].p;
+      c.in = c.out + rp;
+      if (!pl.bynode) size_pieces(&c);
+    }
+    if ((rc = simple__sync_rc(s, mine))) return rc;
+    /* Every thread has sized its pieces, and none reads a kept plan
+     * before the next call's publish. */
+    if (c.me == 0) plan_keep(st, &pl, c.out, pl.bynode ? 0 : 2 * rp);
   }
-  if ((rc = simple__sync_rc(s, mine))) return rc;
   /* Every thread computes the message sizes and offsets itself, into its
    * own room after its requests (grown by thread 0 before the barrier). */
   c.osz = (size_t *)(void *)((simple__net_req_t *)st->reqs[c.me].p + st->req_room);

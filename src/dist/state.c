@@ -21,6 +21,7 @@ static void destroy(simple__node_t *n) {
   free_bufs(d->pack, d->r);
   free_bufs(d->cnt, d->r);
   free_bufs(d->reqs, d->r);
+  simple__dist_plans_free(d);
   free(d);
   *simple__layer_slot(n, &simple__dist_key) = NULL;
 }
