@@ -33,7 +33,10 @@
  * On several nodes the hybrid redistribution simple_redistribute of
  * dist.h (multithreaded on every node, one message per node pair) deals
  * the first pass's rows out as blocks of columns (r x c by columns, each
- * thread's block row-major), the columns are transformed there, and for
+ * thread's block row-major), the columns are transformed there (a block
+ * of up to 8 MiB into transposed output, or 1 MiB in place, by one
+ * strided FFTW plan over the whole block rather than a few columns at a
+ * time: FFTW's loops win while the block stays in cache), and for
  * natural output a second redistribution brings the blocks back to rows.
  * This is the papers' transpose split in two: the exchange between nodes
  * moves blocks without transposing them, and the transposition is left
