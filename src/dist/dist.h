@@ -67,6 +67,9 @@ long simple__layout_cols(const simple__layout_t *l, int t);
  * grows after the first barrier, which every thread reaches only once
  * done with the call before, and there it asks src/xchg for the room the
  * messages go in (shared with the other exchanges, under the same rule).
+ * A call that repeats a kept plan grows nothing: thread 0 asks for the
+ * room before the first barrier (its bytes are written only after it)
+ * and hands it out with the plan in its slot.
  * The h-relation's buffers: thread 0 grows the count arrays before its
  * call's first barrier, each thread its own packing buffer (hrel.c). */
 typedef struct {
@@ -84,7 +87,7 @@ typedef struct {
   size_t req_room;
   /* node: the messages, out then in, in src/xchg's room (thread 0 asks
    * for it between the first and second barrier, the others read this
-   * after the second) */
+   * after the second; for a kept plan before the first, read after it) */
   unsigned char *msg;
   /* node: the next node-local piece to copy (a work queue, reset by thread
    * 0 before the call's first barrier, done with before its fourth) */
