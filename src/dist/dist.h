@@ -105,7 +105,6 @@ typedef struct {
    * barrier after it */
   struct simple__dist_plan *plans;
   int plan_next;
-  size_t msg_bytes; /* thread 0: the messages' bytes grow_messages asked for */
 } simple__dist_t;
 
 /* The plans' cache of a node state: how many, and freeing them (redist.c). */

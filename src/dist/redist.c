@@ -116,7 +116,8 @@ static struct simple__dist_plan *plan_find(const simple__dist_t *st, const plan_
 /* Thread 0, once every thread has sized its pieces into tab (words size_t)
  * and before any thread reads a kept plan again: keeps the plan in place
  * of the oldest. Out of memory it keeps nothing (the next call sizes). */
-static void plan_keep(simple__dist_t *st, const plan_t *pl, const size_t *tab, size_t words) {
+static void plan_keep(simple__dist_t *st, const plan_t *pl, const size_t *tab, size_t words,
+                      size_t msg_bytes) {
   size_t bytes = words * sizeof(size_t);
   if (bytes > PLAN_TAB_BYTES) return;
   if (!st->plans && !(st->plans = calloc(SIMPLE__DIST_PLANS, sizeof *st->plans))) return;
@@ -125,7 +126,7 @@ static void plan_keep(simple__dist_t *st, const plan_t *pl, const size_t *tab, s
   if (bytes && simple__buf_grow(&e->tab, bytes)) return;
   if (bytes) memcpy(e->tab.p, tab, bytes);
   memcpy(&e->pl, pl, sizeof *pl);
-  e->msg_bytes = st->msg_bytes;
+  e->msg_bytes = msg_bytes;
   e->req_room = st->req_room;
   e->valid = 1;
   st->plan_next = (st->plan_next + 1) % SIMPLE__DIST_PLANS;
@@ -410,8 +411,9 @@ static int prepare(simple_t *s, const plan_t *pl, simple__dist_t **out) {
 
 /* Thread 0, between the first and the second barrier (every thread is
  * done with the call before, nobody uses these before the second): the
- * messages (src/xchg's room) and the drivers' requests. */
-static int grow_messages(simple_t *s, const plan_t *pl, simple__dist_t *st) {
+ * messages (src/xchg's room; *msg_bytes gets its size) and the drivers'
+ * requests. */
+static int grow_messages(simple_t *s, const plan_t *pl, simple__dist_t *st, size_t *msg_bytes) {
   simple__node_t *n = s->node;
   /* The messages: at most what the node's threads hold, each way, plus
    * the rounding of every message's start to a cache line. */
@@ -422,7 +424,7 @@ static int grow_messages(simple_t *s, const plan_t *pl, simple__dist_t *st) {
       return SIMPLE_ERR_COUNT;
   }
   if (!(st->msg = simple__xchg_room(s, msg))) return SIMPLE_ERR_NOMEM;
-  st->msg_bytes = msg;
+  *msg_bytes = msg;
   /* A driver's requests, both ways (its messages in segments: src/xchg),
    * then its message sizes and offsets; sized before any transfer, so that
    * no driver can run short once transfers start. */
@@ -678,7 +680,6 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
   if (!err && s->thread == 0) err = prepare(s, &pl, &st);
   if (!err && s->thread == 0 && n->nodes > 1 && (kept = plan_find(st, &pl))) {
     if ((st->msg = simple__xchg_room(s, kept->msg_bytes))) {
-      st->msg_bytes = kept->msg_bytes;
       st->req_room = kept->req_room;
     } else {
       err = SIMPLE_ERR_NOMEM;
@@ -741,11 +742,11 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
    * no error on the node) has its sizes, its messages and its requests:
    * no sizing, no growth, no barrier before the exchange. */
   const struct simple__dist_plan *plan = bad ? NULL : slots[0].ptr;
-  size_t rp = (size_t)c.r * (size_t)n->nprocs;
+  size_t rp = (size_t)c.r * (size_t)n->nprocs, msg_bytes = 0; /* thread 0: grown for */
   if (c.me == 0) {
     /* The messages and requests first: their growth is part of the
      * verdict. */
-    int g = bad || plan ? 0 : grow_messages(s, &pl, st);
+    int g = bad || plan ? 0 : grow_messages(s, &pl, st, &msg_bytes);
     if (g) mine = g, bad = 1;
     int *vp = st ? &st->vote : &vote;
     c.verdict = st ? &st->verdict : &verdict;
@@ -770,7 +771,7 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
     if ((rc = simple__sync_rc(s, mine))) return rc;
     /* Every thread has sized its pieces, and none reads a kept plan
      * before the next call's publish. */
-    if (c.me == 0) plan_keep(st, &pl, c.out, pl.bynode ? 0 : 2 * rp);
+    if (c.me == 0) plan_keep(st, &pl, c.out, pl.bynode ? 0 : 2 * rp, msg_bytes);
   }
   /* Every thread computes the message sizes and offsets itself, into its
    * own room after its requests (grown by thread 0 before the barrier). */
