@@ -58,11 +58,14 @@ extern "C" {
 SIMPLE_API int simple_barrier(simple_t *s);
 
 /* Copies root's buf into every thread's buf.
- * The root's node master broadcasts the root thread's buffer in place to
- * the other node masters (MPI_Bcast among P, binomial or pipelined), then
- * every thread copies from its master's buffer.
- * Cost: 2b + bcast among P of n bytes (~log2 P (alpha + beta n) small,
- * ~2 beta n large) + n/B. */
+ * The root thread's buffer goes in place to the other node masters, then
+ * every thread copies from its master's buffer. Among nodes: on 2 nodes
+ * (3-4 from 256 KiB) a binomial tree of point-to-point messages in 63 KiB
+ * segments from the root's node, sent from the caller's buffer; otherwise
+ * MPI_Bcast among the masters (binomial or pipelined), an 8-byte verdict
+ * word beside the data.
+ * Cost: 2b + bcast among P of n bytes (~log2 P (alpha + beta n); MPI's
+ * large-message bcast ~2 beta n) + n/B. */
 SIMPLE_API int simple_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, int root);
 
 /* recv at thread root gets the combination of every thread's send.

@@ -1,14 +1,18 @@
-/* simple_bcast: the root's node master broadcasts the root thread's buffer
- * in place among the node masters; every thread copies from its master.
+/* simple_bcast: the root thread's buffer goes to every node's master,
+ * then every thread copies from its master.
  *
- * The verdict travels in band: one word (bit 0 set when the root's node
- * found an error in the call, the call's signature above it) rides with
- * the data in the one MPI_Bcast among nodes (simple__comm_bcast_word), so
- * every thread of the job returns SIMPLE_ERR_PEER (the offender its own
- * code) when a thread of the root's node erred. A node other than the
- * root's that erred still takes its part in the broadcast (into a
- * temporary block) and fails alone: the data flows away from it, so the
- * others' results are correct. */
+ * Among nodes, by choose.c's table: a binomial tree of point-to-point
+ * messages from the root's node (2 nodes: one message, sent from the
+ * caller's buffer in 63 KiB segments), the verdict in error marks and the
+ * signature in the tags (simple__coll_net_bcast_tree); or one MPI_Bcast
+ * among the masters with a verdict word beside the data (bit 0 set when
+ * the root's node found an error in the call, the call's signature above
+ * it: simple__comm_bcast_word). Either way every thread of the job returns
+ * SIMPLE_ERR_PEER (the offender its own code) when a thread of the root's
+ * node erred. A node other than the root's that erred still takes its
+ * part: in MPI_Bcast into a temporary block, so it fails alone; in the
+ * tree it drains its parent's message and sends marks to its children,
+ * which fail with it (the nodes below it in the tree; none on 2 nodes). */
 #include <string.h>
 
 #include "coll/coll.h"
@@ -17,6 +21,9 @@
 
 static int bcast_(simple_t *s, void *buf, size_t count, simple_type_t type, int root) {
   if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
+  /* A malformed SIMPLE_COLL_ALG, the same in every process: every thread
+   * refuses alike, nothing crosses. */
+  if (simple__coll_choose_status()) return SIMPLE_ERR_ARG;
   simple__node_t *n = s->node;
   if (n->nodes == 1) return simple_node_bcast(s, buf, count, type, root);
   int err =
@@ -24,14 +31,22 @@ static int bcast_(simple_t *s, void *buf, size_t count, simple_type_t type, int 
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, buf, buf, NULL, count, err, &rc);
   size_t bytes = count * simple_type_size(type);
+  /* The same on every node whose call matches (the layout and the
+   * bytes). */
+  int tree = simple__coll_choose(SIMPLE__COLL_BCAST, n, bytes) == SIMPLE__ALG_TREE;
   if (!slots) {
     /* An argument error on this node: its master still takes part in the
-     * broadcast, with the error word (root's node) or into a temporary
-     * block (elsewhere). A root out of range is every thread's error. */
+     * broadcast, with marks or the error word (root's node) or into a
+     * temporary block (elsewhere). A root out of range is every thread's
+     * error. */
     long long word = 1;
     if (rc != SIMPLE_ERR_FATAL && count && s->thread == 0 && root >= 0 && root < n->nprocs &&
-        bytes / count == simple_type_size(type))
-      simple__comm_bcast_word(simple__coll_comm(n), &word, NULL, bytes, simple__node_of(n, root));
+        bytes / count == simple_type_size(type)) {
+      if (tree)
+        simple__coll_net_bcast_tree(n, 0, NULL, bytes, simple__node_of(n, root), 1, 0);
+      else
+        simple__comm_bcast_word(simple__coll_comm(n), &word, NULL, bytes, simple__node_of(n, root));
+    }
     return rc;
   }
   if (count == 0) return 0;
@@ -39,7 +54,9 @@ static int bcast_(simple_t *s, void *buf, size_t count, simple_type_t type, int 
   /* The node's source: the root thread itself on the root's node, the
    * master (whose buffer MPI fills) elsewhere. */
   int src = n->node == root_node ? root - n->first_pid[root_node] : 0;
-  if (s->thread == 0) {
+  if (s->thread == 0 && tree) {
+    rc = simple__coll_net_bcast_tree(n, 0, slots[src].recv, bytes, root_node, 0, slots[0].sig);
+  } else if (s->thread == 0) {
     /* The root's node sends its call's signature above the verdict bit (the
      * node's threads agreed on it: src/node's check); another node whose
      * own differs called something else with the same message size (a
@@ -61,6 +78,7 @@ int simple_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, int r
   SIMPLE__COLL_CHECK(s, "bcast", count, type, -1, root);
   /* One node: the node library is the whole job, and gives the verdict of
    * a mismatch itself (a tail call, as before the check). */
-  if (SIMPLE__IN_JOB(s) && s->node->nodes == 1) return simple_node_bcast(s, buf, count, type, root);
+  if (SIMPLE__IN_JOB(s) && s->node->nodes == 1 && !simple__coll_choose_status())
+    return simple_node_bcast(s, buf, count, type, root);
   return simple__coll_verdict(s, bcast_(s, buf, count, type, root));
 }

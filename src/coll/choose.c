@@ -48,7 +48,22 @@
  *    before (packed below 1 MiB, then MPI_Allgatherv in place), three runs: 4 KiB 20.3
  * against 20.9, 32 KiB 37.7 against 35.2, 256 KiB 152 against 114, 1 MiB 768 against 439. Above 4
  * nodes the node count need not be a power of two, where the exchange is a ring of P - 1 steps
- * (MPI's Bruck: log2 P): direct from 1 MiB only. */
+ * (MPI's Bruck: log2 P): direct from 1 MiB only.
+ *  - bcast on 2 nodes: the tree at every size. MPI_Bcast carries the
+ *    verdict word beside the data in a two-block datatype, which Open MPI
+ *    packs, and sends one message where the tree's 63 KiB segments stay
+ *    under the eager limit. Forced either way, 2 x 1, three alternating
+ *    runs (median us per run, tree against mpi): 8 B 7.5-10.0 against
+ *    7.3-10.4, 4 KiB 10.2-10.4 against 10.7-11.8, 32 KiB 14.0-14.5
+ *    against 15.4-20.3, 256 KiB 78-82 against 97-114, 4 MiB 1172-1456
+ *    against 1360-1547. On 3 and 4 nodes (virtual nodes sharing 2 cores)
+ *    the tree lost below 256 KiB (timed in one job against MPI_Bcast:
+ *    0.85-0.88x from 64 B to 32 KiB on 3 nodes, 0.6x at 32 KiB on 4) and
+ *    won from 256 KiB (two runs each: 3 nodes 179-183 us against
+ *    356-433, 1 MiB 568-600 against 1584-1841; 4 nodes 344-346 against
+ *    680-1052). Not measured above 4 nodes, where a tree that does not
+ *    pipeline from level to level moves log2 P n on its deepest path and
+ *    MPI's large bcast about 2 n. */
 #include "coll/choose.h"
 
 #include <pthread.h>
@@ -89,12 +104,16 @@ static const rule_t rules[] = {
     {SIMPLE__COLL_ALLGATHER, 4, 1, ANY_BYTES, SIMPLE__ALG_DIRECT},
     {SIMPLE__COLL_ALLGATHER, ANY_NODES, 1, (1 << 20) - 1, SIMPLE__ALG_PACKED},
     {SIMPLE__COLL_ALLGATHER, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_DIRECT},
+    {SIMPLE__COLL_BCAST, 2, 1, ANY_BYTES, SIMPLE__ALG_TREE},
+    {SIMPLE__COLL_BCAST, 4, 1, (256 << 10) - 1, SIMPLE__ALG_MPI},
+    {SIMPLE__COLL_BCAST, 4, 1, ANY_BYTES, SIMPLE__ALG_TREE},
+    {SIMPLE__COLL_BCAST, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_MPI},
 };
 
 /* SIMPLE_COLL_ALG: comma-separated COLL=ALG, each forcing ALG for COLL at
  * every size and node count. */
-static const char *const kind_names[SIMPLE__COLL_KINDS] = {"allreduce", "reduce", "scan",
-                                                           "alltoall", "allgather"};
+static const char *const kind_names[SIMPLE__COLL_KINDS] = {"allreduce", "reduce",    "scan",
+                                                           "alltoall",  "allgather", "bcast"};
 static const struct {
   const char *name;
   simple__coll_kind_t kind;
@@ -111,6 +130,8 @@ static const struct {
     {"direct", SIMPLE__COLL_ALLTOALL, SIMPLE__ALG_DIRECT},
     {"packed", SIMPLE__COLL_ALLGATHER, SIMPLE__ALG_PACKED},
     {"direct", SIMPLE__COLL_ALLGATHER, SIMPLE__ALG_DIRECT},
+    {"tree", SIMPLE__COLL_BCAST, SIMPLE__ALG_TREE},
+    {"mpi", SIMPLE__COLL_BCAST, SIMPLE__ALG_MPI},
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -145,8 +166,8 @@ static void read_env(void) {
       fprintf(stderr,
               "simple: SIMPLE_COLL_ALG='%s': expected COLL=ALG[,COLL=ALG...] with "
               "allreduce=rd|rab, reduce=rd|rab|tree, scan=one-lane|lanes, "
-              "alltoall=packed|direct, allgather=packed|direct; allreduce, reduce, scan, exscan, "
-              "alltoall and allgather refuse every call (SIMPLE_ERR_ARG)\n",
+              "alltoall=packed|direct, allgather=packed|direct, bcast=tree|mpi; allreduce, reduce, "
+              "scan, exscan, alltoall, allgather and bcast refuse every call (SIMPLE_ERR_ARG)\n",
               s);
       return;
     }

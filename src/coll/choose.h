@@ -17,6 +17,7 @@ typedef enum {
   SIMPLE__COLL_SCAN, /* scan and exscan */
   SIMPLE__COLL_ALLTOALL,
   SIMPLE__COLL_ALLGATHER, /* the regular form */
+  SIMPLE__COLL_BCAST,
   SIMPLE__COLL_KINDS
 } simple__coll_kind_t;
 
@@ -30,7 +31,9 @@ typedef enum {
   /* reduce (commutative ops; others fall back to RD up to
    * SIMPLE__COLL_SMALL_REDUCE bytes, RAB above): up to that size as RD
    * inside the node, above as RAB; then a pipelined binomial tree to the
-   * root's node on every lane, half the bytes of an allreduce, one way. */
+   * root's node on every lane, half the bytes of an allreduce, one way.
+   * bcast: a binomial tree from the root's node, point to point in
+   * segments, the verdict in error marks and the signature in the tags. */
   SIMPLE__ALG_TREE,
   /* scan: the node total exchanged on one lane, or cut over every lane. */
   SIMPLE__ALG_ONE_LANE,
@@ -43,6 +46,9 @@ typedef enum {
    * verdict in error marks and the signature in the tags. */
   SIMPLE__ALG_PACKED,
   SIMPLE__ALG_DIRECT,
+  /* bcast: MPI_Bcast among the node masters, the verdict word and the
+   * signature in its message. */
+  SIMPLE__ALG_MPI,
   SIMPLE__ALG_COUNT
 } simple__coll_alg_t;
 

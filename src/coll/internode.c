@@ -292,6 +292,25 @@ int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *t
   return verdict(0, bad);
 }
 
+int simple__coll_net_bcast_tree(simple__node_t *n, int lane, void *buf, size_t bytes, int root_node,
+                                int bad, unsigned sig) {
+  int P = n->nodes, rel = (n->node - root_node + P) % P, rc = 0, mask = 1;
+  /* Down: a node other than the root receives from rel - 2^j, 2^j its
+   * lowest set bit; then it sends to rel + 2^i for every 2^i below that
+   * bit (every 2^i < P at the root), the largest first. */
+  while (mask < P && !(rel & mask)) mask <<= 1;
+  if (rel &&
+      (rc = simple__xchg_sendrecv(n, lane, NULL, 0, -1, buf, bytes, (rel - mask + root_node) % P,
+                                  SIMPLE__TAG_BCAST, &bad, sig)) != 0)
+    return rc;
+  for (mask >>= 1; mask > 0; mask >>= 1)
+    if (rel + mask < P &&
+        (rc = simple__xchg_sendrecv(n, lane, buf, bytes, (rel + mask + root_node) % P, NULL, 0, -1,
+                                    SIMPLE__TAG_BCAST, &bad, sig)) != 0)
+      return rc;
+  return verdict(0, bad);
+}
+
 int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, void *tmp,
                             void *spare, size_t count, simple_type_t type, simple_op_t op, int bad,
                             unsigned sig) {

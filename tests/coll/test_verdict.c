@@ -31,7 +31,7 @@ typedef struct {
  * flows from it (bcast, scatter); in a reduce, the threads of the nodes
  * on the offender's node's way up the binomial tree to the root's node;
  * in a scan, those of the offender's node and of every node above it. */
-enum { JOB, GATHER, FROM_ROOT, SCAN, REDUCE };
+enum { JOB, GATHER, FROM_ROOT, SCAN, REDUCE, BCAST };
 
 static int peer_expected(const ctx_t *c, int kind, int o) {
   simple_t *s = c->s;
@@ -40,7 +40,7 @@ static int peer_expected(const ctx_t *c, int kind, int o) {
   if (kind == SCAN) return mine > on;
   if (kind == REDUCE) return verdict_on_way_up(mine, on, rn, simple_nodes(s));
   if (kind == GATHER) return mine == rn;
-  return on == rn; /* FROM_ROOT: marks flow from the root's node to all */
+  return on == rn; /* FROM_ROOT, BCAST: marks flow from the root's node to all */
 }
 
 static void expect(const ctx_t *c, int kind, int o, int rc, const char *what) {
@@ -53,6 +53,13 @@ static void expect(const ctx_t *c, int kind, int o, int rc, const char *what) {
    * on 4 nodes and more, or recursive doubling forced). Either answer is
    * allowed there. */
   if ((kind == SCAN || kind == REDUCE) && want == 0 && rc == SIMPLE_ERR_PEER) want = rc;
+  /* A bcast's node below the offender's in the binomial tree, where the
+   * tree runs (2 nodes, where the offender's node has no children; or
+   * forced with bcast=tree): the offender's node sends marks down. */
+  if (kind == BCAST && want == 0 && rc == SIMPLE_ERR_PEER &&
+      verdict_on_way_up(simple_node_of(s, o), simple_node(s), simple_node_of(s, c->root),
+                        simple_nodes(s)))
+    want = rc;
   if (rc != want)
     simple_abort(s, "%s n %zu offender %d root %d: returned %s, expected %s", what, c->n, o,
                  c->root, simple_errname(rc), simple_errname(want));
@@ -267,7 +274,7 @@ static int call(const ctx_t *c, int which, int o) {
 
 static int kind_of(int which) {
   switch (which) {
-    case C_BCAST:
+    case C_BCAST: return BCAST;
     case C_SCATTER:
     case C_SCATTERV: return FROM_ROOT;
     case C_GATHER:

@@ -15,4 +15,13 @@ static inline int verdict_on_way_up(int a, int b, int rn, int P) {
   }
 }
 
+/* Whether node a's parent in that tree is the root's node rn: a's rank
+ * relative to rn is a power of two. A bcast's tree passes a failure on
+ * down (a node that fails sends marks to its children), so below the
+ * root's children only marks arrive. */
+static inline int verdict_child_of_root(int a, int rn, int P) {
+  int ra = (a - rn + P) % P;
+  return ra != 0 && (ra & (ra - 1)) == 0;
+}
+
 #endif
