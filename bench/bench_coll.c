@@ -88,6 +88,9 @@ struct side {
   int rank, nprocs;
   simple_t *s; /* hybrid side only */
   int (*op)(side_t *d, int c);
+  /* Hybrid side with one thread per node: MPI's own collective on the
+   * job's processes, timed beside simple's (NULL: none). */
+  int (*same)(side_t *d, int c);
   void (*sync)(side_t *d);
   void (*max)(side_t *d, double *v, int n);
   double (*now)(void);
@@ -261,18 +264,18 @@ static int nsamples(const bench_opts_t *o) {
  * an untimed barrier (OSU's latency loop): a collective whose root or
  * leaves need not wait (bcast, reduce, scan, gather, scatter) is then
  * timed per call, not at the rate of a pipeline of back-to-back calls. */
-static double timed(side_t *d, int c, int iters, int sep) {
+static double timed(side_t *d, int (*op)(side_t *, int), int c, int iters, int sep) {
   double acc = 0;
   if (!sep) {
     double t0 = d->now();
     for (int i = 0; i < iters; i++)
-      if (d->op(d, c) != 0) return -1;
+      if (op(d, c) != 0) return -1;
     acc = d->now() - t0;
   } else {
     for (int i = 0; i < iters; i++) {
       d->sync(d);
       double t0 = d->now();
-      if (d->op(d, c) != 0) return -1;
+      if (op(d, c) != 0) return -1;
       acc += d->now() - t0;
     }
   }
@@ -280,34 +283,50 @@ static double timed(side_t *d, int c, int iters, int sep) {
 }
 
 /* Times collective c on the buffers set up, returns the median sample in
- * seconds (the same value on every processor), or -1 on an error. */
-static double measure(side_t *d, int c, int S, double *samples) {
+ * seconds (the same value on every processor), or -1 on an error. With
+ * d->same, MPI's own collective is timed too, its samples alternating
+ * with simple's, so that both meet the machine in the same state (on the
+ * virtual cluster a job's small messages take ~7 us or ~10 us, a mode
+ * that holds for the whole job): *same gets its median, *ratio the median
+ * of the samples' ratios (MPI's time over simple's). samples has room for
+ * 3 S values. */
+static double measure(side_t *d, int c, int S, double *samples, double *same, double *ratio) {
   /* The barrier is timed back to back: separating barriers by barriers
    * would measure nothing else. */
   int sep = c != C_BARRIER;
   /* Warm-up: enough calls to reach a steady state, but at most ~50 ms. */
   double t[1];
   d->sync(d);
-  if ((t[0] = timed(d, c, 2, sep)) < 0) return -1;
+  if ((t[0] = timed(d, d->op, c, 2, sep)) < 0) return -1;
   d->max(d, t, 1);
   int warm = t[0] > 0 ? (int)(0.05 / t[0]) : BENCH_WARMUP;
   if (warm > BENCH_WARMUP) warm = BENCH_WARMUP;
   if (warm < 2) warm = 2;
-  if ((t[0] = timed(d, c, warm, sep)) < 0) return -1;
+  if ((t[0] = timed(d, d->op, c, warm, sep)) < 0) return -1;
   d->max(d, t, 1);
   int batch = bench_batch(t[0], BENCH_SAMPLE_SECONDS);
+  if (d->same && timed(d, d->same, c, warm, sep) < 0) return -1;
 
+  double *mine = samples, *theirs = samples + S, *ratios = samples + 2 * S;
   d->sync(d);
-  for (int j = 0; j < S; j++)
-    if ((samples[j] = timed(d, c, batch, sep)) < 0) return -1;
+  for (int j = 0; j < S; j++) {
+    if ((mine[j] = timed(d, d->op, c, batch, sep)) < 0) return -1;
+    if (d->same && (theirs[j] = timed(d, d->same, c, batch, sep)) < 0) return -1;
+  }
   /* OSU: a sample is as slow as its slowest processor. */
-  d->max(d, samples, S);
-  return bench_median(samples, (size_t)S);
+  d->max(d, mine, S);
+  if (d->same) {
+    d->max(d, theirs, S);
+    for (int j = 0; j < S; j++) ratios[j] = mine[j] > 0 ? theirs[j] / mine[j] : 0;
+    *same = bench_median(theirs, (size_t)S);
+    *ratio = bench_median(ratios, (size_t)S);
+  }
+  return bench_median(mine, (size_t)S);
 }
 
 static void sweep(side_t *d, const bench_opts_t *o) {
   int S = nsamples(o);
-  double *samples = malloc(sizeof(double) * (size_t)S);
+  double *samples = malloc(sizeof(double) * 3 * (size_t)S);
   const size_t *sizes = o->quick ? sizes_quick : sizes_full;
   size_t nsizes =
       o->quick ? sizeof sizes_quick / sizeof *sizes_quick : sizeof sizes_full / sizeof *sizes_full;
@@ -333,13 +352,15 @@ static void sweep(side_t *d, const bench_opts_t *o) {
         d->fail(d, msg);
       }
       check(d, c);
-      double med = measure(d, c, S, samples);
+      double same = 0, ratio = 0, med = measure(d, c, S, samples, &same, &ratio);
       if (med < 0) {
         char msg[160];
         snprintf(msg, sizeof msg, "%s of %zu B returned an error while timed", colls[c].name, n);
         d->fail(d, msg);
       }
       if (d->rank == 0) printf("R %s %zu %.4f\n", colls[c].name, n, 1e6 * med);
+      if (d->rank == 0 && d->same)
+        printf("S %s %zu %.4f %.4f\n", colls[c].name, n, 1e6 * same, ratio);
       fflush(stdout);
       teardown(d);
     }
@@ -414,6 +435,22 @@ static void hybrid_fail(side_t *d, const char *msg) {
   simple_abort(d->s, "simple-bench coll: %s", msg);
 }
 
+static int mpi_op(side_t *d, int c);
+
+/* Whether MPI's own collectives on MPI_COMM_WORLD run on exactly this
+ * job's processors (several nodes of one thread each, the world ranks in
+ * the job's order), so that they can be timed beside simple's. */
+static int paired(simple_t *s) {
+  int P = simple_nodes(s);
+  if (P < 2 || simple_nprocs(s) != P) return 0;
+  int rank, size, off;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  off = rank != simple_pid(s) || size != P;
+  MPI_Allreduce(MPI_IN_PLACE, &off, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return !off;
+}
+
 static void hybrid_main(simple_t *s, void *arg) {
   const bench_opts_t *o = arg;
   side_t d = {0};
@@ -426,6 +463,7 @@ static void hybrid_main(simple_t *s, void *arg) {
   d.now = simple_time;
   d.fail = hybrid_fail;
   d.errstr = simple_errname;
+  d.same = paired(s) ? mpi_op : NULL;
   if (d.rank == 0) {
     printf("I layout %d nodes x %d threads\n", simple_nodes(s), simple_threads(s));
     fflush(stdout);

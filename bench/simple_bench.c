@@ -28,12 +28,16 @@
 
 #define MAX_ROWS        256
 #define MAX_ROUNDS      BENCH_ROUNDS
-#define NSIDES          3 /* (<= BENCH_SIDES) hybrid, anchor (MPI default), anchor (MPI with HAN) */
+#define NSIDES          3 /* jobs: hybrid, anchor (MPI default), anchor (MPI with HAN) */
 #define MAX_THREADS     1024
 #define MAX_NODES       256
 #define MAX_BYTES_LIMIT ((size_t)1 << 30)
 
-enum { SIDE_HYBRID, SIDE_MPI, SIDE_HAN };
+/* Sides of a row (<= BENCH_SIDES): the jobs', then what the hybrid job
+ * times beside its own collectives with one thread per node: MPI's own
+ * collective on the same processes (us), and the median ratio of their
+ * samples (MPI's over simple's). */
+enum { SIDE_HYBRID, SIDE_MPI, SIDE_HAN, SIDE_SAME, SIDE_SAME_RATIO };
 
 typedef bench_row_t row_t;
 static row_t rows[MAX_ROWS];
@@ -45,77 +49,78 @@ static int han_priority_seen = -2; /* -2: not reported */
 static int mpi_hosts;              /* hosts the MPI side's ranks are on; 0: not reported */
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: simple-bench SUITE [options]\n"
-          "       simple-bench --version | --help | SUITE --help\n"
-          "\n"
-          "suites:\n"
-          "  node    node barrier and allreduce among T threads of one process,\n"
-          "          against MPI_Barrier and MPI_Allreduce among T processes\n"
-          "  coll    every hybrid collective on NODES x THREADS processors, against\n"
-          "          the MPI collective on NODES*THREADS single-threaded ranks\n"
-          "          (Open MPI default and HAN; the faster is the anchor)\n"
-          "  pingpong  half round-trip latency and bandwidth, 0 B..4 MiB, thread to thread\n"
-          "          inside a node and node to node, each beside raw MPI between 2 processes;\n"
-          "          empty-probe cost; options --vcluster --quick --rounds --max-bytes --csv\n"
-          "  rma     one-sided BSP supersteps: put/get throughput and sync latency, inside\n"
-          "          a node and between nodes, one-sided (MPI windows) against two-sided\n"
-          "          backend; options -N -t --vcluster --quick --rounds --max-bytes --csv\n"
-          "  transpose  n x n matrix transpose (simple_transpose) against flat MPI\n"
-          "          (one rank per thread, MPI_Alltoall), and with --ops the block <-> cyclic\n"
-          "          row conversions (simple_redistribute against MPI_Alltoallv); options\n"
-          "          -N -t --vcluster --quick --rounds --max-n --ops --csv\n"
-          "  matmul  Cannon's matrix multiply (simple_matmul_cannon, put and get) on a q x q\n"
-          "          grid beside ScaLAPACK pdgemm (one rank per thread) and serial dgemm;\n"
-          "          GFLOP/s; options -N -t --vcluster --quick --rounds --max-n --csv\n"
-          "  as      paper 004's As suite: tests 1-5 (empty, comp, full, simple, scatter),\n"
-          "          the total exchange and the BSP probe (g and L of the intra-node level,\n"
-          "          the inter-node level, the whole job), with put/get (both backends) and\n"
-          "          sends, hybrid and flat MPI; options -N -t --vcluster --quick --rounds\n"
-          "          --max-h --probe-step --csv --plot --json\n"
-          "  bsp     the same as 'as' (its former name)\n"
-          "  traffic messages and bytes between nodes and memory per node, hybrid against\n"
-          "          flat MPI, counted (PMPI, kernel); options -N -t --vcluster --quick --bytes --csv\n"
-          "  model   the cost model (bench/model): measured against predicted here, projected\n"
-          "          hybrid/flat ratios for large clusters; options --measure --quick --csv\n"
-          "  queens  n-queens count (simple_nqueens) on 1 and on NODES x THREADS processors\n"
-          "          beside the classic sequential bitmask solver: single-thread rate and\n"
-          "          parallel efficiency at n = 16, 17; options -N -t --vcluster --quick\n"
-          "          --rounds --symmetry --static --n --csv\n"
-          "  water   Water molecular dynamics (simple_water): speedup from 1 thread to\n"
-          "          NODES x THREADS; options -N -t --vcluster --quick --rounds --molecules\n"
-          "          --steps --csv\n"
-          "  barnes  Barnes-Hut (simple_barnes): speedup, and remote fetches of the node-shared\n"
-          "          cache against one cache per process (flat placement); options -N -t\n"
-          "          --vcluster --quick --rounds --bodies --steps --csv\n"
-          "  cholesky  block Cholesky (simple_cholesky): dense n = 1000 against ScaLAPACK\n"
-          "          pdpotrf, sparse BCSSTK15 against MUMPS, flat ranks; options -N -t\n"
-          "          --vcluster --quick --rounds --n --matrix --csv\n"
-          "  groebner  Buchberger (simple_groebner): speedup from 1 thread to NODES x\n"
-          "          THREADS; options -N -t --vcluster --quick --rounds --cyclic --katsura\n"
-          "          --csv\n"
-          "  sort    radix sort of 2^20..2^26 keys (simple_sort) against the same algorithm\n"
-          "          in flat MPI and one thread (radix, qsort); options -N -t --vcluster\n"
-          "          --quick --rounds --bits --algo --max-n --qsort-max --csv\n"
-          "  fft     2D FFT of n x n complex doubles (simple_fft2d) against FFTW-MPI\n"
-          "          (fftw_mpi_plan_dft_2d: one rank per thread, and ranks x FFTW threads);\n"
-          "          options -N -t --vcluster --quick --rounds --max-n --patient --csv\n"
-          "\n"
-          "options of node and coll (each other suite: simple-bench SUITE --help):\n"
-          "  -t THREADS      threads per node (and MPI ranks per node); default 2\n"
-          "  --rounds R      alternating rounds of the sides; default 5 (1 with --quick)\n"
-          "  --quick         fewer samples and sizes (coll: 8 B, 4 KiB, 64 KiB): a smoke run\n"
-          "  --max-bytes N   largest message size in bytes; default 4 MiB\n"
-          "  --csv FILE      also write the table as CSV\n"
-          "\n"
-          "options (coll only):\n"
-          "  -N NODES        nodes (processes of the hybrid side); default 1, 2 with --vcluster\n"
-          "  --vcluster      run on the virtual cluster (tools/vcluster): one hybrid process,\n"
-          "                  or THREADS MPI ranks, on each of NODES virtual nodes\n"
-          "  --only LIST     comma-separated collectives to run, or 'all'; default:\n"
-          "                  barrier,bcast,reduce,allreduce,scan,exscan,gather,scatter,\n"
-          "                  allgather,alltoall (also: gatherv,scatterv,allgatherv,alltoallv)\n"
-          "  --plot FILE.png time against size per collective, simple vs anchor (gnuplot)\n");
+  fprintf(
+      f,
+      "usage: simple-bench SUITE [options]\n"
+      "       simple-bench --version | --help | SUITE --help\n"
+      "\n"
+      "suites:\n"
+      "  node    node barrier and allreduce among T threads of one process,\n"
+      "          against MPI_Barrier and MPI_Allreduce among T processes\n"
+      "  coll    every hybrid collective on NODES x THREADS processors, against\n"
+      "          the MPI collective on NODES*THREADS single-threaded ranks\n"
+      "          (Open MPI default and HAN; the faster is the anchor)\n"
+      "  pingpong  half round-trip latency and bandwidth, 0 B..4 MiB, thread to thread\n"
+      "          inside a node and node to node, each beside raw MPI between 2 processes;\n"
+      "          empty-probe cost; options --vcluster --quick --rounds --max-bytes --csv\n"
+      "  rma     one-sided BSP supersteps: put/get throughput and sync latency, inside\n"
+      "          a node and between nodes, one-sided (MPI windows) against two-sided\n"
+      "          backend; options -N -t --vcluster --quick --rounds --max-bytes --csv\n"
+      "  transpose  n x n matrix transpose (simple_transpose) against flat MPI\n"
+      "          (one rank per thread, MPI_Alltoall), and with --ops the block <-> cyclic\n"
+      "          row conversions (simple_redistribute against MPI_Alltoallv); options\n"
+      "          -N -t --vcluster --quick --rounds --max-n --ops --csv\n"
+      "  matmul  Cannon's matrix multiply (simple_matmul_cannon, put and get) on a q x q\n"
+      "          grid beside ScaLAPACK pdgemm (one rank per thread) and serial dgemm;\n"
+      "          GFLOP/s; options -N -t --vcluster --quick --rounds --max-n --csv\n"
+      "  as      paper 004's As suite: tests 1-5 (empty, comp, full, simple, scatter),\n"
+      "          the total exchange and the BSP probe (g and L of the intra-node level,\n"
+      "          the inter-node level, the whole job), with put/get (both backends) and\n"
+      "          sends, hybrid and flat MPI; options -N -t --vcluster --quick --rounds\n"
+      "          --max-h --probe-step --csv --plot --json\n"
+      "  bsp     the same as 'as' (its former name)\n"
+      "  traffic messages and bytes between nodes and memory per node, hybrid against\n"
+      "          flat MPI, counted (PMPI, kernel); options -N -t --vcluster --quick --bytes --csv\n"
+      "  model   the cost model (bench/model): measured against predicted here, projected\n"
+      "          hybrid/flat ratios for large clusters; options --measure --quick --csv\n"
+      "  queens  n-queens count (simple_nqueens) on 1 and on NODES x THREADS processors\n"
+      "          beside the classic sequential bitmask solver: single-thread rate and\n"
+      "          parallel efficiency at n = 16, 17; options -N -t --vcluster --quick\n"
+      "          --rounds --symmetry --static --n --csv\n"
+      "  water   Water molecular dynamics (simple_water): speedup from 1 thread to\n"
+      "          NODES x THREADS; options -N -t --vcluster --quick --rounds --molecules\n"
+      "          --steps --csv\n"
+      "  barnes  Barnes-Hut (simple_barnes): speedup, and remote fetches of the node-shared\n"
+      "          cache against one cache per process (flat placement); options -N -t\n"
+      "          --vcluster --quick --rounds --bodies --steps --csv\n"
+      "  cholesky  block Cholesky (simple_cholesky): dense n = 1000 against ScaLAPACK\n"
+      "          pdpotrf, sparse BCSSTK15 against MUMPS, flat ranks; options -N -t\n"
+      "          --vcluster --quick --rounds --n --matrix --csv\n"
+      "  groebner  Buchberger (simple_groebner): speedup from 1 thread to NODES x\n"
+      "          THREADS; options -N -t --vcluster --quick --rounds --cyclic --katsura\n"
+      "          --csv\n"
+      "  sort    radix sort of 2^20..2^26 keys (simple_sort) against the same algorithm\n"
+      "          in flat MPI and one thread (radix, qsort); options -N -t --vcluster\n"
+      "          --quick --rounds --bits --algo --max-n --qsort-max --csv\n"
+      "  fft     2D FFT of n x n complex doubles (simple_fft2d) against FFTW-MPI\n"
+      "          (fftw_mpi_plan_dft_2d: one rank per thread, and ranks x FFTW threads);\n"
+      "          options -N -t --vcluster --quick --rounds --max-n --patient --csv\n"
+      "\n"
+      "options of node and coll (each other suite: simple-bench SUITE --help):\n"
+      "  -t THREADS      threads per node (and MPI ranks per node); default 2\n"
+      "  --rounds R      alternating rounds of the sides; default 5 (1 with --quick)\n"
+      "  --quick         fewer samples and sizes (coll: 8 B, 4 KiB, 64 KiB): a smoke run\n"
+      "  --max-bytes N   largest message size in bytes; default 4 MiB\n"
+      "  --csv FILE      also write the table as CSV\n"
+      "\n"
+      "options (coll only):\n"
+      "  -N NODES        nodes (processes of the hybrid side); default 1, 2 with --vcluster\n"
+      "  --vcluster      run on the virtual cluster (tools/vcluster): one hybrid process,\n"
+      "                  or THREADS MPI ranks, on each of NODES virtual nodes\n"
+      "  --only LIST     comma-separated collectives to run, or 'all'; default:\n"
+      "                  barrier,bcast,reduce,allreduce,scan,exscan,gather,scatter,\n"
+      "                  allgather,alltoall (also: gatherv,scatterv,allgatherv,alltoallv)\n"
+      "  --plot FILE.png time against size per collective, simple vs anchor (gnuplot)\n");
 }
 
 /* Files an "I key value" line of a worker. */
@@ -134,7 +139,8 @@ static void worker_info(const char *line) {
   }
 }
 
-/* One worker job's lines: "R op bytes us" results filed under `side`, "I"
+/* One worker job's lines: "R op bytes us" results filed under `side`,
+ * "S op bytes us ratio" MPI's collective timed in the hybrid job, "I"
  * information about the MPI side, "N" notes (printed once). */
 typedef struct {
   int side, round;
@@ -144,9 +150,13 @@ static int side_line(const char *line, void *arg) {
   const side_ctx_t *c = arg;
   char op[32];
   size_t bytes;
-  double us;
+  double us, ratio;
   if (sscanf(line, "R %31s %zu %lf", op, &bytes, &us) == 3) {
     bench_row_add(bench_row(&table, op, bytes), c->side, us);
+  } else if (sscanf(line, "S %31s %zu %lf %lf", op, &bytes, &us, &ratio) == 4) {
+    bench_row_t *r = bench_row(&table, op, bytes);
+    bench_row_add(r, SIDE_SAME, us);
+    bench_row_add(r, SIDE_SAME_RATIO, ratio);
   } else if (line[0] == 'I' && line[1] == ' ') {
     worker_info(line);
   } else if (line[0] == 'N' && line[1] == ' ') {
@@ -466,6 +476,21 @@ static void fmt_us(char *buf, size_t len, double v) {
     snprintf(buf, len, "%.3f", v);
 }
 
+static void fmt_ratio(char *buf, size_t len, double v) {
+  if (isnan(v))
+    snprintf(buf, len, "-");
+  else
+    snprintf(buf, len, "%.2f", v);
+}
+
+/* A CSV field: the value (4 decimals), or empty when there is none. */
+static void csv_num(FILE *out, double v, const char *end) {
+  if (isnan(v))
+    fprintf(out, "%s", end);
+  else
+    fprintf(out, "%.4f%s", v, end);
+}
+
 static void fmt_bytes(char *buf, size_t len, size_t b) {
   if (b >= (1u << 20) && b % (1u << 20) == 0)
     snprintf(buf, len, "%zuMiB", b >> 20);
@@ -652,9 +677,7 @@ static int suite_coll(int argc, char **argv) {
   printf(
       "simple-bench coll: %ld node(s) x %ld thread(s) (simple) against %ld MPI rank(s) x 1"
       " thread (%s), %ld round(s)%s\n",
-      N, T, P,
-      bench_where(o.vcluster, slurm),
-      o.rounds, pin ? ", pinned" : "");
+      N, T, P, bench_where(o.vcluster, slurm), o.rounds, pin ? ", pinned" : "");
   fflush(stdout);
   /* HAN is measured only where it can run: Open MPI, ranks on more than
    * one host (on one host HAN disqualifies itself and would only repeat
@@ -674,45 +697,41 @@ static int suite_coll(int argc, char **argv) {
          : han_priority_seen == 100 ? "coll_han_priority=100"
          : han_priority_seen == -1  ? "OMPI_MCA_coll_han_priority=100 (not confirmed by MPI_T)"
                                     : "requested, but coll_han_priority is not 100 in the ranks");
-  printf("%-11s %8s %12s %12s %12s %8s %13s\n", "op", "bytes", "simple_us", "default_us", "han_us",
+  int same = 0;
+  for (int i = 0; i < table.nrows; i++) same |= rows[i].n[SIDE_SAME] > 0;
+  printf("%-11s %8s %12s %12s %12s %8s %13s", "op", "bytes", "simple_us", "default_us", "han_us",
          "anchor", "anchor/simple");
+  printf(same ? " %12s %11s\n" : "\n", "same_us", "same/simple");
   if (out)
     fprintf(out,
             "suite,op,bytes,nodes,threads,simple_us,mpi_default_us,mpi_han_us,anchor,"
-            "anchor_us,ratio\n");
+            "anchor_us,ratio,mpi_same_us,same_ratio\n");
   for (int i = 0; i < table.nrows; i++) {
     row_t *r = &rows[i];
     double h = med(r, SIDE_HYBRID), m = med(r, SIDE_MPI), n = med(r, SIDE_HAN), at = NAN;
+    double sm = med(r, SIDE_SAME), sr = med(r, SIDE_SAME_RATIO);
     int a = anchor_of(r, &at);
     const char *an = a == SIDE_MPI ? "default" : a == SIDE_HAN ? "han" : "-";
     double ratio = h > 0 && !isnan(at) ? at / h : NAN;
-    char sb[32], sh[32], sm[32], sn[32], sr[32];
+    char sb[32], sh[32], sm_[32], sn[32], sr_[32], ss[32], sq[32];
     fmt_bytes(sb, sizeof sb, r->bytes);
     fmt_us(sh, sizeof sh, h);
-    fmt_us(sm, sizeof sm, m);
+    fmt_us(sm_, sizeof sm_, m);
     fmt_us(sn, sizeof sn, n);
-    if (isnan(ratio))
-      snprintf(sr, sizeof sr, "-");
-    else
-      snprintf(sr, sizeof sr, "%.2f", ratio);
-    printf("%-11s %8s %12s %12s %12s %8s %13s\n", r->op, r->bytes ? sb : "-", sh, sm, sn, an, sr);
+    fmt_ratio(sr_, sizeof sr_, ratio);
+    fmt_us(ss, sizeof ss, sm);
+    fmt_ratio(sq, sizeof sq, sr);
+    printf("%-11s %8s %12s %12s %12s %8s %13s", r->op, r->bytes ? sb : "-", sh, sm_, sn, an, sr_);
+    printf(same ? " %12s %11s\n" : "\n", ss, sq);
     if (out) {
       fprintf(out, "coll,%s,%zu,%ld,%ld,", r->op, r->bytes, N, T);
       double v[3] = {h, m, n};
-      for (int k = 0; k < 3; k++)
-        if (isnan(v[k]))
-          fprintf(out, ",");
-        else
-          fprintf(out, "%.4f,", v[k]);
+      for (int k = 0; k < 3; k++) csv_num(out, v[k], ",");
       fprintf(out, "%s,", a < 0 ? "" : an);
-      if (isnan(at))
-        fprintf(out, ",");
-      else
-        fprintf(out, "%.4f,", at);
-      if (isnan(ratio))
-        fprintf(out, "\n");
-      else
-        fprintf(out, "%.4f\n", ratio);
+      csv_num(out, at, ",");
+      csv_num(out, ratio, ",");
+      csv_num(out, sm, ",");
+      csv_num(out, sr, "\n");
     }
   }
   if (out && fclose(out) != 0) {
