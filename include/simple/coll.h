@@ -95,7 +95,10 @@ SIMPLE_API int simple_reduce(simple_t *s, const void *send, void *recv, size_t c
  * array is cut into L lanes (L = fewest threads on any node; 1 when the
  * host runs more threads than it has cores) and lane l is
  * reduced among nodes by thread l of every node at once: recursive-halving
- * reduce-scatter then recursive-doubling allgather (Rabenseifner).
+ * reduce-scatter then recursive-doubling allgather (Rabenseifner); on 2
+ * nodes below 2 MiB one exchange of the piece instead (recursive
+ * doubling: alpha + beta n, where Rabenseifner's two steps cost 2 alpha
+ * + beta n).
  *   Cost: 2b + 2 n/B + 2 log2 P alpha + 2 (P-1)/P beta n, the inter-node
  *   part shared by L threads driving transfers concurrently. */
 SIMPLE_API int simple_allreduce(simple_t *s, const void *send, void *recv, size_t count,

@@ -6,10 +6,12 @@
 #include "simple/coll.h"
 #include "simple/node.h"
 
-/* Two paths for the node phase, chosen by choose.c's table (by default:
- * up to SIMPLE__COLL_SMALL_REDUCE bytes the first, above it the second);
- * among nodes, recursive doubling or Rabenseifner for an allreduce, the
- * one-way tree for a reduce with a built-in op. */
+/* Two paths for the node phase, by size: up to SIMPLE__COLL_SMALL_REDUCE
+ * bytes the first (reduce_small, whose master combines), above it the
+ * second (reduce_large, sliced; Rabenseifner's schedule takes it at every
+ * size); among nodes, by choose.c's table, recursive doubling or
+ * Rabenseifner for an allreduce, the one-way tree for a reduce with a
+ * built-in op. */
 
 /* The tree's root node for a reduce to root by `tree` (-1: the allreduce
  * schedule). It follows from root and op alone, the same on every node (an
@@ -77,7 +79,8 @@ static int reduce_small(simple_t *s, const void *send, void *recv, void *scratch
  * scratch: the accumulator (count elements, lane k's piece in its place),
  * then tmp. */
 static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, simple_type_t type,
-                        simple_op_t op, int root, int tree, void *recv, int rc, unsigned sig) {
+                        simple_op_t op, int root, int tree, int rd, void *recv, int rc,
+                        unsigned sig) {
   simple__node_t *n = s->node;
   int me = s->thread, r = n->threads, lanes = simple__xchg_lanes(n), want_result;
   size_t es = simple_type_size(type), bytes = count * es, l0, l1;
@@ -88,7 +91,7 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
      * exchange, with error marks, for the nodes that wait on it. */
     if (rc != SIMPLE_ERR_FATAL && me < lanes) {
       simple__coll_lane_piece(count, es, lanes, me, &l0, &l1);
-      if (l1 > l0) lane_exchange(n, me, NULL, NULL, NULL, l1 - l0, type, op, root_node, 0, 1, 0);
+      if (l1 > l0) lane_exchange(n, me, NULL, NULL, NULL, l1 - l0, type, op, root_node, rd, 1, 0);
     }
     return rc;
   }
@@ -101,8 +104,8 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
   if (me < lanes) {
     simple__coll_lane_piece(count, es, lanes, me, &l0, &l1);
     if (l1 > l0)
-      rc = lane_exchange(n, me, NULL, acc + l0 * es, tmp + l0 * es, l1 - l0, type, op, root_node, 0,
-                         0, sig);
+      rc = lane_exchange(n, me, NULL, acc + l0 * es, tmp + l0 * es, l1 - l0, type, op, root_node,
+                         rd, 0, sig);
   }
   if ((rc = simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG))) return rc;
   if (want_result) memcpy(recv, acc, bytes);
@@ -179,8 +182,7 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
    * the caller's buffers (reduce_alone): the same messages on lane 0 as
    * reduce_small's, without its copies through the scratch. */
   int rd = alg == SIMPLE__ALG_RD;
-  int small = (rd && (n->threads > 1 || bytes <= SIMPLE__COLL_SMALL_REDUCE)) ||
-              (alg == SIMPLE__ALG_TREE && bytes <= SIMPLE__COLL_SMALL_REDUCE);
+  int small = (rd || alg == SIMPLE__ALG_TREE) && bytes <= SIMPLE__COLL_SMALL_REDUCE;
   void *scratch = NULL;
   if (s->thread == 0 && !err && !(scratch = simple__xchg_room(s, 2 * bytes)))
     err = SIMPLE_ERR_NOMEM;
@@ -192,7 +194,7 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
                         err, sig);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, scratch, count, err, &rc);
-  return reduce_large(s, slots, count, type, op, root, alg == SIMPLE__ALG_TREE, recv, rc, sig);
+  return reduce_large(s, slots, count, type, op, root, alg == SIMPLE__ALG_TREE, rd, recv, rc, sig);
 }
 
 int simple_allreduce(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,

@@ -11,7 +11,13 @@
  *    us per run): 32 KiB 32-35 against 48-52, 256 KiB 113-121 against
  *    149-158, 1 MiB 421-599 against 471-522, 4 MiB 2441-3296 against
  *    2810-3069: recursive doubling up to 512 KiB (not measured between
- *    256 KiB and 1 MiB).
+ *    256 KiB and 1 MiB). Two nodes with a node phase: every thread
+ *    combines a slice either way, then each lane exchanges its piece once
+ *    (rd) or twice at half size (rab). Forced either way, 2 x 2, three
+ *    alternating runs (median us per run, rd against rab): 32 KiB
+ *    38-47 against 54-62, 256 KiB 137-139 against 155-182, 1 MiB 530-659
+ *    against 530-735, 4 MiB 3252-3886 against 3198-3582: recursive
+ *    doubling below 2 MiB (not measured between 1 and 4 MiB).
  *  - reduce up to 8 KiB: the binomial tree, one way, whatever the node
  *    count: its ceil(log2 P) steps are as many as recursive doubling's
  *    but send one message per pair, not one each way. 2 x 1 on the
@@ -89,6 +95,7 @@ typedef struct {
 /* First matching row wins; every kind ends with a catch-all row. */
 static const rule_t rules[] = {
     {SIMPLE__COLL_ALLREDUCE, ANY_NODES, 1, SIMPLE__COLL_SMALL_REDUCE, SIMPLE__ALG_RD},
+    {SIMPLE__COLL_ALLREDUCE, 2, 2, (2 << 20) - 1, SIMPLE__ALG_RD},
     {SIMPLE__COLL_ALLREDUCE, ANY_NODES, 2, ANY_BYTES, SIMPLE__ALG_RAB},
     {SIMPLE__COLL_ALLREDUCE, 2, 1, (512 << 10) - 1, SIMPLE__ALG_RD},
     {SIMPLE__COLL_ALLREDUCE, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_RAB},

@@ -22,8 +22,10 @@ typedef enum {
 } simple__coll_kind_t;
 
 typedef enum {
-  /* allreduce, reduce: the node masters combine, then recursive doubling
-   * among nodes on one lane (latency-bound: log2 P messages). */
+  /* allreduce, reduce: up to SIMPLE__COLL_SMALL_REDUCE bytes the node
+   * masters combine, above every thread combines a slice; then recursive
+   * doubling among nodes (log2 P messages of n; on one lane, or each
+   * lane its piece). */
   SIMPLE__ALG_RD,
   /* allreduce, reduce: every thread combines a slice, then Rabenseifner's
    * reduce-scatter + allgather among nodes on every lane. */
