@@ -214,6 +214,7 @@ static int allowed_cores(void) {
 static void free_node(simple__node_t *n) {
   free(n->threads_of);
   free(n->first_pid);
+  free(n->host_of);
   for (int k = 0; k < 2; k++) {
     free(n->slots[k]);
     free(n->scratch[k].p);
@@ -365,8 +366,12 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
   n->threads = threads;
   n->threads_of = malloc(sizeof(int) * (size_t)size);
   n->first_pid = malloc(sizeof(int) * (size_t)(size + 1));
-  if (!n->threads_of || !n->first_pid) return SIMPLE_ERR_NOMEM;
+  n->host_of = malloc(sizeof(int) * (size_t)size);
+  if (!n->threads_of || !n->first_pid || !n->host_of) return SIMPLE_ERR_NOMEM;
   MPI_Allgather(&threads, 1, MPI_INT, n->threads_of, 1, MPI_INT, comm);
+  int host = rank;
+  MPI_Allreduce(&rank, &host, 1, MPI_INT, MPI_MIN, local);
+  MPI_Allgather(&host, 1, MPI_INT, n->host_of, 1, MPI_INT, comm);
   n->first_pid[0] = 0;
   for (int i = 0; i < size; i++) n->first_pid[i + 1] = n->first_pid[i] + n->threads_of[i];
   n->nprocs = n->first_pid[size];

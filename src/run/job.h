@@ -82,6 +82,9 @@ typedef struct simple__node {
   int nprocs;           /* TID */
   int *threads_of;      /* [nodes]: threads on each node */
   int *first_pid;       /* [nodes + 1]: global rank of each node's thread 0 */
+  int *host_of;         /* [nodes]: each node's host, named by the lowest node on
+                           it (MPI_COMM_TYPE_SHARED: nodes that MPI's shared
+                           memory joins) */
   int local_rank;       /* this process among those on the same host */
   int local_first_core; /* threads of lower local ranks on this host */
   int oversubscribed;   /* more runnable threads on the host than cores */

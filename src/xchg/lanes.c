@@ -6,6 +6,8 @@
 
 #include "xchg/xchg.h"
 
+#include "run/options.h"
+
 simple__layer_key_t simple__xchg_key;
 
 /* One job at a time runs in a process (simple_run), so the lanes of its
@@ -35,6 +37,11 @@ static int lanes_open(simple__node_t *n) {
     ranges >>= 1;
     L->sig_hi_bits++;
   }
+  /* Between nodes on one host messages go whole, unless
+   * SIMPLE_SEGMENT_ONE_HOST=1 cuts them as between hosts (so that tests
+   * of several nodes on one host reach the segments' paths). */
+  L->one_host_seg = simple__env_long("SIMPLE_SEGMENT_ONE_HOST", 0) == 1 ? SIMPLE__XCHG_SEG_BYTES
+                                                                        : SIMPLE__XCHG_ONE_HOST_SEG;
   *simple__layer_slot(n, &simple__xchg_key) = L;
   n->lanes = L->n;
   return rc;

@@ -10,16 +10,28 @@
 static int out_tag(const simple__xchg_t *x) { return simple__xchg_out_tag(x->n, x->sig, x->tag); }
 static int in_tag(const simple__xchg_t *x) { return x->sig ? -1 : x->tag; }
 
-/* Segments of a message: an empty message is one (a zero-byte message,
- * or a mark). */
-static size_t segments(size_t bytes) {
-  return bytes <= SIMPLE__XCHG_SEG_BYTES
-             ? 1
-             : (bytes + SIMPLE__XCHG_SEG_BYTES - 1) / SIMPLE__XCHG_SEG_BYTES;
+/* The segment size between this node and `peer`, the same at both ends:
+ * SIMPLE__XCHG_SEG_BYTES between hosts, where it keeps every segment
+ * under the TCP transport's eager limit; between nodes on one host
+ * (MPI's shared-memory transport, which moves a large message in one
+ * copy) SIMPLE__XCHG_ONE_HOST_SEG: cut in 63 KiB, such messages took 1.4x
+ * as long (simple-bench coll -N 2 -t 1 on one host, bcast and exscan of
+ * 256 KiB-4 MiB: 0.67-0.70 of MPI's collective, 0.97-1.00 whole). Two
+ * loads and a compare, and two more on one host. */
+static size_t pair_seg(simple__node_t *n, int peer) {
+  if (peer < 0 || n->host_of[peer] != n->host_of[n->node]) return SIMPLE__XCHG_SEG_BYTES;
+  const simple__xchg_lanes_t *L = *simple__layer_slot(n, &simple__xchg_key);
+  return L->one_host_seg;
 }
-static size_t seg_len(size_t bytes, size_t k) {
-  size_t at = k * SIMPLE__XCHG_SEG_BYTES;
-  return bytes - at < SIMPLE__XCHG_SEG_BYTES ? bytes - at : SIMPLE__XCHG_SEG_BYTES;
+
+/* Segments of a message in segments of `seg` bytes: an empty message is
+ * one (a zero-byte message, or a mark). */
+static size_t segments(size_t bytes, size_t seg) {
+  return bytes <= seg ? 1 : (bytes + seg - 1) / seg;
+}
+static size_t seg_len(size_t bytes, size_t k, size_t seg) {
+  size_t at = k * seg;
+  return bytes - at < seg ? bytes - at : seg;
 }
 
 /* Segments in flight each way. */
@@ -40,10 +52,12 @@ static size_t seg_len(size_t bytes, size_t k) {
  * segment's offset and length as it lands, in order, while the later ones
  * fly, until a mark or another tag. Returns the first MPI error; every
  * posted request is waited for. */
-static int move(simple__comm_t *c, const void *sbuf, size_t sbytes, int dest, void *rbuf,
-                size_t rbytes, int src, int out, int in, int marks, void (*hook)(void *), void *arg,
-                simple__xchg_arrived_fn *arrived, void *aarg, int *marked, int *differs) {
-  size_t ns = dest >= 0 ? segments(sbytes) : 0, nr = src >= 0 ? segments(rbytes) : 0;
+static int move(simple__node_t *n, simple__comm_t *c, const void *sbuf, size_t sbytes, int dest,
+                void *rbuf, size_t rbytes, int src, int out, int in, int marks,
+                void (*hook)(void *), void *arg, simple__xchg_arrived_fn *arrived, void *aarg,
+                int *marked, int *differs) {
+  size_t sseg = pair_seg(n, dest), rseg = pair_seg(n, src);
+  size_t ns = dest >= 0 ? segments(sbytes, sseg) : 0, nr = src >= 0 ? segments(rbytes, rseg) : 0;
   size_t sp = 0, sd = 0, rp = 0, rd = 0; /* segments posted, done */
   simple__net_req_t sq[MOVE_WINDOW], rq[MOVE_WINDOW];
   int rc = 0;
@@ -52,12 +66,12 @@ static int move(simple__comm_t *c, const void *sbuf, size_t sbytes, int dest, vo
     /* The receives first, so that their buffers are ready when the data
      * comes. */
     for (; !rc && !marks && rp < nr && rp - rd < MOVE_WINDOW; rp++)
-      rc = simple__net_irecv(c, (unsigned char *)rbuf + rp * SIMPLE__XCHG_SEG_BYTES,
-                             seg_len(rbytes, rp), src, in, &rq[rp % MOVE_WINDOW]);
+      rc = simple__net_irecv(c, (unsigned char *)rbuf + rp * rseg, seg_len(rbytes, rp, rseg), src,
+                             in, &rq[rp % MOVE_WINDOW]);
     for (; !rc && sp < ns && sp - sd < MOVE_WINDOW; sp++)
       rc = marks ? simple__net_mark(c, dest, out, &sq[sp % MOVE_WINDOW])
-                 : simple__net_isend(c, (const unsigned char *)sbuf + sp * SIMPLE__XCHG_SEG_BYTES,
-                                     seg_len(sbytes, sp), dest, out, &sq[sp % MOVE_WINDOW]);
+                 : simple__net_isend(c, (const unsigned char *)sbuf + sp * sseg,
+                                     seg_len(sbytes, sp, sseg), dest, out, &sq[sp % MOVE_WINDOW]);
     if (hook) {
       hook(arg);
       hook = NULL;
@@ -77,7 +91,7 @@ static int move(simple__comm_t *c, const void *sbuf, size_t sbytes, int dest, vo
       } else if (!w && got != out) {
         *differs = 1;
       } else if (!w && arrived && !rc && !*marked && !*differs) {
-        arrived(aarg, rd * SIMPLE__XCHG_SEG_BYTES, seg_len(rbytes, rd));
+        arrived(aarg, rd * rseg, seg_len(rbytes, rd, rseg));
       }
       rd++;
     }
@@ -162,12 +176,12 @@ static int step_pair(const simple__xchg_t *x, int d, int to, int from, int *also
   void (*hook)(void *) = *also_local ? local_once : NULL;
   *also_local = 0;
   if (x->bad) /* a mark where each segment would go, and whatever comes taken */
-    return move(c, NULL, ob, ob ? to : -1, NULL, ib, ib ? from : -1, out_tag(x), in_tag(x), 1, NULL,
-                NULL, NULL, NULL, &mark, &differ);
+    return move(x->n, c, NULL, ob, ob ? to : -1, NULL, ib, ib ? from : -1, out_tag(x), in_tag(x), 1,
+                NULL, NULL, NULL, NULL, &mark, &differ);
   void *in = ib ? x->in(x->ctx, from, d, &unpack) : NULL;
   const void *out = ob ? x->out(x->ctx, to, d) : NULL;
-  int rc = move(c, out, ob, ob ? to : -1, in, ib, ib ? from : -1, out_tag(x), in_tag(x), 0, hook,
-                (void *)x, NULL, NULL, &mark, &differ);
+  int rc = move(x->n, c, out, ob, ob ? to : -1, in, ib, ib ? from : -1, out_tag(x), in_tag(x), 0,
+                hook, (void *)x, NULL, NULL, &mark, &differ);
   /* A mark, or another node's signature: the message is not unpacked. */
   if (mark || differ) unpack = 0;
   *marked |= mark;
@@ -193,7 +207,7 @@ int simple__xchg_sendrecv_each(simple__node_t *n, int lane, const void *sbuf, si
                                int dest, void *rbuf, size_t rbytes, int src, int tag, int *bad,
                                unsigned sig, simple__xchg_arrived_fn *arrived, void *arg) {
   int marked = 0, differs = 0;
-  int rc = move(simple__xchg_lane(n, lane), sbuf, sbytes, dest, rbuf, rbytes, src,
+  int rc = move(n, simple__xchg_lane(n, lane), sbuf, sbytes, dest, rbuf, rbytes, src,
                 simple__xchg_out_tag(n, sig, tag), -1, *bad, NULL, NULL, *bad ? NULL : arrived, arg,
                 &marked, &differs);
   if (!*bad) *bad = marked ? 1 : differs && !rc ? SIMPLE__XCHG_SIG_DIFFERS : 0;
@@ -232,12 +246,13 @@ static int post_items(const simple__xchg_t *x, int d, int out, simple__net_req_t
     chunk(out ? x->out_bytes(x->ctx, k) : x->in_bytes(x->ctx, k), x->chunks, i % x->chunks, &lo,
           &len);
     if (len == 0) continue;
-    count += (int)segments(len);
+    size_t seg = pair_seg(x->n, k), ng = segments(len, seg);
+    count += (int)ng;
     if (!req) continue;
     unsigned char *at = out ? (unsigned char *)(uintptr_t)x->out(x->ctx, k, d)
                             : (unsigned char *)x->in(x->ctx, k, d, &unpack);
-    for (size_t g = 0, ng = segments(len); g < ng && !*rc; g++) {
-      size_t off = lo + g * SIMPLE__XCHG_SEG_BYTES, m = seg_len(len, g);
+    for (size_t g = 0; g < ng && !*rc; g++) {
+      size_t off = lo + g * seg, m = seg_len(len, g, seg);
       *rc = out ? simple__net_isend(c, at + off, m, k, x->tag, &req[*nreq])
                 : simple__net_irecv(c, at + off, m, k, x->tag, &req[*nreq]);
       if (!*rc) ++*nreq;

@@ -26,7 +26,8 @@
 #define SIMPLE__XCHG_MAX_LANES 64
 typedef struct {
   int n;
-  int sig_hi_bits; /* simple__xchg_sig_tag: hash bits above bit 15 */
+  int sig_hi_bits;     /* simple__xchg_sig_tag: hash bits above bit 15 */
+  size_t one_host_seg; /* segment size between nodes on one host (xchg.c) */
   simple__comm_t *lane[SIMPLE__XCHG_MAX_LANES];
 } simple__xchg_lanes_t;
 extern simple__layer_key_t simple__xchg_key;
@@ -257,8 +258,9 @@ int simple__xchg_drive(const simple__xchg_t *x, int d, int also_local);
  * lane d, i = d, d + drivers, ...), receives (out = 0: into in(k) + the
  * chunk's offset, never unpacked by the engine) or sends (out = 1: from
  * out(k)). Each chunk goes in segments of at most SIMPLE__XCHG_SEG_BYTES
- * (below), a request each, all posted at once: under the TCP transport's
- * eager limit no segment waits for a rendezvous. Requests go to req (room
+ * (below; between nodes on one host, whole), a request each, all posted
+ * at once: under the TCP transport's eager limit no segment waits for a
+ * rendezvous. Requests go to req (room
  * for simple__xchg_post_count of them), *nreq counts them. The client
  * completes them (simple__net_waitall, or testall while it works). Chunks
  * are cut on cache lines. */
@@ -275,6 +277,8 @@ int simple__xchg_post_count(const simple__xchg_t *x, int d, int out);
  * segments (S = SIMPLE__XCHG_SEG_BYTES), and floors sum to at most the
  * floor of the sum: items + bytes / S. */
 #define SIMPLE__XCHG_SEG_BYTES (63 * 1024)
+/* Between nodes on one host: whole messages, up to 1 GiB (one MPI count). */
+#define SIMPLE__XCHG_ONE_HOST_SEG ((size_t)1 << 30)
 static inline size_t simple__xchg_post_bound(const simple__node_t *n, int chunks, size_t bytes) {
   return (size_t)(n->nodes - 1) * (size_t)chunks + bytes / SIMPLE__XCHG_SEG_BYTES;
 }
@@ -344,9 +348,11 @@ static inline int simple__xchg_out_tag(simple__node_t *n, unsigned sig, int tag)
   return sig ? simple__xchg_sig_tag(n, sig) : tag;
 }
 
-/* SIMPLE__XCHG_SEG_BYTES (defined above): messages between nodes of more
- * than this many bytes go in segments of it, each a message of its own
- * (simple__xchg_sendrecv, simple__xchg_post, the reduce tree):
+/* SIMPLE__XCHG_SEG_BYTES (defined above): messages between nodes on
+ * different hosts of more than this many bytes go in segments of it, each
+ * a message of its own (simple__xchg_sendrecv, simple__xchg_post, the
+ * reduce tree; between nodes on one host, where MPI's shared memory moves
+ * a message in one copy, they go whole, up to 1 GiB a segment):
  * the largest that Open MPI's TCP transport sends eagerly (its default
  * btl_tcp_eager_limit, 64 KiB, less room for its match header). A larger
  * message costs a rendezvous, one more round trip before its data moves;
@@ -367,7 +373,8 @@ static inline int simple__xchg_out_tag(simple__node_t *n, unsigned sig, int tag)
  * the signature costs nothing on the wire: the receive reads the tag from
  * the status it gets anyway. Every node of the schedule passes its own
  * call's signature, or 0 in error mode. A message above
- * SIMPLE__XCHG_SEG_BYTES goes in segments, up to 8 in flight each way
+ * SIMPLE__XCHG_SEG_BYTES to or from another host goes in segments (below),
+ * up to 8 in flight each way
  * (both ends cut it alike: the sizes are the schedule's, known in error
  * mode too, where each segment is a mark). Returns 0 or SIMPLE_ERR_MPI. */
 int simple__xchg_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
@@ -376,7 +383,9 @@ int simple__xchg_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t 
 /* simple__xchg_sendrecv that hands rbuf over segment by segment:
  * arrived(arg, off, len) runs for each segment of the received message as
  * it lands (bytes off .. off + len of rbuf, in order; every segment but
- * the last is SIMPLE__XCHG_SEG_BYTES, a multiple of every type's size),
+ * the last has the pair's segment size, SIMPLE__XCHG_SEG_BYTES or
+ * SIMPLE__XCHG_ONE_HOST_SEG,
+ * a multiple of every type's size),
  * while the later segments are still on the wire, and for none after a
  * mark or a message with another signature (nor with *bad set on entry).
  * A reduction combines there, overlapping its pass over the data with the
