@@ -469,18 +469,12 @@ static int anchor_of(row_t *r, double *t) {
   return SIDE_HAN;
 }
 
-static void fmt_us(char *buf, size_t len, double v) {
+/* A table field: v with `digits` decimals, or "-" when there is none. */
+static void fmt_num(char *buf, size_t len, double v, int digits) {
   if (isnan(v))
     snprintf(buf, len, "-");
   else
-    snprintf(buf, len, "%.3f", v);
-}
-
-static void fmt_ratio(char *buf, size_t len, double v) {
-  if (isnan(v))
-    snprintf(buf, len, "-");
-  else
-    snprintf(buf, len, "%.2f", v);
+    snprintf(buf, len, "%.*f", digits, v);
 }
 
 /* A CSV field: the value (4 decimals), or empty when there is none. */
@@ -709,19 +703,19 @@ static int suite_coll(int argc, char **argv) {
   for (int i = 0; i < table.nrows; i++) {
     row_t *r = &rows[i];
     double h = med(r, SIDE_HYBRID), m = med(r, SIDE_MPI), n = med(r, SIDE_HAN), at = NAN;
-    double sm = med(r, SIDE_SAME), sr = med(r, SIDE_SAME_RATIO);
+    double same_us = med(r, SIDE_SAME), same_ratio = med(r, SIDE_SAME_RATIO);
     int a = anchor_of(r, &at);
     const char *an = a == SIDE_MPI ? "default" : a == SIDE_HAN ? "han" : "-";
     double ratio = h > 0 && !isnan(at) ? at / h : NAN;
-    char sb[32], sh[32], sm_[32], sn[32], sr_[32], ss[32], sq[32];
+    char sb[32], sh[32], sm[32], sn[32], sr[32], ss[32], sq[32];
     fmt_bytes(sb, sizeof sb, r->bytes);
-    fmt_us(sh, sizeof sh, h);
-    fmt_us(sm_, sizeof sm_, m);
-    fmt_us(sn, sizeof sn, n);
-    fmt_ratio(sr_, sizeof sr_, ratio);
-    fmt_us(ss, sizeof ss, sm);
-    fmt_ratio(sq, sizeof sq, sr);
-    printf("%-11s %8s %12s %12s %12s %8s %13s", r->op, r->bytes ? sb : "-", sh, sm_, sn, an, sr_);
+    fmt_num(sh, sizeof sh, h, 3);
+    fmt_num(sm, sizeof sm, m, 3);
+    fmt_num(sn, sizeof sn, n, 3);
+    fmt_num(sr, sizeof sr, ratio, 2);
+    fmt_num(ss, sizeof ss, same_us, 3);
+    fmt_num(sq, sizeof sq, same_ratio, 2);
+    printf("%-11s %8s %12s %12s %12s %8s %13s", r->op, r->bytes ? sb : "-", sh, sm, sn, an, sr);
     printf(same ? " %12s %11s\n" : "\n", ss, sq);
     if (out) {
       fprintf(out, "coll,%s,%zu,%ld,%ld,", r->op, r->bytes, N, T);
@@ -730,8 +724,8 @@ static int suite_coll(int argc, char **argv) {
       fprintf(out, "%s,", a < 0 ? "" : an);
       csv_num(out, at, ",");
       csv_num(out, ratio, ",");
-      csv_num(out, sm, ",");
-      csv_num(out, sr, "\n");
+      csv_num(out, same_us, ",");
+      csv_num(out, same_ratio, "\n");
     }
   }
   if (out && fclose(out) != 0) {

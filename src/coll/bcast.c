@@ -39,9 +39,9 @@ static int bcast_(simple_t *s, void *buf, size_t count, simple_type_t type, int 
      * broadcast, with marks or the error word (root's node) or into a
      * temporary block (elsewhere). A root out of range is every thread's
      * error. */
-    long long word = 1;
     if (rc != SIMPLE_ERR_FATAL && count && s->thread == 0 && root >= 0 && root < n->nprocs &&
         bytes / count == simple_type_size(type)) {
+      long long word = 1;
       if (tree)
         simple__coll_net_bcast_tree(n, 0, NULL, bytes, simple__node_of(n, root), 1, 0);
       else
