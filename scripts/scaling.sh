@@ -9,6 +9,12 @@
 # into its own labelled section.
 #
 #   scripts/scaling.sh [BUILD] [-N NODES] [-t THREADS] [--out DIR] [--quick]
+#                      [--no-build]
+#
+# --no-build runs BUILD as it is, without CMake: a build copied to a
+# machine that has no compiler or whose paths differ (its bin/ and lib/
+# are all it reads; simplerun finds the launcher by name when the one it
+# was built with is not there).
 #
 # Defaults: 4 x 4 (16 cores: a node of 4 cores per 4 threads); on a machine
 # with fewer cores than NODES x THREADS the nodes share cores, which the
@@ -18,14 +24,15 @@
 set -euo pipefail
 build=build
 if [[ $# -gt 0 && $1 != -* ]]; then build=$1; shift; fi
-nodes=4 threads=4 out="" quick=()
+nodes=4 threads=4 out="" quick=() build_it=1
 while [[ $# -gt 0 ]]; do
   case $1 in
     -N) nodes=$2; shift 2 ;;
     -t) threads=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --quick) quick=(--quick); shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    --no-build) build_it=0; shift ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "scaling.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -35,9 +42,11 @@ done
 out=${out:-$build/report/scaling}
 here=$(cd "$(dirname "$0")/.." && pwd)
 
-echo "== build ($build)"
-[[ -f $build/CMakeCache.txt ]] || cmake -S "$here" -B "$build" >/dev/null
-cmake --build "$build" -j "$(nproc)" >/dev/null
+if (( build_it )); then
+  echo "== build ($build)"
+  [[ -f $build/CMakeCache.txt ]] || cmake -S "$here" -B "$build" >/dev/null
+  cmake --build "$build" -j "$(nproc)" >/dev/null
+fi
 bench=$build/bin/simple-bench vc=$build/bin/vcluster
 mkdir -p "$out"
 cores=$(nproc)
