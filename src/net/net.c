@@ -173,7 +173,7 @@ int simple__net_cancel(simple__net_req_t *reqs, int count) {
   return rc;
 }
 
-int simple__net_drain(simple__comm_t *c, int src, int tag, int *was_mark) {
+int simple__net_drain(simple__comm_t *c, int src, int tag, int *was_mark, int *got) {
   MPI_Message m;
   MPI_Status st;
   if (SIMPLE__NET_WATCHED(MPI_Mprobe(src, tag < 0 ? MPI_ANY_TAG : tag, c->comm, &m, &st)) !=
@@ -182,6 +182,7 @@ int simple__net_drain(simple__comm_t *c, int src, int tag, int *was_mark) {
   int count = 0;
   MPI_Get_count(&st, MPI_BYTE, &count);
   if (was_mark) *was_mark = count == 0;
+  if (got) *got = st.MPI_TAG;
   void *tmp = count ? malloc((size_t)count) : NULL;
   if (count && !tmp) return SIMPLE_ERR_NOMEM;
   int rc =

@@ -79,8 +79,8 @@ int simple__net_cancel(simple__net_req_t *reqs, int count);
  * temporary block and dropped: the error path only). */
 int simple__net_mark(simple__comm_t *c, int dest, int tag, simple__net_req_t *req);
 /* tag -1: whatever tag comes. *was_mark (when not NULL): 1 when the
- * message taken was empty (a mark). */
-int simple__net_drain(simple__comm_t *c, int src, int tag, int *was_mark);
+ * message taken was empty (a mark); *got (when not NULL): its tag. */
+int simple__net_drain(simple__comm_t *c, int src, int tag, int *was_mark, int *got);
 
 int simple__net_send(simple__comm_t *c, const void *buf, size_t bytes, int dest, int tag);
 

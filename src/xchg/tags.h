@@ -28,22 +28,28 @@ enum {
   SIMPLE__TAG_GATHER = 0x5c02,
   SIMPLE__TAG_SCATTER = 0x5c03,
   /* The rooted exchanges that carry the call's signature in the tag
-   * (xchg.h: simple__xchg_sig_tag): 0x2000-0x3fff, plus the same range
+   * (xchg.h: simple__xchg_sig_tag): 0x2000-0x3fff (0x6000-0x7fff for a
+   * message's last segment, SIG_LAST below), plus the same ranges
    * shifted by every multiple of 0x8000 that MPI_TAG_UB allows. Received
    * with any tag (the tag is the message's content), so nothing else may
    * be in flight to such a receive on its lane: the rule every lane keeps
    * (thread l drives lane l at both ends, in program order). */
   SIMPLE__TAG_SIG_BASE = 0x2000,
   SIMPLE__TAG_SIG_LOW_BITS = 13,
+  /* Bit 14 of a signature tag: the last segment of a message (xchg.c:
+   * move), so that a node in error mode, draining what it is sent, knows
+   * where a message ends whatever size its own failed call gave it. No
+   * other tag here has bit 13 (SIG_BASE) set: a tag with bits 13 and 14
+   * is a last segment, with bit 13 alone any other signature tag. */
+  SIMPLE__TAG_SIG_LAST = 0x4000,
   /* The one-sided layer's supersteps (src/rma): reserved here; its packets
    * and replies travel on the same lanes. */
-  SIMPLE__TAG_RMA_PKT = 0x7a01,
-  SIMPLE__TAG_RMA_REPLY = 0x7a02,
-  /* alltoall(v) (src/coll/alltoall.c); it used 0x7a01 too, which only MPI's
-   * per-pair ordering kept apart from the RMA packets. */
-  SIMPLE__TAG_ALLTOALL = 0x7a10,
+  SIMPLE__TAG_RMA_PKT = 0x5a01,
+  SIMPLE__TAG_RMA_REPLY = 0x5a02,
+  /* alltoall(v) (src/coll/alltoall.c). */
+  SIMPLE__TAG_ALLTOALL = 0x5a10,
   /* Redistribution, transpose and shift (src/dist/redist.c). */
-  SIMPLE__TAG_REDIST = 0x7d01,
+  SIMPLE__TAG_REDIST = 0x5d01,
 };
 
 #endif

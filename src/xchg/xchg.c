@@ -25,9 +25,10 @@ static size_t pair_seg(simple__node_t *n, int peer) {
 }
 
 /* Segments of a message in segments of `seg` bytes: an empty message is
- * one (a zero-byte message, or a mark). */
+ * one (a zero-byte message, or a mark). No overflow for any size (a
+ * failed call's sizes may be near SIZE_MAX). */
 static size_t segments(size_t bytes, size_t seg) {
-  return bytes <= seg ? 1 : (bytes + seg - 1) / seg;
+  return bytes <= seg ? 1 : bytes / seg + (bytes % seg != 0);
 }
 static size_t seg_len(size_t bytes, size_t k, size_t seg) {
   size_t at = k * seg;
@@ -37,20 +38,45 @@ static size_t seg_len(size_t bytes, size_t k, size_t seg) {
 /* Segments in flight each way. */
 #define MOVE_WINDOW 8
 
+/* The tag of segment k of ns: a signature's tag flags the last one
+ * (SIMPLE__TAG_SIG_LAST), so that a receiver in error mode can drain the
+ * message without knowing its size. */
+static int seg_tag(int out, size_t k, size_t ns) {
+  return k + 1 == ns && (out & SIMPLE__TAG_SIG_BASE) ? out | SIMPLE__TAG_SIG_LAST : out;
+}
+static int is_last_seg(int got) {
+  return (got & (SIMPLE__TAG_SIG_BASE | SIMPLE__TAG_SIG_LAST)) ==
+         (SIMPLE__TAG_SIG_BASE | SIMPLE__TAG_SIG_LAST);
+}
+/* A received tag without the last segment's flag. */
+static int tag_body(int got) {
+  return got & SIMPLE__TAG_SIG_BASE ? got & ~SIMPLE__TAG_SIG_LAST : got;
+}
+
 /* One message each way between this node and its partners on c (dest or
  * src -1: none), in segments of SIMPLE__XCHG_SEG_BYTES, up to MOVE_WINDOW
  * in flight each way: sbuf's sbytes go to dest with tag `out`, src's
  * rbytes come into rbuf with tag `in` (-1: any). `hook` (if set) runs once
- * while the first segments fly. In error mode (marks) nothing is read or
- * written: a mark goes where each of the message's first MOVE_WINDOW
- * segments would (a mark stands for the whole message, whatever size the
- * failed call gave it), and what src sends is drained (blocking: the
- * partner has posted its window by then): its segments, or its marks. A
- * receiver whose first segment came as a mark sets *marked and takes the
- * marks of the window it posted, and nothing more; one whose tag is not
- * `out` sets *differs. `arrived` (if set) is called with each received
- * segment's offset and length as it lands, in order, while the later ones
- * fly, until a mark or another tag. Returns the first MPI error; every
+ * while the first segments fly. `arrived` (if set) is called with each
+ * received segment's offset and length as it lands, in order, while the
+ * later ones fly, until a mark or another tag; a segment whose tag is not
+ * `out` sets *differs.
+ *
+ * Error mode (marks) reads and writes nothing, and each end's message
+ * size may be another than the partner's (a node whose threads disagreed
+ * reruns the call most of them made, which may not be the other nodes'):
+ * so nothing in it depends on the size, but whether it is 0. A node in
+ * error mode sends MOVE_WINDOW marks for a message of any size but 0 (for
+ * an empty one, one mark: an empty receive cannot tell a mark from the
+ * data); a receiver whose first segment came as a mark takes the marks of
+ * the window it had posted and drains the rest of the MOVE_WINDOW (with
+ * the marks' tag: nothing else can match). A node in error mode drains
+ * what src sends: MOVE_WINDOW marks if the first message is one (one for
+ * an empty message), else segments up to the one whose tag flags the last
+ * (seg_tag; without a signature, where the sizes cannot differ, as many as
+ * its own size gives). Drains block: the partner has posted its sends by
+ * then. Cost on success: a compare per segment sent
+ * and a mask per segment received. Returns the first MPI error; every
  * posted request is waited for. */
 static int move(simple__node_t *n, simple__comm_t *c, const void *sbuf, size_t sbytes, int dest,
                 void *rbuf, size_t rbytes, int src, int out, int in, int marks,
@@ -59,9 +85,11 @@ static int move(simple__node_t *n, simple__comm_t *c, const void *sbuf, size_t s
   size_t sseg = pair_seg(n, dest), rseg = pair_seg(n, src);
   size_t ns = dest >= 0 ? segments(sbytes, sseg) : 0, nr = src >= 0 ? segments(rbytes, rseg) : 0;
   size_t sp = 0, sd = 0, rp = 0, rd = 0; /* segments posted, done */
+  size_t marks_left = 0;                 /* marks still to drain after the window */
+  int mark_tag = in;
   simple__net_req_t sq[MOVE_WINDOW], rq[MOVE_WINDOW];
   int rc = 0;
-  if (marks && ns > MOVE_WINDOW) ns = MOVE_WINDOW;
+  if (marks && dest >= 0 && sbytes) ns = MOVE_WINDOW;
   while (sd < sp || rd < rp || (!rc && (sp < ns || rp < nr))) {
     /* The receives first, so that their buffers are ready when the data
      * comes. */
@@ -71,24 +99,33 @@ static int move(simple__node_t *n, simple__comm_t *c, const void *sbuf, size_t s
     for (; !rc && sp < ns && sp - sd < MOVE_WINDOW; sp++)
       rc = marks ? simple__net_mark(c, dest, out, &sq[sp % MOVE_WINDOW])
                  : simple__net_isend(c, (const unsigned char *)sbuf + sp * sseg,
-                                     seg_len(sbytes, sp, sseg), dest, out, &sq[sp % MOVE_WINDOW]);
+                                     seg_len(sbytes, sp, sseg), dest, seg_tag(out, sp, ns),
+                                     &sq[sp % MOVE_WINDOW]);
     if (hook) {
       hook(arg);
       hook = NULL;
     }
     for (size_t k = 0; marks && !rc && rp < nr && k < MOVE_WINDOW; k++, rp++, rd++) {
-      int was_mark = 0;
-      rc = simple__net_drain(c, src, in, &was_mark);
-      if (was_mark && rp == 0 && nr > MOVE_WINDOW) nr = MOVE_WINDOW; /* the partner failed too */
+      int was_mark = 0, got = in;
+      rc = simple__net_drain(c, src, in, &was_mark, &got);
+      if (rp == 0 && was_mark)
+        nr = rbytes ? MOVE_WINDOW : 1; /* the partner failed too */
+      else if (rp == 0 && in < 0 && got & SIMPLE__TAG_SIG_BASE)
+        nr = SIZE_MAX;
+      if (!was_mark && is_last_seg(got)) nr = rp + 1;
     }
     if (rd < rp) {
       int got = out, w = simple__net_wait_tag(&rq[rd % MOVE_WINDOW], &got);
       if (w == SIMPLE__NET_MARK) {
+        if (!*marked) { /* the marks posted for: rd .. rp */
+          marks_left = MOVE_WINDOW - (rp - rd);
+          mark_tag = got;
+        }
         *marked = 1;
-        nr = rp; /* the window posted holds the sender's marks: nothing more comes */
+        nr = rp; /* the window posted holds the sender's first marks */
       } else if (w && !rc) {
         rc = w;
-      } else if (!w && got != out) {
+      } else if (!w && tag_body(got) != out) {
         *differs = 1;
       } else if (!w && arrived && !rc && !*marked && !*differs) {
         arrived(aarg, rd * rseg, seg_len(rbytes, rd, rseg));
@@ -100,6 +137,7 @@ static int move(simple__node_t *n, simple__comm_t *c, const void *sbuf, size_t s
       if (w && !rc) rc = w;
     }
   }
+  for (; marks_left && !rc; marks_left--) rc = simple__net_drain(c, src, mark_tag, NULL, NULL);
   if (hook) hook(arg);
   return rc;
 }
@@ -150,7 +188,7 @@ static int step_blocks(const simple__xchg_t *x, int d, int to, int from, int *al
       if (!(rc = simple__net_isend(c, at, b, to, tag, &req[m]))) m++;
     }
     for (int i = w; i < nr && i < w + SIMPLE__XCHG_WAVE && !rc && x->bad; i++)
-      rc = simple__net_drain(c, from, want, NULL);
+      rc = simple__net_drain(c, from, want, NULL, NULL);
     if (*also_local) {
       x->local(x->ctx);
       *also_local = 0;
@@ -314,7 +352,7 @@ int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int l
       size_t b = out ? x->out_bytes(x->ctx, k) : x->in_bytes(x->ctx, k);
       if (b == 0) continue;
       if (x->bad) {
-        rc = out ? simple__net_mark(c, k, tag, &req[m]) : simple__net_drain(c, k, want, NULL);
+        rc = out ? simple__net_mark(c, k, tag, &req[m]) : simple__net_drain(c, k, want, NULL, NULL);
         if (!rc && out) node_of[m++] = k;
         continue;
       }
@@ -357,7 +395,8 @@ int simple__xchg_rooted_peer(const simple__xchg_t *x, int root_node, int lane, v
   int tag = out_tag(x);
   if (x->bad) {
     if (!out)
-      return simple__net_drain(c, root_node, in_tag(x), NULL) ? SIMPLE_ERR_MPI : SIMPLE_ERR_PEER;
+      return simple__net_drain(c, root_node, in_tag(x), NULL, NULL) ? SIMPLE_ERR_MPI
+                                                                    : SIMPLE_ERR_PEER;
     simple__net_req_t req;
     int rc = simple__net_mark(c, root_node, tag, &req);
     if (!rc) rc = simple__net_waitall(&req, 1);

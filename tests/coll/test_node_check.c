@@ -14,8 +14,9 @@
  * threads or more (a tie of two threads: the lower one is the reference).
  * Also: one thread calling another collective than its node's others,
  * and a whole node passing another type than the other nodes (bcast,
- * allgather). Layouts without a node of two threads run the correct calls
- * and the between-nodes case only. */
+ * allgather), and a tie that makes the wrong thread's call the node's
+ * reference (wrong_reference). Layouts without a node of two threads run
+ * the correct calls and the between-nodes case only. */
 #include "harness.h"
 #include "verdict_rules.h"
 
@@ -28,6 +29,7 @@ typedef struct {
   simple_t *s;
   int p, me, root;
   size_t n;
+  size_t odd_n; /* the offender's count (0: 3000 for small n, else 3) */
 } ctx_t;
 
 static long long val(int j, int k, size_t i) {
@@ -43,7 +45,7 @@ static int call(const ctx_t *c, int w, int v, int o) {
   simple_op_t op = SIMPLE_SUM;
   int root = c->root, p = c->p, me = c->me;
   if (me == o) {
-    if (v == V_COUNT) n = n < 100 ? 3000 : 3;
+    if (v == V_COUNT) n = c->odd_n ? c->odd_n : n < 100 ? 3000 : 3;
     if (v == V_TYPE) type = SIMPLE_INT32;
     if (v == V_OP) op = SIMPLE_MAX;
     if (v == V_ROOT) root = (root + 1) % p;
@@ -130,6 +132,40 @@ static int expected(const ctx_t *c, int w, int o, int rc) {
   if (on == rn || (rc == SIMPLE_ERR_PEER && verdict_on_way_up(on, mine, rn, simple_nodes(s))))
     return SIMPLE_ERR_PEER;
   return 0;
+}
+
+/* A tie that picks the wrong call: thread 0 of the first node of two
+ * threads passes another count than every other thread of the job, on
+ * the same schedule (20000 against 50000 elements: each collective's
+ * table picks the same algorithm for both, also when forced). The node's
+ * reference is then the lower thread's call, thread 0's, so its error
+ * path sends and drains for messages of another size than the other
+ * nodes'. The call fails on that node's threads (nowhere else is a
+ * verdict asserted: which nodes hear of it follows the schedule); what
+ * must hold is that it leaves nothing behind: the next, correct call
+ * returns the right data everywhere, twice over. */
+static void wrong_reference(const ctx_t *c) {
+  simple_t *s = c->s;
+  int P = simple_nodes(s), node = -1;
+  for (int k = 0; k < P && node < 0; k++)
+    if (simple_threads_on(s, k) == 2) node = k;
+  if (P < 2 || node < 0) return;
+  int o = simple_pid_of(s, node, 0);
+  ctx_t big = *c;
+  big.n = 20000;
+  big.odd_n = 50000;
+  static const int ws[] = {C_ALLREDUCE, C_REDUCE, C_GATHER, C_ALLTOALL};
+  for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++) {
+    int w = ws[i];
+    for (int round = 0; round < 2; round++) {
+      int rc = call(&big, w, V_COUNT, o);
+      if (simple_node(s) == node ? rc == 0
+                                 : rc != 0 && rc != SIMPLE_ERR_PEER && rc != SIMPLE_ERR_ARG)
+        simple_abort(s, "%s, count %zu on thread %d against %zu: returned %s", names[w], big.odd_n,
+                     o, big.n, simple_errname(rc));
+      call(&big, w, V_COUNT, -1);
+    }
+  }
 }
 
 /* Between nodes: every thread of the last node passes SIMPLE_DOUBLE where
@@ -275,7 +311,7 @@ static void v_forms(const ctx_t *c, int o) {
 static void test(simple_t *s, void *arg) {
   (void)arg;
   int p = simple_nprocs(s), P = simple_nodes(s);
-  ctx_t c = {s, p, simple_pid(s), p / 2, 0};
+  ctx_t c = {s, p, simple_pid(s), p / 2, 0, 0};
   int offenders[2] = {-1, -1};
   if (simple_threads_on(s, P - 1) > 1) offenders[0] = p - 1;
   for (int k = 0; k < P; k++)
@@ -308,6 +344,7 @@ static void test(simple_t *s, void *arg) {
       if (offenders[k] >= 0) v_forms(&c, offenders[k]);
     between_nodes(&c);
   }
+  wrong_reference(&c);
 }
 
 TEST_MAIN(test)
