@@ -336,6 +336,34 @@ int simple__xchg_put(const simple__xchg_t *x, int d, simple__win_t *w, size_t di
   return rc;
 }
 
+/* A single-segment message's tag at the root (simple__xchg_rooted): as
+ * move would send it, the last segment's flag included. */
+static int whole_tag(int tag) { return seg_tag(tag, 0, 1); }
+
+/* One peer's message of a rooted exchange through move: a message of
+ * more than one segment (in normal mode), or any message in error mode. A
+ * mark sets *marked, another signature *differs; the message is unpacked
+ * when neither came. */
+static int rooted_move(const simple__xchg_t *x, simple__comm_t *c, int k, size_t b, int lane,
+                       int out, int *marked, int *differs) {
+  int mark = 0, differ = 0, unpack = 0, rc;
+  if (x->bad)
+    return move(x->n, c, NULL, out ? b : 0, out ? k : -1, NULL, out ? 0 : b, out ? -1 : k,
+                out_tag(x), in_tag(x), 1, NULL, NULL, NULL, NULL, marked, differs);
+  if (out) {
+    rc = move(x->n, c, x->out(x->ctx, k, lane), b, k, NULL, 0, -1, out_tag(x), in_tag(x), 0, NULL,
+              NULL, NULL, NULL, &mark, &differ);
+  } else {
+    void *at = x->in(x->ctx, k, lane, &unpack);
+    rc = move(x->n, c, NULL, 0, -1, at, b, k, out_tag(x), in_tag(x), 0, NULL, NULL, NULL, NULL,
+              &mark, &differ);
+    if (!rc && unpack && !mark && !differ) x->unpack(x->ctx, k, at);
+  }
+  *marked |= mark;
+  *differs |= differ;
+  return rc;
+}
+
 int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int lane, int out) {
   simple__net_req_t req[SIMPLE__XCHG_BATCH];
   int node_of[SIMPLE__XCHG_BATCH], unpack[SIMPLE__XCHG_BATCH];
@@ -344,21 +372,25 @@ int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int l
   int P = x->n->nodes, rc = 0, k = 0, marked = 0, differs = 0;
   int tag = out_tag(x), want = in_tag(x);
   while (k < P && !rc) {
-    int m = 0;
+    int m = 0, big = -1;
+    size_t big_bytes = 0;
     for (; k < P && m < SIMPLE__XCHG_BATCH && !rc; k++) {
       if (k == root_node || simple__xchg_rooted_lane(x->n, k, root_node, lanes) != lane) continue;
       unpack[m] = 0;
       /* Empty messages are not sent (an empty one is a mark, net.h). */
       size_t b = out ? x->out_bytes(x->ctx, k) : x->in_bytes(x->ctx, k);
       if (b == 0) continue;
-      if (x->bad) {
-        rc = out ? simple__net_mark(c, k, tag, &req[m]) : simple__net_drain(c, k, want, NULL, NULL);
-        if (!rc && out) node_of[m++] = k;
-        continue;
+      /* Error mode, and a message of several segments, go through move
+       * (in segments, as the peer's end sends or takes them: xchg.c's
+       * error path), after the batch before them. */
+      if (x->bad || b > pair_seg(x->n, k)) {
+        big = k++;
+        big_bytes = b;
+        break;
       }
       if (out) {
         at[m] = (void *)x->out(x->ctx, k, lane);
-        rc = simple__net_isend(c, at[m], b, k, tag, &req[m]);
+        rc = simple__net_isend(c, at[m], b, k, whole_tag(tag), &req[m]);
       } else {
         at[m] = x->in(x->ctx, k, lane, &unpack[m]);
         rc = simple__net_irecv(c, at[m], b, k, want, &req[m]);
@@ -367,23 +399,27 @@ int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int l
     }
     /* A mark, or another signature, in a batch spoils only its own
      * message: the others are unpacked, whatever the verdict (the root's
-     * buffer is written either way where messages land in it directly). */
+     * buffer is written either way where messages land in it directly).
+     * A mark comes with the rest of a peer's MOVE_WINDOW marks, taken
+     * here. */
     for (int j = 0; j < m; j++) {
       int got = tag;
-      int rc2 =
-          out || x->bad ? simple__net_waitall(&req[j], 1) : simple__net_wait_tag(&req[j], &got);
+      int rc2 = out ? simple__net_waitall(&req[j], 1) : simple__net_wait_tag(&req[j], &got);
       if (rc2 == SIMPLE__NET_MARK) {
         marked = 1;
         unpack[j] = 0;
+        for (int e = 1; e < MOVE_WINDOW && !rc; e++)
+          rc = simple__net_drain(c, node_of[j], got, NULL, NULL);
       } else if (rc2 && !rc) {
         rc = rc2;
-      } else if (!rc2 && got != tag) {
+      } else if (!rc2 && tag_body(got) != tag) {
         differs = 1;
         unpack[j] = 0;
       }
     }
     for (int j = 0; j < m && !rc; j++)
       if (unpack[j]) x->unpack(x->ctx, node_of[j], at[j]);
+    if (big >= 0 && !rc) rc = rooted_move(x, c, big, big_bytes, lane, out, &marked, &differs);
   }
   return rc ? rc : x->bad || marked ? SIMPLE_ERR_PEER : differs ? SIMPLE_ERR_ARG : 0;
 }
@@ -392,19 +428,9 @@ int simple__xchg_rooted_peer(const simple__xchg_t *x, int root_node, int lane, v
                              size_t bytes, int out) {
   if (bytes == 0) return 0; /* empty messages are not sent (net.h) */
   simple__comm_t *c = simple__xchg_lane(x->n, lane);
-  int tag = out_tag(x);
-  if (x->bad) {
-    if (!out)
-      return simple__net_drain(c, root_node, in_tag(x), NULL, NULL) ? SIMPLE_ERR_MPI
-                                                                    : SIMPLE_ERR_PEER;
-    simple__net_req_t req;
-    int rc = simple__net_mark(c, root_node, tag, &req);
-    if (!rc) rc = simple__net_waitall(&req, 1);
-    return rc ? rc : SIMPLE_ERR_PEER;
-  }
-  if (out) return simple__net_send(c, buf, bytes, root_node, tag);
-  simple__net_req_t req;
-  int got = tag, rc = simple__net_irecv(c, buf, bytes, root_node, in_tag(x), &req);
-  if (!rc) rc = simple__net_wait_tag(&req, &got);
-  return rc == SIMPLE__NET_MARK ? SIMPLE_ERR_PEER : rc ? rc : got != tag ? SIMPLE_ERR_ARG : 0;
+  int marked = 0, differs = 0;
+  int rc = move(x->n, c, out ? buf : NULL, out ? bytes : 0, out ? root_node : -1, out ? NULL : buf,
+                out ? 0 : bytes, out ? -1 : root_node, out_tag(x), in_tag(x), x->bad, NULL, NULL,
+                NULL, NULL, &marked, &differs);
+  return rc ? rc : x->bad || marked ? SIMPLE_ERR_PEER : differs ? SIMPLE_ERR_ARG : 0;
 }
