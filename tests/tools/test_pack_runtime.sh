@@ -8,6 +8,8 @@
 set -u
 bin=$1 src=$2
 (( EUID == 0 )) && command -v unshare >/dev/null || { echo "skipped: needs root and unshare"; exit 77; }
+unshare -m --propagation private mount -t tmpfs none /mnt 2>/dev/null ||
+  { echo "skipped: no private mount namespace here"; exit 77; }
 grep -q '^FLAVOR="openmpi"' "$bin/simplerun" && command -v ompi_info >/dev/null ||
   { echo "skipped: not an Open MPI build"; exit 77; }
 tmp=$(mktemp -d)
