@@ -190,12 +190,3 @@ int simple__net_drain(simple__comm_t *c, int src, int tag, int *was_mark, int *g
   free(tmp);
   return rc;
 }
-
-int simple__net_send(simple__comm_t *c, const void *buf, size_t bytes, int dest, int tag) {
-  if (bytes <= PART_BYTES)
-    return simple__net_ok(
-        SIMPLE__NET_WATCHED(MPI_Send(buf, (int)bytes, MPI_BYTE, dest, tag, c->comm)));
-  simple__net_req_t r;
-  int rc = simple__net_isend(c, buf, bytes, dest, tag, &r);
-  return rc ? rc : simple__net_waitall(&r, 1);
-}

@@ -82,6 +82,4 @@ int simple__net_mark(simple__comm_t *c, int dest, int tag, simple__net_req_t *re
  * message taken was empty (a mark); *got (when not NULL): its tag. */
 int simple__net_drain(simple__comm_t *c, int src, int tag, int *was_mark, int *got);
 
-int simple__net_send(simple__comm_t *c, const void *buf, size_t bytes, int dest, int tag);
-
 #endif

@@ -53,6 +53,15 @@ static int tag_body(int got) {
   return got & SIMPLE__TAG_SIG_BASE ? got & ~SIMPLE__TAG_SIG_LAST : got;
 }
 
+/* The `left` marks of a peer's MOVE_WINDOW that follow the ones its
+ * receiver had posted for, taken with the marks' tag (nothing else from
+ * src can match it before them). */
+static int drain_marks(simple__comm_t *c, int src, int tag, size_t left) {
+  int rc = 0;
+  for (; left && !rc; left--) rc = simple__net_drain(c, src, tag, NULL, NULL);
+  return rc;
+}
+
 /* One message each way between this node and its partners on c (dest or
  * src -1: none), in segments of SIMPLE__XCHG_SEG_BYTES, up to MOVE_WINDOW
  * in flight each way: sbuf's sbytes go to dest with tag `out`, src's
@@ -75,9 +84,9 @@ static int tag_body(int got) {
  * an empty message), else segments up to the one whose tag flags the last
  * (seg_tag; without a signature, where the sizes cannot differ, as many as
  * its own size gives). Drains block: the partner has posted its sends by
- * then. Cost on success: a compare per segment sent
- * and a mask per segment received. Returns the first MPI error; every
- * posted request is waited for. */
+ * then. Cost on success: a compare per segment sent and a mask per
+ * segment received. Returns the first MPI error; every posted request is
+ * waited for. */
 static int move(simple__node_t *n, simple__comm_t *c, const void *sbuf, size_t sbytes, int dest,
                 void *rbuf, size_t rbytes, int src, int out, int in, int marks,
                 void (*hook)(void *), void *arg, simple__xchg_arrived_fn *arrived, void *aarg,
@@ -86,7 +95,7 @@ static int move(simple__node_t *n, simple__comm_t *c, const void *sbuf, size_t s
   size_t ns = dest >= 0 ? segments(sbytes, sseg) : 0, nr = src >= 0 ? segments(rbytes, rseg) : 0;
   size_t sp = 0, sd = 0, rp = 0, rd = 0; /* segments posted, done */
   size_t marks_left = 0;                 /* marks still to drain after the window */
-  int mark_tag = in;
+  int mark_tag = in, seen_mark = 0;
   simple__net_req_t sq[MOVE_WINDOW], rq[MOVE_WINDOW];
   int rc = 0;
   if (marks && dest >= 0 && sbytes) ns = MOVE_WINDOW;
@@ -117,9 +126,10 @@ static int move(simple__node_t *n, simple__comm_t *c, const void *sbuf, size_t s
     if (rd < rp) {
       int got = out, w = simple__net_wait_tag(&rq[rd % MOVE_WINDOW], &got);
       if (w == SIMPLE__NET_MARK) {
-        if (!*marked) { /* the marks posted for: rd .. rp */
+        if (!seen_mark) { /* the marks posted for: rd .. rp */
           marks_left = MOVE_WINDOW - (rp - rd);
           mark_tag = got;
+          seen_mark = 1;
         }
         *marked = 1;
         nr = rp; /* the window posted holds the sender's first marks */
@@ -137,7 +147,7 @@ static int move(simple__node_t *n, simple__comm_t *c, const void *sbuf, size_t s
       if (w && !rc) rc = w;
     }
   }
-  for (; marks_left && !rc; marks_left--) rc = simple__net_drain(c, src, mark_tag, NULL, NULL);
+  if (!rc) rc = drain_marks(c, src, mark_tag, marks_left);
   if (hook) hook(arg);
   return rc;
 }
@@ -340,25 +350,28 @@ int simple__xchg_put(const simple__xchg_t *x, int d, simple__win_t *w, size_t di
  * move would send it, the last segment's flag included. */
 static int whole_tag(int tag) { return seg_tag(tag, 0, 1); }
 
-/* One peer's message of a rooted exchange through move: a message of
- * more than one segment (in normal mode), or any message in error mode. A
- * mark sets *marked, another signature *differs; the message is unpacked
- * when neither came. */
+/* One message of a rooted exchange, one way between this node and
+ * `peer`, through move (in segments; marks and drains when x->bad): buf's
+ * bytes to peer (out) or from it. A mark sets *marked, another signature
+ * *differs. */
+static int one_way(const simple__xchg_t *x, simple__comm_t *c, int peer, void *buf, size_t bytes,
+                   int out, int *marked, int *differs) {
+  return move(x->n, c, out ? buf : NULL, out ? bytes : 0, out ? peer : -1, out ? NULL : buf,
+              out ? 0 : bytes, out ? -1 : peer, out_tag(x), in_tag(x), x->bad, NULL, NULL, NULL,
+              NULL, marked, differs);
+}
+
+/* One peer's message at the root through one_way: a message of more than
+ * one segment (in normal mode), or any message in error mode; unpacked
+ * when neither a mark nor another signature came. */
 static int rooted_move(const simple__xchg_t *x, simple__comm_t *c, int k, size_t b, int lane,
                        int out, int *marked, int *differs) {
-  int mark = 0, differ = 0, unpack = 0, rc;
-  if (x->bad)
-    return move(x->n, c, NULL, out ? b : 0, out ? k : -1, NULL, out ? 0 : b, out ? -1 : k,
-                out_tag(x), in_tag(x), 1, NULL, NULL, NULL, NULL, marked, differs);
-  if (out) {
-    rc = move(x->n, c, x->out(x->ctx, k, lane), b, k, NULL, 0, -1, out_tag(x), in_tag(x), 0, NULL,
-              NULL, NULL, NULL, &mark, &differ);
-  } else {
-    void *at = x->in(x->ctx, k, lane, &unpack);
-    rc = move(x->n, c, NULL, 0, -1, at, b, k, out_tag(x), in_tag(x), 0, NULL, NULL, NULL, NULL,
-              &mark, &differ);
-    if (!rc && unpack && !mark && !differ) x->unpack(x->ctx, k, at);
-  }
+  int mark = 0, differ = 0, unpack = 0;
+  void *at = NULL;
+  if (!x->bad)
+    at = out ? (void *)(uintptr_t)x->out(x->ctx, k, lane) : x->in(x->ctx, k, lane, &unpack);
+  int rc = one_way(x, c, k, at, b, out, &mark, &differ);
+  if (!rc && unpack && !mark && !differ) x->unpack(x->ctx, k, at);
   *marked |= mark;
   *differs |= differ;
   return rc;
@@ -408,8 +421,7 @@ int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int l
       if (rc2 == SIMPLE__NET_MARK) {
         marked = 1;
         unpack[j] = 0;
-        for (int e = 1; e < MOVE_WINDOW && !rc; e++)
-          rc = simple__net_drain(c, node_of[j], got, NULL, NULL);
+        if (!rc) rc = drain_marks(c, node_of[j], got, MOVE_WINDOW - 1);
       } else if (rc2 && !rc) {
         rc = rc2;
       } else if (!rc2 && tag_body(got) != tag) {
@@ -429,8 +441,6 @@ int simple__xchg_rooted_peer(const simple__xchg_t *x, int root_node, int lane, v
   if (bytes == 0) return 0; /* empty messages are not sent (net.h) */
   simple__comm_t *c = simple__xchg_lane(x->n, lane);
   int marked = 0, differs = 0;
-  int rc = move(x->n, c, out ? buf : NULL, out ? bytes : 0, out ? root_node : -1, out ? NULL : buf,
-                out ? 0 : bytes, out ? -1 : root_node, out_tag(x), in_tag(x), x->bad, NULL, NULL,
-                NULL, NULL, &marked, &differs);
+  int rc = one_way(x, c, root_node, buf, bytes, out, &marked, &differs);
   return rc ? rc : x->bad || marked ? SIMPLE_ERR_PEER : differs ? SIMPLE_ERR_ARG : 0;
 }
