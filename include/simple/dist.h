@@ -225,18 +225,19 @@ SIMPLE_API int simple_dist_owners(const simple_t *s, const simple_dist_t *d, lon
  * is staged for pieces that stay on a node.
  * Cost, for a node holding V bytes of which a fraction f leaves it:
  * 4b (5b over nodes; one b less, and no sizing, when the node ran the
- * same plan among its last four) + max(0, log2 P alpha - packing) (the
- * verdict on the arguments, in flight while the threads pack) + 2 f V / B
+ * same plan among its last four) + the verdict on the arguments (up to 8
+ * nodes max(0, alpha - the transfers): in flight with them; on more
+ * max(0, 2 log2 P alpha - packing)) + 2 f V / B
  * (pack, unpack)
  * + (1 - f) V / B (direct copy) + (P - 1)/D alpha + beta f V,
  * with D threads driving transfers at once; on one node 2b + V / B.
  *
- * Errors (one verdict for the whole job before any data moves: a thread
- * whose arguments are bad gets the specific code, every other thread of
- * the job SIMPLE_ERR_PEER; with several nodes the node masters agree on
- * it with one nonblocking allreduce of one word among the nodes, which
- * travels while the threads size and pack into the library's messages,
- * and is waited for before anything is sent or written):
+ * Errors (one verdict for the whole job before any destination is
+ * written: a thread whose arguments are bad gets the specific code, every
+ * other thread of the job SIMPLE_ERR_PEER; with several nodes the node
+ * masters agree on it with a nonblocking vote of one word among the
+ * nodes, which travels while the threads size and pack, and on up to 8
+ * nodes with the data too; nothing stays queued after a failed call):
  * SIMPLE_ERR_NOT_IN_JOB, SIMPLE_ERR_ARG (invalid or incompatible
  * descriptors, over not both OVER_THREADS or both OVER_NODES, threads of
  * a node passing different node storage, elem_size 0, src == dst),

@@ -10,6 +10,7 @@
 #include "base/buf.h"
 #include "base/size.h"
 #include "base/sync.h"
+#include "net/net_comm.h"
 #include "node/node_sync.h"
 #include "run/job.h"
 #include "simple/dist.h"
@@ -93,12 +94,15 @@ typedef struct {
    * 0 before the call's first barrier, done with before its fourth) */
   atomic_int next;
   /* thread 0, during a redistribution: the job-wide verdict in flight
-   * (this node's word, the largest of all nodes', the request); here
-   * rather than in the call's frame, so that a call cut short by a failed
-   * job (SIMPLE_ERR_FATAL) leaves no MPI request writing into a returned
-   * frame */
-  int vote, verdict;
-  long long vote_req;
+   * (net_comm.h); here rather than in the call's frame, so that a call
+   * cut short by a failed job (SIMPLE_ERR_FATAL) leaves no MPI request
+   * writing into a returned frame */
+  simple__comm_vote_t vote;
+  /* thread 0 -> the others, where the vote is pairwise and so waited for
+   * after the sends (redist.c): the call's verdict, published by a bump
+   * of verdict_gen */
+  atomic_uint verdict_gen, verdict_sleepers;
+  int verdict_rc;
   /* thread 0: the redistributions planned last on several nodes (redist.c,
    * SIMPLE__DIST_PLANS of them, replaced in turn): a call that repeats one
    * takes its piece sizes from here and skips sizing them, and the node

@@ -137,12 +137,48 @@ int simple__comm_barrier(simple__comm_t *c) {
   return simple__net_ok(SIMPLE__NET_WATCHED(MPI_Barrier(c->comm)));
 }
 
-int simple__comm_iallreduce_max(simple__comm_t *c, const int *in, int *out, long long *req) {
+int simple__comm_vote_start(simple__comm_t *c, int word, int tag, simple__comm_vote_t *v) {
+  int P = 1, me = 0;
+  MPI_Comm_size(c->comm, &P);
+  MPI_Comm_rank(c->comm, &me);
+  v->word = v->max = word;
+  v->nreq = v->nrecv = 0;
+  v->me = me;
+  v->pairwise = P <= SIMPLE__VOTE_PAIRWISE;
   MPI_Request r;
-  if (MPI_Iallreduce(in, out, 1, MPI_INT, MPI_MAX, c->comm, &r) != MPI_SUCCESS)
-    return SIMPLE_ERR_MPI;
-  _Static_assert(sizeof(MPI_Request) <= sizeof(long long), "MPI_Request fits the handle");
-  memcpy(req, &r, sizeof r);
+  if (!v->pairwise) {
+    if (MPI_Iallreduce(&v->word, &v->max, 1, MPI_INT, MPI_MAX, c->comm, &r) != MPI_SUCCESS)
+      return SIMPLE_ERR_MPI;
+    memcpy(&v->req[v->nreq++], &r, sizeof r);
+    return 0;
+  }
+  /* Receives first, then sends, all at once. */
+  for (int k = 0, i = 0; k < P; k++) {
+    if (k == me) continue;
+    if (MPI_Irecv(&v->got[i++], 1, MPI_INT, k, tag, c->comm, &r) != MPI_SUCCESS)
+      return SIMPLE_ERR_MPI;
+    memcpy(&v->req[v->nreq++], &r, sizeof r);
+    v->nrecv++;
+  }
+  for (int k = 0; k < P; k++) {
+    if (k == me) continue;
+    if (MPI_Isend(&v->word, 1, MPI_INT, k, tag, c->comm, &r) != MPI_SUCCESS) return SIMPLE_ERR_MPI;
+    memcpy(&v->req[v->nreq++], &r, sizeof r);
+  }
+  return 0;
+}
+
+int simple__comm_vote_wait(simple__comm_vote_t *v) {
+  int rc = 0;
+  for (int i = 0; i < v->nreq; i++) {
+    MPI_Request r;
+    memcpy(&r, &v->req[i], sizeof r);
+    if (SIMPLE__NET_WATCHED(MPI_Wait(&r, MPI_STATUS_IGNORE)) != MPI_SUCCESS) rc = SIMPLE_ERR_MPI;
+  }
+  v->nreq = 0;
+  if (rc) return rc;
+  for (int i = 0; i < v->nrecv; i++)
+    if (v->got[i] > v->max) v->max = v->got[i];
   return 0;
 }
 

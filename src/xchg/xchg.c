@@ -278,6 +278,20 @@ static void chunk(size_t m, int C, int ch, size_t *lo, size_t *len) {
   *len = b - a;
 }
 
+/* Item i of simple__xchg_post's exchange, one way: its peer *k, its place
+ * in the message (lo, len), the segment size; returns its segments (0
+ * when empty). */
+static size_t post_item(const simple__xchg_t *x, int i, int out, int *k, size_t *lo, size_t *len,
+                        size_t *seg) {
+  int to, from;
+  simple__xchg_shift(x->n, i / x->chunks + 1, &to, &from);
+  *k = out ? to : from;
+  chunk(out ? x->out_bytes(x->ctx, *k) : x->in_bytes(x->ctx, *k), x->chunks, i % x->chunks, lo,
+        len);
+  *seg = pair_seg(x->n, *k);
+  return *len ? segments(*len, *seg) : 0;
+}
+
 /* Driver d's items of simple__xchg_post, one way: for each non-empty
  * chunk, its peer and place in the message. Returns the requests they
  * take (segments), posting them when req is set (stopping at the first
@@ -287,14 +301,9 @@ static int post_items(const simple__xchg_t *x, int d, int out, simple__net_req_t
   simple__comm_t *c = simple__xchg_lane(x->n, d);
   int items = (x->n->nodes - 1) * x->chunks, unpack, count = 0;
   for (int i = d; i < items && !*rc; i += x->drivers) {
-    int to, from;
-    simple__xchg_shift(x->n, i / x->chunks + 1, &to, &from);
-    int k = out ? to : from;
-    size_t lo, len;
-    chunk(out ? x->out_bytes(x->ctx, k) : x->in_bytes(x->ctx, k), x->chunks, i % x->chunks, &lo,
-          &len);
-    if (len == 0) continue;
-    size_t seg = pair_seg(x->n, k), ng = segments(len, seg);
+    int k;
+    size_t lo, len, seg, ng = post_item(x, i, out, &k, &lo, &len, &seg);
+    if (ng == 0) continue;
     count += (int)ng;
     if (!req) continue;
     unsigned char *at = out ? (unsigned char *)(uintptr_t)x->out(x->ctx, k, d)
@@ -307,6 +316,48 @@ static int post_items(const simple__xchg_t *x, int d, int out, simple__net_req_t
     }
   }
   return count;
+}
+
+int simple__xchg_post_abandon(const simple__xchg_t *x, int d, const simple__comm_vote_t *v,
+                              int count_tag, simple__net_req_t *req, int nrecv, int nreq) {
+  simple__comm_t *c = simple__xchg_lane(x->n, d);
+  int items = (x->n->nodes - 1) * x->chunks, rc = 0, q = 0;
+  /* The receives, in the order they were posted: those from a failed
+   * node taken back (it sends nothing). */
+  for (int i = d; i < items && q < nrecv; i += x->drivers) {
+    int k;
+    size_t lo, len, seg, ng = post_item(x, i, 0, &k, &lo, &len, &seg);
+    if (ng > (size_t)(nrecv - q)) ng = (size_t)(nrecv - q);
+    if (simple__comm_vote_of(v, k) && simple__net_cancel(&req[q], (int)ng)) rc = SIMPLE_ERR_MPI;
+    q += (int)ng;
+  }
+  /* A failed node learns from each item how many segments to drain
+   * (simple__xchg_post_drain): sent before this driver waits for its
+   * sends, which the drain completes where they are too large to go
+   * eagerly. */
+  for (int i = d; i < items; i += x->drivers) {
+    int k;
+    size_t lo, len, seg;
+    unsigned long long ng = post_item(x, i, 1, &k, &lo, &len, &seg);
+    if (simple__comm_vote_of(v, k) && simple__comm_send(c, &ng, sizeof ng, k, count_tag))
+      rc = SIMPLE_ERR_MPI;
+  }
+  int w = simple__net_waitall(req, nreq);
+  return rc ? rc : w == SIMPLE_ERR_MPI ? w : 0;
+}
+
+int simple__xchg_post_drain(const simple__xchg_t *x, const simple__comm_vote_t *v, int count_tag) {
+  int items = (x->n->nodes - 1) * x->chunks, rc = 0;
+  for (int i = 0; i < items && !rc; i++) {
+    int to, from;
+    simple__xchg_shift(x->n, i / x->chunks + 1, &to, &from);
+    if (simple__comm_vote_of(v, from)) continue; /* a failed node sends nothing */
+    simple__comm_t *c = simple__xchg_lane(x->n, i % x->drivers);
+    unsigned long long ng = 0;
+    rc = simple__comm_recv(c, &ng, sizeof ng, from, count_tag, NULL, NULL);
+    for (; !rc && ng; ng--) rc = simple__net_drain(c, from, x->tag, NULL, NULL);
+  }
+  return rc;
 }
 
 int simple__xchg_post(const simple__xchg_t *x, int d, int out, simple__net_req_t *req, int *nreq) {

@@ -266,6 +266,24 @@ int simple__xchg_drive(const simple__xchg_t *x, int d, int also_local);
  * are cut on cache lines. */
 int simple__xchg_post(const simple__xchg_t *x, int d, int out, simple__net_req_t *req, int *nreq);
 
+/* simple__xchg_post's exchange when its verdict comes after the sends
+ * (a client that posts its receives and sends while a pairwise vote,
+ * net_comm.h, is in flight, and learns from the vote which nodes failed;
+ * a failed node posts nothing). On a node that did not fail, once the
+ * vote says another did: driver d takes back its receives from failed
+ * nodes (req[0..nrecv), as simple__xchg_post posted them; its sends
+ * follow up to nreq), sends each failed node one count message (tag
+ * count_tag) per item it drives with it, the number of segments it sent,
+ * and waits for every request. On a failed node, simple__xchg_post_drain
+ * (one thread, every driver's items; x needs n, tag, drivers and chunks
+ * alone, no sizes): from each node that did not fail, per item, the count
+ * message, then that many messages drained. Nothing stays queued, and
+ * the failed node needs no sizes. 0 or SIMPLE_ERR_MPI. The error path
+ * only: one small message per item with a failed node. */
+int simple__xchg_post_abandon(const simple__xchg_t *x, int d, const simple__comm_vote_t *v,
+                              int count_tag, simple__net_req_t *req, int nrecv, int nreq);
+int simple__xchg_post_drain(const simple__xchg_t *x, const simple__comm_vote_t *v, int count_tag);
+
 /* The requests simple__xchg_post(x, d, out) posts (the sizes as it will
  * see them). Cost: one pass over the driver's items. */
 int simple__xchg_post_count(const simple__xchg_t *x, int d, int out);
