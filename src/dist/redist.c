@@ -615,7 +615,7 @@ static int exchange(simple_t *s, xc_t *c) {
    * (simple__xchg_post_abandon); before anything is written outside the
    * node's messages all the same. Elsewhere before anything is sent: it
    * has flown while the threads sized and packed. */
-  int early = c->P <= SIMPLE__VOTE_PAIRWISE;
+  int early = simple__comm_vote_pairwise(c->P);
   unsigned gen = early ? atomic_load_explicit(&c->st->verdict_gen, memory_order_relaxed) : 0;
   if (me == 0 && !early) {
     int w = c->vote_err ? c->vote_err : simple__comm_vote_wait(c->vote);
@@ -705,7 +705,7 @@ static int exchange(simple_t *s, xc_t *c) {
  * them, every driver's items, while the other threads wait (no thread
  * may leave while messages of the call are still on its lanes). */
 static int vote_failed(simple_t *s, const xc_t *c, int voted, int rc) {
-  if (c->P > SIMPLE__VOTE_PAIRWISE || rc == SIMPLE_ERR_FATAL) return rc;
+  if (!simple__comm_vote_pairwise(c->P) || rc == SIMPLE_ERR_FATAL) return rc;
   int d = 0;
   if (c->me == 0 && voted) {
     simple__xchg_t x = {.n = c->n, .tag = SIMPLE__TAG_REDIST, .drivers = c->D, .chunks = c->C};

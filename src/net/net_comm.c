@@ -144,7 +144,7 @@ int simple__comm_vote_start(simple__comm_t *c, int word, int tag, simple__comm_v
   v->word = v->max = word;
   v->nreq = v->nrecv = 0;
   v->me = me;
-  v->pairwise = P <= SIMPLE__VOTE_PAIRWISE;
+  v->pairwise = simple__comm_vote_pairwise(P);
   MPI_Request r;
   if (!v->pairwise) {
     if (MPI_Iallreduce(&v->word, &v->max, 1, MPI_INT, MPI_MAX, c->comm, &r) != MPI_SUCCESS)

@@ -98,6 +98,9 @@ int simple__comm_barrier(simple__comm_t *c);
  * MPI_Iallreduce, 29-34 us pairwise; 2 x 2 62-75 against 33-37. MPI
  * moves the messages on inside any MPI call of the process. */
 #define SIMPLE__VOTE_PAIRWISE 8
+/* Whether the vote among `nodes` nodes is pairwise: the same answer on
+ * every node. */
+static inline int simple__comm_vote_pairwise(int nodes) { return nodes <= SIMPLE__VOTE_PAIRWISE; }
 typedef struct {
   int word, max, nreq, nrecv; /* nrecv: the first requests, into got */
   int me, pairwise;
@@ -106,8 +109,7 @@ typedef struct {
 } simple__comm_vote_t;
 int simple__comm_vote_start(simple__comm_t *c, int word, int tag, simple__comm_vote_t *v);
 int simple__comm_vote_wait(simple__comm_vote_t *v);
-/* After vote_wait: node k's word, where the vote was pairwise (its
- * v->pairwise, the same on every node: it follows from P alone); else
+/* After vote_wait: node k's word, where the vote was pairwise; else
  * v->max. */
 static inline int simple__comm_vote_of(const simple__comm_vote_t *v, int k) {
   if (!v->pairwise) return v->max;
