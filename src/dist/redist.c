@@ -46,7 +46,8 @@
  * that will not come, and none stays queued.
  *
  * Barriers: 2 on one node (publish, finish); 4 on several (publish, sizes
- * known, packed and verdict known, transferred), and a fifth after
+ * known, packed (and, where the vote is not pairwise, verdict known),
+ * transferred), and a fifth after
  * unpacking into node-shared storage; one less (sizes known) when the
  * node ran the same plan lately (its sizes kept: struct simple__dist_plan).
  * Everything is allocated by thread 0 before the first one (node state,
@@ -523,6 +524,13 @@ static void *x_in(void *ctx, int k, int d, int *unpack) {
   return c->min + c->ioff[k];
 }
 
+/* Thread 0 of a node that did not fail: the vote's end, and the node's
+ * verdict from it (SIMPLE_ERR_PEER if another node failed). */
+static int vote_verdict(const xc_t *c) {
+  int w = c->vote_err ? c->vote_err : simple__comm_vote_wait(c->vote);
+  return w ? w : c->vote->max ? SIMPLE_ERR_PEER : 0;
+}
+
 /* Everything after the sizes are known on the node. */
 static int exchange(simple_t *s, xc_t *c) {
   const plan_t *pl = c->pl;
@@ -618,8 +626,8 @@ static int exchange(simple_t *s, xc_t *c) {
   int early = simple__comm_vote_pairwise(c->P);
   unsigned gen = early ? atomic_load_explicit(&c->st->verdict_gen, memory_order_relaxed) : 0;
   if (me == 0 && !early) {
-    int w = c->vote_err ? c->vote_err : simple__comm_vote_wait(c->vote);
-    if (!rc) rc = w ? w : c->vote->max ? SIMPLE_ERR_PEER : 0;
+    int v = vote_verdict(c); /* waited for whatever rc is */
+    if (!rc) rc = v;
   }
   int rc2 = simple__sync_rc(s, rc);
   if (rc2) {
@@ -635,8 +643,7 @@ static int exchange(simple_t *s, xc_t *c) {
      * (a futex call only where a thread sleeps on it). */
     simple__dist_t *st = c->st;
     if (me == 0) {
-      int w = c->vote_err ? c->vote_err : simple__comm_vote_wait(c->vote);
-      st->verdict_rc = w ? w : c->vote->max ? SIMPLE_ERR_PEER : 0;
+      st->verdict_rc = vote_verdict(c);
       atomic_store_explicit(&st->verdict_gen, gen + 1, memory_order_release);
       simple__wake_all(&st->verdict_gen, &st->verdict_sleepers);
     } else if (simple__wait_while(&st->verdict_gen, gen, &st->verdict_sleepers)) {
