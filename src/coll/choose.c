@@ -92,7 +92,9 @@ typedef struct {
 #define ANY_NODES INT32_MAX
 #define ANY_BYTES SIZE_MAX
 
-/* First matching row wins; every kind ends with a catch-all row. */
+/* First matching row wins; every kind ends with a catch-all row. Rows are
+ * grouped by kind in the order of simple__coll_kind_t (a choice reads its
+ * kind's rows only; checked at the first choice). */
 static const rule_t rules[] = {
     {SIMPLE__COLL_ALLREDUCE, ANY_NODES, 1, SIMPLE__COLL_SMALL_REDUCE, SIMPLE__ALG_RD},
     {SIMPLE__COLL_ALLREDUCE, 2, 2, (2 << 20) - 1, SIMPLE__ALG_RD},
@@ -144,6 +146,11 @@ static const struct {
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int forced[SIMPLE__COLL_KINDS]; /* alg + 1, or 0: the table decides */
 static int env_status;
+/* The rows of kind k: rules[first[k]] .. rules[first[k + 1] - 1] (the
+ * table is grouped by kind, in the enum's order), so that a choice reads
+ * its own few rows only (a scan of the whole table cost up to ~130
+ * instructions a call, counted with callgrind). */
+static unsigned char first[SIMPLE__COLL_KINDS + 1];
 
 static int parse_item(const char *item, size_t len) {
   const char *eq = memchr(item, '=', len);
@@ -162,6 +169,15 @@ static int parse_item(const char *item, size_t len) {
 }
 
 static void read_env(void) {
+  for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+    if (i > 0 && rules[i].kind < rules[i - 1].kind) {
+      fprintf(stderr,
+              "simple: internal error: the collectives' decision table is not grouped by "
+              "kind (src/coll/choose.c)\n");
+      abort();
+    }
+    first[rules[i].kind + 1] = (unsigned char)(i + 1);
+  }
   const char *s = getenv("SIMPLE_COLL_ALG");
   if (!s || !*s) return;
   for (const char *p = s;;) {
@@ -193,9 +209,9 @@ simple__coll_alg_t simple__coll_choose(simple__coll_kind_t kind, const simple__n
   pthread_once(&once, read_env);
   if (forced[kind]) return (simple__coll_alg_t)(forced[kind] - 1);
   int most = 0; /* threads of the largest node, counted when a row asks */
-  for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+  for (size_t i = first[kind]; i < first[kind + 1]; i++) {
     const rule_t *u = &rules[i];
-    if (u->kind != kind || n->nodes > u->max_nodes || bytes > u->max_bytes) continue;
+    if (n->nodes > u->max_nodes || bytes > u->max_bytes) continue;
     if (u->min_threads > 1 && !most)
       for (int k = 0; k < n->nodes; k++)
         if (n->threads_of[k] > most) most = n->threads_of[k];

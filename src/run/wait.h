@@ -67,7 +67,9 @@ void simple__wake_all(atomic_uint *word, atomic_uint *sleepers);
  * simple__barrier_wait returns the OR of the flags all threads passed in.
  * The flag words alternate by generation parity: the last arriver of
  * generation g clears the word of generation g+1, which nobody can still be
- * reading because every thread has arrived at g. */
+ * reading because every thread has arrived at g. A barrier of one thread
+ * (a node of one thread) returns at once with its own flag and touches no
+ * shared word. */
 typedef struct {
   _Alignas(SIMPLE__CACHE_LINE) atomic_uint count;
   _Alignas(SIMPLE__CACHE_LINE) atomic_uint gen;
