@@ -40,15 +40,23 @@ static inline simple__comm_t *simple__xchg_lane(simple__node_t *n, int l) {
 }
 
 /* The tag that carries a call's 32-bit signature (src/coll: coll.h) in a
- * rooted exchange: SIMPLE__TAG_SIG_BASE plus its low 13 bits, and as many
- * of the next bits as MPI_TAG_UB leaves room for above bit 15 (the lanes'
- * sig_hi_bits, the same on every node: MPI gives MPI_TAG_UB one value in
- * every process of a job). 13 bits at the standard's minimum bound
- * (32767), 29 where it is 2^31 - 1: a different call passes for the same
- * one with probability 2^-13 or 2^-29. Two loads and a few integer
- * operations. */
+ * rooted exchange: SIMPLE__TAG_SIG_BASE plus the low 13 bits of its mix,
+ * and as many of the next bits as MPI_TAG_UB leaves room for above bit 15
+ * (the lanes' sig_hi_bits, the same on every node: MPI gives MPI_TAG_UB
+ * one value in every process of a job). 13 bits at the standard's minimum
+ * bound (32767), 29 where it is 2^31 - 1: a call with another signature
+ * passes for the same one with probability 2^-13 or 2^-29. Two loads and
+ * about ten integer operations. */
 static inline int simple__xchg_sig_tag(simple__node_t *n, unsigned sig) {
   const simple__xchg_lanes_t *L = *simple__layer_slot(n, &simple__xchg_key);
+  /* The signature keeps its parts apart, not mixed (coll.h): a mix (the
+   * finalizer of MurmurHash3) first, so that the bits the tag keeps
+   * depend on all of them. */
+  sig ^= sig >> 16;
+  sig *= 0x85EBCA6Bu;
+  sig ^= sig >> 13;
+  sig *= 0xC2B2AE35u;
+  sig ^= sig >> 16;
   unsigned lo = sig & ((1u << SIMPLE__TAG_SIG_LOW_BITS) - 1);
   unsigned hi = (sig >> SIMPLE__TAG_SIG_LOW_BITS) & ((1u << L->sig_hi_bits) - 1);
   return (int)(SIMPLE__TAG_SIG_BASE | lo | hi << 15);
