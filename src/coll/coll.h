@@ -141,19 +141,19 @@ int simple__coll_net_allgather(simple__node_t *n, int lane, void *buf, size_t bl
  * others) after printing the mismatch with its call sites. */
 int simple__coll_check(simple_t *s, const simple__call_t *call);
 /* The signature of a call for the free check inside the node (and,
- * between nodes, in the verdict words of bcast and allgather and, mixed,
- * in the MPI tags of every other collective's messages): the call's
- * identity (the literal's length and three of its letters, which tell
- * every collective apart, fold at compile time and are the same in every
- * process) xor its count, type, op and root, each in a form that keeps it
- * apart: two calls that differ in one of them always differ (counts below
- * 2^32, every type, op and root); two that differ in several pass for the
- * same only where the differences cancel bit for bit. Never
- * 0, the mark of a call that sets none. About ten integer operations,
- * none of them waiting for another's result but the last xors: a hash
- * that mixed every bit (two dependent 64-bit multiplies) cost 23
- * instructions and, on the 2-core VM, most of the 3-5 ns that the checks
- * added to an 8-byte collective inside a node. */
+ * between nodes, in the verdict words of bcast and allgather and, mixed
+ * by simple__xchg_sig_tag, in the MPI tags of every other collective's
+ * messages): the call's identity (the literal's length and three of its
+ * letters, which tell every collective apart, fold at compile time and
+ * are the same in every process) xor its count, type, op and root, each
+ * in a form that keeps it apart. Two calls that differ in one of them
+ * always differ (counts below 2^32; every valid type and op; every
+ * root); two that differ in several pass for the same only where the
+ * differences cancel bit for bit. Never 0, the mark of a call that sets
+ * none. About ten integer operations, most of them independent of each
+ * other; a hash that mixed every bit would take dependent multiplies,
+ * about 23 instructions, more than the rest of the check on an 8-byte
+ * collective inside a node (counted in docs/bench.md). */
 #define SIMPLE__COLL_ID(call)                                         \
   ((unsigned)sizeof(call) | (unsigned)(unsigned char)(call)[0] << 8 | \
    (unsigned)(unsigned char)(call)[3] << 16 |                         \
