@@ -24,14 +24,14 @@ static int tree_root(const simple__node_t *n, int root, simple_op_t op, int tree
 
 /* Lane `me`'s exchange among nodes of count elements at buf: the tree to
  * the root's node (root_node >= 0: half the bytes of an allreduce cross,
- * one way), else recursive doubling (rd) or Rabenseifner's allreduce, which
+ * one way), else recursive doubling (rd) or Rabenseifner's allreduce. Each
  * may read the node's input at in instead of buf (coll.h; NULL: buf holds
- * it; the tree takes it in buf). */
+ * it). */
 static int lane_exchange(simple__node_t *n, int me, const void *in, void *buf, void *tmp,
                          size_t count, simple_type_t type, simple_op_t op, int root_node, int rd,
                          int bad, unsigned sig) {
   if (root_node >= 0)
-    return simple__coll_net_reduce_tree(n, me, buf, tmp, count, type, op, root_node, bad, sig);
+    return simple__coll_net_reduce_tree(n, me, in, buf, tmp, count, type, op, root_node, bad, sig);
   if (rd) return simple__coll_net_allreduce_rd_sig(n, me, in, buf, tmp, count, type, op, bad, sig);
   return simple__coll_net_allreduce_rab(n, me, in, buf, tmp, count, type, op, bad, sig);
 }
@@ -112,38 +112,37 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
   return 0;
 }
 
-/* The large paths on a node of one thread: no node phase to run, so the
- * exchange among nodes works on the caller's buffers (lane 0 carries the
- * whole vector: the job's lanes are its smallest node's threads, 1).
- * Against the sliced path it saves the copies into and out of the scratch
- * (one memory pass of n each): the result is built in recv, which MPI's
- * own collectives fill the same way (recv = send, then combined into);
- * a leaf of the reduce tree sends straight from send. The signature rides
- * in the tags, as on every path; a node that finds another one may have
- * written recv (the documented partial result). */
+/* A node of one thread, at every size: no node phase to run, so the
+ * exchange among nodes reads send where it is (lane 0 carries the whole
+ * vector: the job's lanes are its smallest node's threads, 1), with no
+ * node barrier. Above SIMPLE__COLL_SMALL_REDUCE bytes the result is
+ * built in recv, which MPI's own collectives fill the same way (the first
+ * partner's data received into it, then combined with send): against the
+ * sliced path it saves the copies into and out of the scratch (one memory
+ * pass of n each). The signature rides in the tags, as on every path; a
+ * node that finds another one may have written recv there (the
+ * documented partial result). Up to that size the result builds in the
+ * scratch and is copied out on success, so that a failed call writes no
+ * recv (one copy of n, against the master's two). */
 static int reduce_alone(simple_t *s, const void *send, void *recv, void *scratch, size_t count,
                         simple_type_t type, simple_op_t op, int root, int tree, int rd, int err,
                         unsigned sig) {
   simple__node_t *n = s->node;
-  int root_node = tree_root(n, root, op, tree), P = n->nodes;
+  int root_node = tree_root(n, root, op, tree);
   size_t bytes = count * simple_type_size(type);
   if (err || count == 0) {
     if (count) lane_exchange(n, 0, NULL, NULL, NULL, count, type, op, root_node, rd, 1, 0);
     return err;
   }
   unsigned char *acc = scratch, *tmp = acc + bytes;
-  if (root_node >= 0 && root_node != n->node) {
-    int rel = (n->node - root_node + P) % P;
-    if ((rel & 1) || rel + 1 >= P) /* a leaf: it only sends */
-      return lane_exchange(n, 0, NULL, (void *)send, NULL, count, type, op, root_node, 0, 0, sig);
-  }
-  /* Where the result builds: recv where it is wanted, else the scratch. */
-  void *buf = root < 0 || s->pid == root ? recv : acc;
-  /* The allreduce schedules read send where it is (no copy into buf
-   * first); the tree combines into buf. */
-  if (root_node >= 0 && buf != send) memcpy(buf, send, bytes);
-  return lane_exchange(n, 0, root_node >= 0 ? NULL : send, buf, tmp, count, type, op, root_node, rd,
-                       0, sig);
+  /* Where the result builds: recv where it is wanted above the small
+   * size, else the scratch. Every schedule reads send where it is (no
+   * copy into buf first; a leaf of the tree sends straight from it). */
+  int want_result = root < 0 || s->pid == root;
+  void *buf = want_result && bytes > SIMPLE__COLL_SMALL_REDUCE ? recv : acc;
+  int rc = lane_exchange(n, 0, send, buf, tmp, count, type, op, root_node, rd, 0, sig);
+  if (!rc && want_result && buf != recv) memcpy(recv, buf, bytes);
+  return rc;
 }
 
 /* root < 0: allreduce. */
@@ -177,21 +176,21 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
   simple__coll_alg_t alg =
       simple__coll_choose(root < 0 ? SIMPLE__COLL_ALLREDUCE : SIMPLE__COLL_REDUCE, n, bytes);
   /* The scratch, in src/xchg's room (written only after the publish):
-   * accumulator and tmp (reduce_small, reduce_large). A
-   * node of one thread runs recursive doubling above the small size on
-   * the caller's buffers (reduce_alone): the same messages on lane 0 as
-   * reduce_small's, without its copies through the scratch. */
+   * accumulator and tmp (reduce_small, reduce_large). A node of one
+   * thread runs its schedule on the caller's buffers (reduce_alone): the
+   * same messages on lane 0 as reduce_small's, without its copies through
+   * the scratch. */
   int rd = alg == SIMPLE__ALG_RD;
   int small = (rd || alg == SIMPLE__ALG_TREE) && bytes <= SIMPLE__COLL_SMALL_REDUCE;
   void *scratch = NULL;
   if (s->thread == 0 && !err && !(scratch = simple__xchg_room(s, 2 * bytes)))
     err = SIMPLE_ERR_NOMEM;
-  if (small)
-    return reduce_small(s, send, recv, scratch, count, type, op, want_result,
-                        tree_root(n, root, op, alg == SIMPLE__ALG_TREE), err, sig);
   if (n->threads == 1)
     return reduce_alone(s, send, recv, scratch, count, type, op, root, alg == SIMPLE__ALG_TREE, rd,
                         err, sig);
+  if (small)
+    return reduce_small(s, send, recv, scratch, count, type, op, want_result,
+                        tree_root(n, root, op, alg == SIMPLE__ALG_TREE), err, sig);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, scratch, count, err, &rc);
   return reduce_large(s, slots, count, type, op, root, alg == SIMPLE__ALG_TREE, rd, recv, rc, sig);

@@ -63,9 +63,13 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, const void *in, 
  * segments (SIMPLE__XCHG_SEG_BYTES), up to 8 in flight, each combined as
  * it arrives while the next ones are on the wire (as MPI's pipelined
  * reduce). Nothing comes back
- * down: a node is done once its data has left. buf holds this node's
- * contribution and, on the root's node, receives the result; elsewhere it
- * is left partial. tmp has room for count elements.
+ * down: a node is done once its data has left. buf receives the
+ * subtree's combination (the result on the root's node; elsewhere it is
+ * left partial); this node's contribution is at in, or in buf already when
+ * in is NULL. With in apart, the first child's data lands straight in buf
+ * and in is combined into it there (no copy of in into buf first, as MPI's
+ * linear reduce receives into the result), and a leaf sends from in. tmp
+ * has room for count elements (unused on a leaf and with one child).
  * Cost: ceil(log2 P) (alpha + beta n), P - 1 messages (for 2 nodes one
  * message of n bytes, pipelined with the combining: beta n + one
  * segment's op). `bad` as for the allreduces, but a mark travels up only:
@@ -74,9 +78,9 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, const void *in, 
  * reached the root, which refuses the call). sig likewise, in the tag of
  * every segment: SIMPLE_ERR_ARG on a node that received another
  * signature, SIMPLE_ERR_PEER above it. */
-int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
-                                 simple_type_t type, simple_op_t op, int root_node, int bad,
-                                 unsigned sig);
+int simple__coll_net_reduce_tree(simple__node_t *n, int lane, const void *in, void *buf, void *tmp,
+                                 size_t count, simple_type_t type, simple_op_t op, int root_node,
+                                 int bad, unsigned sig);
 
 /* Broadcast of `bytes` at buf from node root_node, one thread per node on
  * `lane`: the binomial tree of the reduce above, run downwards. A node

@@ -259,12 +259,14 @@ int simple__coll_net_allgather(simple__node_t *n, int lane, void *buf, size_t bl
  * (simple__xchg_sendrecv_each, combine_arrived). A child's data goes
  * through tmp into buf (buf = buf op child's: only commutative ops come
  * here). */
-int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *tmp, size_t count,
-                                 simple_type_t type, simple_op_t op, int root_node, int bad,
-                                 unsigned sig) {
+int simple__coll_net_reduce_tree(simple__node_t *n, int lane, const void *in, void *buf, void *tmp,
+                                 size_t count, simple_type_t type, simple_op_t op, int root_node,
+                                 int bad, unsigned sig) {
   int P = n->nodes, rel = (n->node - root_node + P) % P, parent = -1, rc = 0, mask;
   size_t es = simple_type_size(type), bytes = count * es;
-  combine_t f = {op, type, es, buf, tmp, NULL, 1};
+  /* mine: where this node's combination stands so far (in until the first
+   * child's data has landed in buf and in has been combined into it). */
+  const unsigned char *mine = in && in != buf ? in : buf;
   /* Up: at step 2^j a node whose bit j is set sends its combination over
    * its subtree to rel - 2^j and is done; the others receive from rel +
    * 2^j (if any) and combine. A child's tag that differs from this node's
@@ -277,13 +279,18 @@ int simple__coll_net_reduce_tree(simple__node_t *n, int lane, void *buf, void *t
       break;
     }
     if (rel + mask < P) {
-      rc =
-          simple__xchg_sendrecv_each(n, lane, NULL, 0, -1, tmp, bytes, (rel + mask + root_node) % P,
-                                     SIMPLE__TAG_REDUCE, &bad, sig, combine_arrived, &f);
+      /* The first child into buf, combined with in (buf = child's op in);
+       * any later one through tmp (buf = buf op child's). */
+      int first = mine != buf;
+      combine_t f = {op, type, es, buf, first ? mine : tmp, NULL, 1};
+      rc = simple__xchg_sendrecv_each(n, lane, NULL, 0, -1, first ? buf : tmp, bytes,
+                                      (rel + mask + root_node) % P, SIMPLE__TAG_REDUCE, &bad, sig,
+                                      combine_arrived, &f);
       if (rc) return rc;
+      mine = buf;
     }
   }
-  if (parent >= 0 && (rc = simple__xchg_sendrecv(n, lane, buf, bytes, parent, NULL, 0, -1,
+  if (parent >= 0 && (rc = simple__xchg_sendrecv(n, lane, mine, bytes, parent, NULL, 0, -1,
                                                  SIMPLE__TAG_REDUCE, &bad, sig)) != 0)
     return rc;
   /* No verdict back down: like MPI_Reduce, a node is done once its data
