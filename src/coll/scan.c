@@ -26,6 +26,8 @@
  *    per lane (the header's 2b plus the barrier that publishes X). On
  *    node 0 (no prefix) the threads return after the local scan, the lane
  *    drivers after their exchange.
+ * A node of one thread takes neither: it runs the exchange among nodes on
+ * the caller's buffers (scan_alone).
  * An MPI failure in the exchange is returned by every thread of a node
  * that waits for the exchange; on node 0, which waits for nothing, by the
  * threads that drove it. */
@@ -156,16 +158,17 @@ static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, s
   return 0;
 }
 
-/* The large path on a node of one thread: no node phase, so the node's
+/* A node of one thread, at every size: no node phase, so the node's
  * total is the caller's send, which the exchange only reads when the
  * nodes are 2 (it combines into its partial only at steps that pass it on,
  * and with 2 nodes there is one step); the fix-up then writes recv = X op
  * send in one pass. Against the sliced path it saves the copy of send into
- * recv and, on 2 nodes, into the scratch (a memory pass of n each). Lane 0
+ * recv and, on 2 nodes, into the scratch (a memory pass of n each); against
+ * the small path the copies through the slot and the node barriers. Lane 0
  * carries the whole vector (the job's lanes are its smallest node's
- * threads, 1). */
+ * threads, 1), as on the small path. */
 static int scan_alone(simple__node_t *n, const void *send, void *recv, unsigned char *w,
-                      size_t stride, int exclusive, size_t count, simple_type_t type,
+                      size_t stride, int exclusive, int small, size_t count, simple_type_t type,
                       simple_op_t op, int err, unsigned sig) {
   if (err) {
     if (count && simple_type_size(type)) exchange(n, 0, 1, NULL, 0, count, type, op, 1, 0);
@@ -181,8 +184,9 @@ static int scan_alone(simple__node_t *n, const void *send, void *recv, unsigned 
   /* On 2 nodes node 1's prefix X is node 0's send, received straight into
    * recv (node 1 sends nothing, so an exscan in place loses nothing), and a
    * scan then combines send into it: recv = X op send, one pass, no
-   * scratch. */
-  int into_recv = n->nodes == 2 && n->node == 1 && (exclusive || recv != send);
+   * scratch. Not on the small path's sizes, where a failed call writes no
+   * recv (docs/api.md): X lands in the scratch. */
+  int into_recv = !small && n->nodes == 2 && n->node == 1 && (exclusive || recv != send);
   unsigned char *x = into_recv ? recv : w + stride;
   int rc = simple__coll_net_exscan(n, 0, part, x, w + 2 * stride, w + 3 * stride, count, type, op,
                                    0, sig);
@@ -237,8 +241,8 @@ static int scan_common(simple_t *s, const void *send, void *recv, size_t count, 
   /* In src/xchg's room: written only after the publish. */
   if (s->thread == 0 && !err && count && !(w = simple__xchg_room(s, 4 * stride)))
     err = SIMPLE_ERR_NOMEM;
-  if (!small && n->threads == 1)
-    return scan_alone(n, send, recv, w, stride, exclusive, count, type, op, err, sig);
+  if (n->threads == 1)
+    return scan_alone(n, send, recv, w, stride, exclusive, small, count, type, op, err, sig);
   if (small && bytes && !err) memcpy(simple__sv_block(simple__node_my_slot(s)), send, bytes);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, w, count, err, &rc);
