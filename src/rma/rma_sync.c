@@ -79,40 +79,35 @@ static void set_err(rma_t *R, const char *fmt, ...) {
   va_end(ap);
 }
 
-/* Thread 0, between B1 and B2: checks the collective calls, sizes the
- * packets, exchanges counts, and gathers new registrations. */
-static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
-  simple__node_t *n = s->node;
-  int r = R->r, P = R->P, me = R->me;
-  R->err = 0;
-  R->errmsg[0] = '\0';
-  R->any_gets = node_gets;
-  R->remote_gets = 0;
-  R->any_send = 0;
-  R->incoming = 0;
-  R->cur = R->backend;
-  R->seq++;
+/* The collective calls of a superstep (push_reg, pop_reg, set_tagsize,
+ * set_procs), which every processor must make alike: what the node's
+ * first thread asked for, as the nodes compare it. */
+typedef struct {
+  size_t npush, npop;
+  uint64_t pophash; /* the popped registrations, in order */
+  uint64_t tagv;    /* the new tag size + 1; 0: none asked for */
+  uint64_t procv;   /* the new processor count; 0: none asked for */
+} calls_t;
+
+/* The calls of the node's ract taking part threads (a prefix: processors
+ * 0..active-1 take part), compared with thread 0's; a difference sets
+ * R->err. */
+static calls_t node_calls(rma_t *R, int ract) {
   const th_t *T0 = &R->th[0];
-  size_t npush = NITEMS(T0->pushes, push_t), npop = NITEMS(T0->pops, int);
-  /* The threads of this node that take part: a prefix, since processors
-   * 0..active-1 do. The others called nothing but sync. */
-  int ract = R->active - R->first;
-  if (ract > r) ract = r;
-  if (ract < 0) ract = 0;
-  R->idle = ract == 0;
+  calls_t c = {NITEMS(T0->pushes, push_t), NITEMS(T0->pops, int), 0, 0, 0};
   for (int u = 1; u < ract; u++) {
     const th_t *U = &R->th[u];
-    if (NITEMS(U->pushes, push_t) != npush)
+    if (NITEMS(U->pushes, push_t) != c.npush)
       set_err(R,
               "push_reg: processor %d pushed %zu registration(s) in this superstep, processor %d"
               " pushed %zu",
-              R->first, npush, R->first + u, NITEMS(U->pushes, push_t));
-    else if (NITEMS(U->pops, int) != npop)
+              R->first, c.npush, R->first + u, NITEMS(U->pushes, push_t));
+    else if (NITEMS(U->pops, int) != c.npop)
       set_err(R,
               "pop_reg: processor %d popped %zu registration(s) in this superstep, processor"
               " %d popped %zu",
-              R->first, npop, R->first + u, NITEMS(U->pops, int));
-    else if (npop && memcmp(U->pops.p, T0->pops.p, npop * sizeof(int)) != 0)
+              R->first, c.npop, R->first + u, NITEMS(U->pops, int));
+    else if (c.npop && memcmp(U->pops.p, T0->pops.p, c.npop * sizeof(int)) != 0)
       set_err(R,
               "pop_reg: processors %d and %d popped different registrations (pops must come"
               " in the same order everywhere)",
@@ -124,177 +119,236 @@ static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
       set_err(R, "set_procs: processors %d and %d asked for different processor counts (%d, %d)",
               R->first, R->first + u, T0->procs_pending, U->procs_pending);
   }
-  uint64_t procv = (uint64_t)T0->procs_pending;
-  uint64_t tagv = T0->tag_set ? (uint64_t)T0->tag_pending + 1 : 0;
-  uint64_t pophash = hash_ints((const int *)T0->pops.p, npop);
+  c.procv = (uint64_t)T0->procs_pending;
+  c.tagv = T0->tag_set ? (uint64_t)T0->tag_pending + 1 : 0;
+  c.pophash = hash_ints((const int *)T0->pops.p, c.npop);
+  return c;
+}
+
+/* This node's frame for each node k (F words in snd): the packet it sends
+ * k (a header, every thread's puts for k's threads, its get requests),
+ * the replies it wants from k, its calls (void when the node's threads
+ * disagree: node_bad), and the maxima over all k that size the staging.
+ * Fills R's send sizes and offsets (total: their padded sum) and wants. */
+static void frames_out(rma_t *R, const simple__node_t *n, const calls_t *c, int node_bad,
+                       uint64_t *snd, size_t *total) {
+  int r = R->r, P = R->P, me = R->me;
+  size_t maxsend = 0, maxwant = 0, want_total = 0;
+  *total = 0;
+  for (int k = 0; k < P; k++) {
+    size_t sec = 0, nreq = 0, want = 0;
+    if (k != me) {
+      for (int u = 0; u < r; u++) {
+        th_t *U = &R->th[u];
+        for (int t = 0; t < RK(n, k); t++) sec += U->out[FP(n, k) + t].len;
+        const rget_t *g = (const rget_t *)U->rgets[k].p;
+        U->rgoff[k] = want; /* replies come back in thread order */
+        size_t ng = NITEMS(U->rgets[k], rget_t);
+        nreq += ng;
+        for (size_t i = 0; i < ng; i++) want += PAD8(g[i].len);
+      }
+    }
+    size_t sz =
+        sec || nreq ? 8 * (1 + (size_t)r * (size_t)RK(n, k)) + sec + nreq * sizeof(getreq_t) : 0;
+    R->sendsz[k] = sz;
+    R->sendoff[k] = *total;
+    *total += PAD8(sz);
+    R->want[k] = want;
+    want_total += want;
+    if (sz > maxsend) maxsend = sz;
+    if (want > maxwant) maxwant = want;
+    uint64_t *f = snd + (size_t)k * F;
+    f[F_SEND] = sz;
+    f[F_WANT] = want;
+    f[F_NPUSH] = node_bad ? UINT64_MAX : c->npush;
+    f[F_NPOP] = node_bad ? UINT64_MAX : c->npop;
+    f[F_POPHASH] = c->pophash;
+    f[F_TAG] = c->tagv;
+    f[F_BACKEND] = (uint64_t)R->backend;
+    f[F_PROCS] = c->procv;
+    f[F_IDLE] = (uint64_t)R->idle;
+  }
+  for (int k = 0; k < P; k++) {
+    snd[(size_t)k * F + F_GETS] = want_total > 0;
+    snd[(size_t)k * F + F_MAXSEND] = maxsend;
+    snd[(size_t)k * F + F_MAXWANT] = maxwant;
+  }
+}
+
+/* Every node's frame for this node (rcv): the packets coming and the
+ * replies owed (R's sizes and offsets; *owe their sum), the job's maxima
+ * (*needC, *needC2: every node sees them all, so the staging is sized
+ * alike everywhere), and the verdict on the calls: nodes that take part
+ * must agree; an idle node adopts the calls of the first that takes part
+ * (in *c), since it must never apply a change they refuse. A difference
+ * sets R->err; a node on another backend makes this sync two-sided
+ * everywhere. */
+static void frames_in(rma_t *R, const uint64_t *rcv, calls_t *c, int node_bad, size_t *needC,
+                      size_t *needC2, size_t *owe) {
+  int P = R->P, me = R->me, followed = 0;
+  *owe = 0;
+  for (int j = 0; j < P; j++) {
+    const uint64_t *f = rcv + (size_t)j * F;
+    if (j != me) {
+      R->insz[j] = f[F_SEND];
+      if (f[F_SEND]) R->incoming = 1;
+      R->owe[j] = f[F_WANT];
+      R->oweoff[j] = *owe;
+      *owe += f[F_WANT];
+    } else {
+      R->insz[j] = R->owe[j] = 0;
+      R->oweoff[j] = *owe;
+    }
+    if (f[F_MAXSEND] > *needC) *needC = f[F_MAXSEND];
+    if (f[F_MAXWANT] > *needC2) *needC2 = f[F_MAXWANT];
+    if (f[F_GETS]) R->remote_gets = 1;
+    if (f[F_BACKEND] != (uint64_t)R->backend) {
+      /* Nodes that chose different backends would wait for each other
+       * in different ways: this sync goes two-sided everywhere. */
+      R->cur = SIMPLE_RMA_TWOSIDED;
+      set_err(R, "set_backend: node %d uses backend %d, node %d backend %d", j, (int)f[F_BACKEND],
+              me, R->backend);
+    }
+    if (f[F_IDLE]) {
+      /* A node that takes no part agrees with anything. */
+    } else if (R->idle) {
+      /* This node takes no part: it follows the collective calls of
+       * the nodes that do, and fails the sync as they do when they
+       * disagree (it must never apply a change they refuse). */
+      if (f[F_NPUSH] == UINT64_MAX || f[F_NPOP] == UINT64_MAX) {
+        set_err(R, "push_reg/pop_reg/set_tagsize: the processors of node %d disagree", j);
+      } else if (!followed) {
+        followed = 1;
+        *c = (calls_t){(size_t)f[F_NPUSH], (size_t)f[F_NPOP], f[F_POPHASH], f[F_TAG], f[F_PROCS]};
+      } else if (f[F_NPUSH] != c->npush || f[F_NPOP] != c->npop || f[F_POPHASH] != c->pophash ||
+                 f[F_TAG] != c->tagv || f[F_PROCS] != c->procv) {
+        set_err(R,
+                "push_reg/pop_reg/set_tagsize/set_procs: the nodes taking part disagree"
+                " (node %d and another)",
+                j);
+      }
+    } else if (f[F_PROCS] != c->procv) {
+      set_err(R, "set_procs: nodes %d and %d ask for different processor counts (%llu, %llu)", j,
+              me, (unsigned long long)f[F_PROCS], (unsigned long long)c->procv);
+    } else if (f[F_NPUSH] == UINT64_MAX || f[F_NPOP] == UINT64_MAX) {
+      if (!node_bad)
+        set_err(R, "push_reg/pop_reg/set_tagsize: the processors of node %d disagree", j);
+    } else if (f[F_NPUSH] != c->npush || f[F_NPOP] != c->npop || f[F_POPHASH] != c->pophash) {
+      set_err(R,
+              "push_reg/pop_reg: node %d pushed %llu and popped %llu registration(s) per"
+              " processor in this superstep, node %d pushed %zu and popped %zu (or popped"
+              " others)",
+              j, (unsigned long long)f[F_NPUSH], (unsigned long long)f[F_NPOP], me, c->npush,
+              c->npop);
+    } else if (f[F_TAG] != c->tagv) {
+      set_err(R, "set_tagsize: nodes %d and %d disagree on the tag size", j, me);
+    }
+  }
+}
+
+/* The buffers of the exchange among nodes: the staging (P regions of C
+ * for packets and of C2 for replies, in the window where the sync is
+ * one-sided), the packets sent (total) and the replies owed (owe). */
+static void grow_buffers(simple_t *s, rma_t *R, size_t needC, size_t needC2, size_t total,
+                         size_t owe) {
+  int P = R->P;
+  size_t C = round_cap(needC, R->C), C2 = round_cap(needC2, R->C2);
+  if (C > SIZE_MAX / 2 / (size_t)P || C2 > SIZE_MAX / 2 / (size_t)P)
+    simple_abort(s, "simple_rma_sync: staging of %zu + %zu bytes per node pair overflows", C, C2);
+  R->C = C;
+  R->C2 = C2;
+  size_t stage = (size_t)P * (C + C2);
+  if (R->cur == SIMPLE_RMA_ONESIDED) {
+    must(s, win_ensure(R, stage), "creating the staging window");
+  } else {
+    must(s, gb_reserve(&R->stage_local, stage ? stage : 64), "allocating the staging buffer");
+    R->stage = R->stage_local.p;
+  }
+  must(s, gb_reserve(&R->sendbuf, total ? total : 64), "allocating the send buffer");
+  must(s, gb_reserve(&R->replybuf, owe ? owe : 64), "allocating the reply buffer");
+}
+
+/* The new registrations: every processor's (address, size) for each of
+ * the npush pushes, this node's from its threads (the ract taking part;
+ * (NULL, 0) stands for the others), the other nodes' by an allgather. */
+static void new_registrations(simple_t *s, rma_t *R, int ract, size_t npush) {
+  simple__node_t *n = s->node;
+  int r = R->r, P = R->P, me = R->me;
+  size_t all = (size_t)R->nprocs * npush * sizeof(push_t);
+  must(s, gb_reserve(&R->newregs, all), "allocating the registration table");
+  unsigned char *mine = R->newregs.p + (size_t)R->first * npush * sizeof(push_t);
+  for (int u = 0; u < r; u++) {
+    unsigned char *at = mine + (size_t)u * npush * sizeof(push_t);
+    if (u < ract)
+      memcpy(at, R->th[u].pushes.p, npush * sizeof(push_t));
+    else
+      memset(at, 0, npush * sizeof(push_t));
+  }
+  if (P == 1) return;
+  size_t *counts = malloc(sizeof(size_t) * 2 * (size_t)P), *displs = counts + P, at = 0;
+  if (!counts) must(s, SIMPLE_ERR_NOMEM, "the registration exchange");
+  for (int k = 0; k < P; k++) {
+    counts[k] = (size_t)RK(n, k) * npush * sizeof(push_t);
+    displs[k] = at;
+    at += counts[k];
+  }
+  /* MPI forbids the send block inside the receive buffer: send a copy. */
+  void *copy = malloc(counts[me] ? counts[me] : 1);
+  if (!copy) must(s, SIMPLE_ERR_NOMEM, "the registration exchange");
+  memcpy(copy, mine, counts[me]);
+  must(s, simple__comm_allgatherv(R->comm, copy, counts, displs, R->newregs.p),
+       "the registration exchange (MPI_Allgatherv)");
+  free(copy);
+  free(counts);
+}
+
+/* Thread 0, between B1 and B2: checks the collective calls, sizes the
+ * packets, exchanges counts (one MPI_Alltoall of F words per node pair),
+ * and gathers new registrations. */
+static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
+  simple__node_t *n = s->node;
+  int P = R->P;
+  R->err = 0;
+  R->errmsg[0] = '\0';
+  R->any_gets = node_gets;
+  R->remote_gets = 0;
+  R->any_send = 0;
+  R->incoming = 0;
+  R->cur = R->backend;
+  R->seq++;
+  /* The threads of this node that take part: a prefix, since processors
+   * 0..active-1 do. The others called nothing but sync. */
+  int ract = R->active - R->first;
+  if (ract > R->r) ract = R->r;
+  if (ract < 0) ract = 0;
+  R->idle = ract == 0;
+  calls_t c = node_calls(R, ract);
   int node_bad = R->err != 0;
 
   if (P > 1) {
     if (!R->comm) must(s, simple__comm_dup(n, &R->comm), "opening the MPI side");
     uint64_t *snd = R->a2a, *rcv = R->a2a + (size_t)P * F;
-    size_t maxsend = 0, maxwant = 0, total = 0, want_total = 0;
-    for (int k = 0; k < P; k++) {
-      size_t sec = 0, nreq = 0, want = 0;
-      if (k != me) {
-        for (int u = 0; u < r; u++) {
-          th_t *U = &R->th[u];
-          for (int t = 0; t < RK(n, k); t++) sec += U->out[FP(n, k) + t].len;
-          const rget_t *g = (const rget_t *)U->rgets[k].p;
-          U->rgoff[k] = want; /* replies come back in thread order */
-          size_t ng = NITEMS(U->rgets[k], rget_t);
-          nreq += ng;
-          for (size_t i = 0; i < ng; i++) want += PAD8(g[i].len);
-        }
-      }
-      size_t sz =
-          sec || nreq ? 8 * (1 + (size_t)r * (size_t)RK(n, k)) + sec + nreq * sizeof(getreq_t) : 0;
-      R->sendsz[k] = sz;
-      R->sendoff[k] = total;
-      total += PAD8(sz);
-      R->want[k] = want;
-      want_total += want;
-      if (sz > maxsend) maxsend = sz;
-      if (want > maxwant) maxwant = want;
-      uint64_t *f = snd + (size_t)k * F;
-      f[F_SEND] = sz;
-      f[F_WANT] = want;
-      f[F_MAXSEND] = maxsend; /* fixed below */
-      f[F_NPUSH] = node_bad ? UINT64_MAX : npush;
-      f[F_NPOP] = node_bad ? UINT64_MAX : npop;
-      f[F_POPHASH] = pophash;
-      f[F_TAG] = tagv;
-      f[F_GETS] = 0; /* below */
-      f[F_BACKEND] = (uint64_t)R->backend;
-      f[F_PROCS] = procv;
-      f[F_IDLE] = (uint64_t)R->idle;
-    }
-    for (int k = 0; k < P; k++) {
-      snd[(size_t)k * F + F_GETS] = want_total > 0;
-      snd[(size_t)k * F + F_MAXSEND] = maxsend;
-      snd[(size_t)k * F + F_MAXWANT] = maxwant;
-    }
+    size_t total, owe;
+    frames_out(R, n, &c, node_bad, snd, &total);
     must(s, simple__comm_alltoall_u64(R->comm, snd, rcv, F), "the count exchange (MPI_Alltoall)");
-    size_t needC = maxsend, needC2 = maxwant, owe = 0;
-    int followed = 0; /* an idle node has adopted the calls of one taking part */
-    for (int j = 0; j < P; j++) {
-      const uint64_t *f = rcv + (size_t)j * F;
-      if (j != me) {
-        R->insz[j] = f[F_SEND];
-        if (f[F_SEND]) R->incoming = 1;
-        R->owe[j] = f[F_WANT];
-        R->oweoff[j] = owe;
-        owe += f[F_WANT];
-      } else {
-        R->insz[j] = R->owe[j] = 0;
-        R->oweoff[j] = owe;
-      }
-      if (f[F_MAXSEND] > needC) needC = f[F_MAXSEND];
-      if (f[F_MAXWANT] > needC2) needC2 = f[F_MAXWANT];
-      if (f[F_GETS]) R->remote_gets = 1;
-      if (f[F_BACKEND] != (uint64_t)R->backend) {
-        /* Nodes that chose different backends would wait for each other
-         * in different ways: this sync goes two-sided everywhere. */
-        R->cur = SIMPLE_RMA_TWOSIDED;
-        set_err(R, "set_backend: node %d uses backend %d, node %d backend %d", j, (int)f[F_BACKEND],
-                me, R->backend);
-      }
-      if (f[F_IDLE]) {
-        /* A node that takes no part agrees with anything. */
-      } else if (R->idle) {
-        /* This node takes no part: it follows the collective calls of
-         * the nodes that do, and fails the sync as they do when they
-         * disagree (it must never apply a change they refuse). */
-        if (f[F_NPUSH] == UINT64_MAX || f[F_NPOP] == UINT64_MAX) {
-          set_err(R, "push_reg/pop_reg/set_tagsize: the processors of node %d disagree", j);
-        } else if (!followed) {
-          followed = 1;
-          npush = (size_t)f[F_NPUSH];
-          npop = (size_t)f[F_NPOP];
-          pophash = f[F_POPHASH];
-          tagv = f[F_TAG];
-          procv = f[F_PROCS];
-        } else if (f[F_NPUSH] != npush || f[F_NPOP] != npop || f[F_POPHASH] != pophash ||
-                   f[F_TAG] != tagv || f[F_PROCS] != procv) {
-          set_err(R,
-                  "push_reg/pop_reg/set_tagsize/set_procs: the nodes taking part disagree"
-                  " (node %d and another)",
-                  j);
-        }
-      } else if (f[F_PROCS] != procv) {
-        set_err(R, "set_procs: nodes %d and %d ask for different processor counts (%llu, %llu)", j,
-                me, (unsigned long long)f[F_PROCS], (unsigned long long)procv);
-      } else if (f[F_NPUSH] == UINT64_MAX || f[F_NPOP] == UINT64_MAX) {
-        if (!node_bad)
-          set_err(R, "push_reg/pop_reg/set_tagsize: the processors of node %d disagree", j);
-      } else if (f[F_NPUSH] != npush || f[F_NPOP] != npop || f[F_POPHASH] != pophash) {
-        set_err(R,
-                "push_reg/pop_reg: node %d pushed %llu and popped %llu registration(s) per"
-                " processor in this superstep, node %d pushed %zu and popped %zu (or popped"
-                " others)",
-                j, (unsigned long long)f[F_NPUSH], (unsigned long long)f[F_NPOP], me, npush, npop);
-      } else if (f[F_TAG] != tagv) {
-        set_err(R, "set_tagsize: nodes %d and %d disagree on the tag size", j, me);
-      }
-    }
+    size_t needC = snd[F_MAXSEND], needC2 = snd[F_MAXWANT];
+    frames_in(R, rcv, &c, node_bad, &needC, &needC2, &owe);
     /* Every node saw every node's maxima: the same capacities everywhere,
      * and the same verdict on whether any packet moves at all. */
     R->any_send = needC > 0;
-    size_t C = round_cap(needC, R->C), C2 = round_cap(needC2, R->C2);
-    if (C > SIZE_MAX / 2 / (size_t)P || C2 > SIZE_MAX / 2 / (size_t)P)
-      simple_abort(s, "simple_rma_sync: staging of %zu + %zu bytes per node pair overflows", C, C2);
-    R->C = C;
-    R->C2 = C2;
     if (owe) R->any_gets = 1;
-    size_t stage = (size_t)P * (C + C2);
-    if (R->cur == SIMPLE_RMA_ONESIDED) {
-      must(s, win_ensure(R, stage), "creating the staging window");
-    } else {
-      must(s, gb_reserve(&R->stage_local, stage ? stage : 64), "allocating the staging buffer");
-      R->stage = R->stage_local.p;
-    }
-    must(s, gb_reserve(&R->sendbuf, total ? total : 64), "allocating the send buffer");
-    must(s, gb_reserve(&R->replybuf, owe ? owe : 64), "allocating the reply buffer");
+    grow_buffers(s, R, needC, needC2, total, owe);
   }
 
-  /* New registrations: every processor's (address, size) for each push. */
-  R->regchange = !R->err && (npush || npop);
-  R->tagchange = !R->err && tagv;
-  R->procchange = !R->err && procv;
-  R->newprocs = (int)procv;
-  R->newtag = tagv ? (size_t)(tagv - 1) : 0;
-  R->npush = R->err ? 0 : npush;
+  R->regchange = !R->err && (c.npush || c.npop);
+  R->tagchange = !R->err && c.tagv;
+  R->procchange = !R->err && c.procv;
+  R->newprocs = (int)c.procv;
+  R->newtag = c.tagv ? (size_t)(c.tagv - 1) : 0;
+  R->npush = R->err ? 0 : c.npush;
   R->quiet = !node_out && !R->any_gets && !R->any_send && !R->regchange && !R->tagchange &&
              !R->procchange && !R->err;
-  if (R->npush) {
-    size_t all = (size_t)R->nprocs * npush * sizeof(push_t);
-    must(s, gb_reserve(&R->newregs, all), "allocating the registration table");
-    unsigned char *mine = R->newregs.p + (size_t)R->first * npush * sizeof(push_t);
-    /* Threads that take no part push nothing: (NULL, 0) stands for them. */
-    for (int u = 0; u < r; u++) {
-      unsigned char *at = mine + (size_t)u * npush * sizeof(push_t);
-      if (u < ract)
-        memcpy(at, R->th[u].pushes.p, npush * sizeof(push_t));
-      else
-        memset(at, 0, npush * sizeof(push_t));
-    }
-    if (P > 1) {
-      size_t *counts = malloc(sizeof(size_t) * 2 * (size_t)P), *displs = counts + P, at = 0;
-      if (!counts) must(s, SIMPLE_ERR_NOMEM, "the registration exchange");
-      for (int k = 0; k < P; k++) {
-        counts[k] = (size_t)RK(n, k) * npush * sizeof(push_t);
-        displs[k] = at;
-        at += counts[k];
-      }
-      /* MPI forbids the send block inside the receive buffer: send a copy. */
-      void *copy = malloc(counts[me] ? counts[me] : 1);
-      if (!copy) must(s, SIMPLE_ERR_NOMEM, "the registration exchange");
-      memcpy(copy, mine, counts[me]);
-      must(s, simple__comm_allgatherv(R->comm, copy, counts, displs, R->newregs.p),
-           "the registration exchange (MPI_Allgatherv)");
-      free(copy);
-      free(counts);
-    }
-  }
+  if (R->npush) new_registrations(s, R, ract, R->npush);
 }
 
 /* Packs the packet for node k: header (number of get requests, then the
