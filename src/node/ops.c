@@ -122,26 +122,40 @@ int simple__op_check(simple_op_t op, simple_type_t type) {
   }
 }
 
+/* The kernels are compiled vectorized (CMakeLists.txt) and, on x86-64
+ * with GCC or Clang, twice: for AVX2 and for the baseline (SSE2), the
+ * loader picking the one the CPU runs (an ifunc, resolved once). A sum of
+ * 4096 doubles: 6 instructions an element scalar, 3.5 with SSE2, against
+ * 1.5 in Open MPI's AVX op. */
+#if defined(__x86_64__) && defined(__has_attribute) && !defined(__SANITIZE_THREAD__)
+#if __has_attribute(target_clones)
+#define KERNEL __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef KERNEL
+#define KERNEL
+#endif
+
 /* Signed integers add and multiply through their unsigned twin: wrap-around
  * as MPI implementations behave, without C's undefined signed overflow. */
 #define LOOP(expr)                              \
   for (size_t i = 0; i < n; i++) a[i] = (expr); \
   break
 
-#define INT_KERNEL(NAME, T, U)                                                     \
-  static void NAME(simple_op_t op, T *restrict a, const T *restrict b, size_t n) { \
-    switch (op) {                                                                  \
-      case SIMPLE_SUM: LOOP((T)((U)a[i] + (U)b[i]));                               \
-      case SIMPLE_PROD: LOOP((T)((U)a[i] * (U)b[i]));                              \
-      case SIMPLE_MIN: LOOP(b[i] < a[i] ? b[i] : a[i]);                            \
-      case SIMPLE_MAX: LOOP(b[i] > a[i] ? b[i] : a[i]);                            \
-      case SIMPLE_BAND: LOOP((T)(a[i] & b[i]));                                    \
-      case SIMPLE_BOR: LOOP((T)(a[i] | b[i]));                                     \
-      case SIMPLE_BXOR: LOOP((T)(a[i] ^ b[i]));                                    \
-      case SIMPLE_LAND: LOOP((T)(a[i] && b[i]));                                   \
-      case SIMPLE_LOR: LOOP((T)(a[i] || b[i]));                                    \
-      default: break;                                                              \
-    }                                                                              \
+#define INT_KERNEL(NAME, T, U)                                                            \
+  KERNEL static void NAME(simple_op_t op, T *restrict a, const T *restrict b, size_t n) { \
+    switch (op) {                                                                         \
+      case SIMPLE_SUM: LOOP((T)((U)a[i] + (U)b[i]));                                      \
+      case SIMPLE_PROD: LOOP((T)((U)a[i] * (U)b[i]));                                     \
+      case SIMPLE_MIN: LOOP(b[i] < a[i] ? b[i] : a[i]);                                   \
+      case SIMPLE_MAX: LOOP(b[i] > a[i] ? b[i] : a[i]);                                   \
+      case SIMPLE_BAND: LOOP((T)(a[i] & b[i]));                                           \
+      case SIMPLE_BOR: LOOP((T)(a[i] | b[i]));                                            \
+      case SIMPLE_BXOR: LOOP((T)(a[i] ^ b[i]));                                           \
+      case SIMPLE_LAND: LOOP((T)(a[i] && b[i]));                                          \
+      case SIMPLE_LOR: LOOP((T)(a[i] || b[i]));                                           \
+      default: break;                                                                     \
+    }                                                                                     \
   }
 
 INT_KERNEL(apply_i8, int8_t, uint8_t)
@@ -153,32 +167,33 @@ INT_KERNEL(apply_u16, uint16_t, uint16_t)
 INT_KERNEL(apply_u32, uint32_t, uint32_t)
 INT_KERNEL(apply_u64, uint64_t, uint64_t)
 
-#define REAL_KERNEL(NAME, T)                                                       \
-  static void NAME(simple_op_t op, T *restrict a, const T *restrict b, size_t n) { \
-    switch (op) {                                                                  \
-      case SIMPLE_SUM: LOOP(a[i] + b[i]);                                          \
-      case SIMPLE_PROD: LOOP(a[i] * b[i]);                                         \
-      case SIMPLE_MIN: LOOP(b[i] < a[i] ? b[i] : a[i]);                            \
-      case SIMPLE_MAX: LOOP(b[i] > a[i] ? b[i] : a[i]);                            \
-      default: break;                                                              \
-    }                                                                              \
+#define REAL_KERNEL(NAME, T)                                                              \
+  KERNEL static void NAME(simple_op_t op, T *restrict a, const T *restrict b, size_t n) { \
+    switch (op) {                                                                         \
+      case SIMPLE_SUM: LOOP(a[i] + b[i]);                                                 \
+      case SIMPLE_PROD: LOOP(a[i] * b[i]);                                                \
+      case SIMPLE_MIN: LOOP(b[i] < a[i] ? b[i] : a[i]);                                   \
+      case SIMPLE_MAX: LOOP(b[i] > a[i] ? b[i] : a[i]);                                   \
+      default: break;                                                                     \
+    }                                                                                     \
   }
 
 REAL_KERNEL(apply_f, float)
 REAL_KERNEL(apply_d, double)
-#define COMPLEX_KERNEL(NAME, T)                                                    \
-  static void NAME(simple_op_t op, T *restrict a, const T *restrict b, size_t n) { \
-    switch (op) {                                                                  \
-      case SIMPLE_SUM: LOOP(a[i] + b[i]);                                          \
-      case SIMPLE_PROD: LOOP(a[i] * b[i]);                                         \
-      default: break;                                                              \
-    }                                                                              \
+#define COMPLEX_KERNEL(NAME, T)                                                           \
+  KERNEL static void NAME(simple_op_t op, T *restrict a, const T *restrict b, size_t n) { \
+    switch (op) {                                                                         \
+      case SIMPLE_SUM: LOOP(a[i] + b[i]);                                                 \
+      case SIMPLE_PROD: LOOP(a[i] * b[i]);                                                \
+      default: break;                                                                     \
+    }                                                                                     \
   }
 
 COMPLEX_KERNEL(apply_cf, float _Complex)
 COMPLEX_KERNEL(apply_cd, double _Complex)
 
-static void apply_byte(simple_op_t op, uint8_t *restrict a, const uint8_t *restrict b, size_t n) {
+KERNEL static void apply_byte(simple_op_t op, uint8_t *restrict a, const uint8_t *restrict b,
+                              size_t n) {
   switch (op) {
     case SIMPLE_BAND: LOOP((uint8_t)(a[i] & b[i]));
     case SIMPLE_BOR: LOOP((uint8_t)(a[i] | b[i]));
