@@ -256,9 +256,9 @@ int simple__coll_net_allgather(simple__node_t *n, int lane, void *buf, size_t bl
  * segments of SIMPLE__XCHG_SEG_BYTES (63 KiB: under the TCP transport's
  * eager limit, as Open MPI's tuned pipeline reduce cuts 32-64 KiB), each
  * combined as it arrives while the next ones are in flight
- * (simple__xchg_sendrecv_each, combine_arrived). A child's data goes
- * through tmp into buf (buf = buf op child's: only commutative ops come
- * here). */
+ * (simple__xchg_sendrecv_each, combine_arrived). The first child's data
+ * lands in buf when the node's input is elsewhere (in), a later child's
+ * in tmp, each combined into buf (only commutative ops come here). */
 int simple__coll_net_reduce_tree(simple__node_t *n, int lane, const void *in, void *buf, void *tmp,
                                  size_t count, simple_type_t type, simple_op_t op, int root_node,
                                  int bad, unsigned sig) {
