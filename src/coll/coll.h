@@ -69,7 +69,8 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, const void *in, 
  * in is NULL. With in apart, the first child's data lands straight in buf
  * and in is combined into it there (no copy of in into buf first, as MPI's
  * linear reduce receives into the result), and a leaf sends from in. tmp
- * has room for count elements (unused on a leaf and with one child).
+ * has room for count elements (unused on a leaf, and on a node of one
+ * child whose input is apart).
  * Cost: ceil(log2 P) (alpha + beta n), P - 1 messages (for 2 nodes one
  * message of n bytes, pipelined with the combining: beta n + one
  * segment's op). `bad` as for the allreduces, but a mark travels up only:
