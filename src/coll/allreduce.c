@@ -13,15 +13,6 @@
  * Rabenseifner for an allreduce, the one-way tree for a reduce with a
  * built-in op. */
 
-/* The tree's root node for a reduce to root by `tree` (-1: the allreduce
- * schedule). It follows from root and op alone, the same on every node (an
- * invalid root, refused on every node, still gives one). User ops need not
- * commute: they keep the allreduce's node order. */
-static int tree_root(const simple__node_t *n, int root, simple_op_t op, int tree) {
-  if (!tree || root < 0 || op >= SIMPLE_OP_USER_FIRST) return -1;
-  return root < n->nprocs ? simple__node_of(n, root) : 0;
-}
-
 /* Lane `me`'s exchange among nodes of count elements at buf: the tree to
  * the root's node (root_node >= 0: half the bytes of an allreduce cross,
  * one way), else recursive doubling (rd) or Rabenseifner's allreduce. Each
@@ -84,7 +75,7 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
   simple__node_t *n = s->node;
   int me = s->thread, r = n->threads, lanes = simple__xchg_lanes(n), want_result;
   size_t es = simple_type_size(type), bytes = count * es, l0, l1;
-  int root_node = tree_root(n, root, op, tree);
+  int root_node = simple__coll_tree_root(n, root, op, tree);
   want_result = root < 0 || s->pid == root;
   if (!slots) {
     /* An argument error on this node: each lane's driver still runs its
@@ -128,7 +119,7 @@ static int reduce_alone(simple_t *s, const void *send, void *recv, void *scratch
                         simple_type_t type, simple_op_t op, int root, int tree, int rd, int err,
                         unsigned sig) {
   simple__node_t *n = s->node;
-  int root_node = tree_root(n, root, op, tree);
+  int root_node = simple__coll_tree_root(n, root, op, tree);
   size_t bytes = count * simple_type_size(type);
   if (err || count == 0) {
     if (count) lane_exchange(n, 0, NULL, NULL, NULL, count, type, op, root_node, rd, 1, 0);
@@ -181,7 +172,7 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
    * same messages on lane 0 as reduce_small's, without its copies through
    * the scratch. */
   int rd = alg == SIMPLE__ALG_RD;
-  int small = (rd || alg == SIMPLE__ALG_TREE) && bytes <= SIMPLE__COLL_SMALL_REDUCE;
+  int small = simple__coll_reduce_small(alg, bytes);
   void *scratch = NULL;
   if (s->thread == 0 && !err && !(scratch = simple__xchg_room(s, 2 * bytes)))
     err = SIMPLE_ERR_NOMEM;
@@ -190,7 +181,7 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
                         err, sig);
   if (small)
     return reduce_small(s, send, recv, scratch, count, type, op, want_result,
-                        tree_root(n, root, op, alg == SIMPLE__ALG_TREE), err, sig);
+                        simple__coll_tree_root(n, root, op, alg == SIMPLE__ALG_TREE), err, sig);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, scratch, count, err, &rc);
   return reduce_large(s, slots, count, type, op, root, alg == SIMPLE__ALG_TREE, rd, recv, rc, sig);

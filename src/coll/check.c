@@ -158,6 +158,98 @@ static int redo(simple_t *s, const simple__call_t *c) {
   return SIMPLE_ERR_ARG;
 }
 
+/* What fixes a call's messages among nodes, as far as a node in error
+ * mode can match them without their sizes: src/xchg's error mode sends
+ * marks for a message of any size but 0 and drains whatever comes, so two
+ * calls whose schedules (which nodes exchange, how many messages, on
+ * which lanes) agree fail alike, whatever their sizes. Taken from the
+ * choices the collectives make: the decision table, the reductions' and
+ * scans' lanes, the root's node. Where the phase among nodes is one MPI
+ * collective (bcast's MPI_Bcast, the packed allgather), whose counts must
+ * match, the bytes too. The v forms' counts are not in their records:
+ * their collective and root only. The collectives take these choices
+ * through the same helpers (coll.h, choose.h), so the two cannot drift
+ * apart but where a collective adds a choice of its own. */
+typedef struct {
+  int root_node;   /* rooted collectives; -1: none (a reduce by the allreduce schedule) */
+  int moves;       /* the call moves something between nodes (count and type > 0) */
+  int alg;         /* the decision table's choice; -1: none */
+  int lanes;       /* lanes the exchange uses */
+  long long bytes; /* one MPI collective: its size per thread; else -1 */
+} schedule_t;
+
+static int rooted(const char *f) {
+  return !strcmp(f, "bcast") || !strcmp(f, "reduce") || !strncmp(f, "gather", 6) ||
+         !strncmp(f, "scatter", 7);
+}
+
+/* A call that fails on its own (unknown type, root out of range): not one
+ * the other nodes can have made with success, so its schedule need not
+ * match theirs. */
+static int valid(const simple__node_t *n, const simple__call_t *c) {
+  return (c->type < 0 || simple_type_size((simple_type_t)c->type)) &&
+         (!rooted(c->name) || (c->root >= 0 && c->root < n->nprocs));
+}
+
+static schedule_t schedule_of(const simple__node_t *n, const simple__call_t *c) {
+  schedule_t k = {-1, 1, -1, 1, -1};
+  const char *f = c->name;
+  if (rooted(f) && c->root >= 0 && c->root < n->nprocs) k.root_node = simple__node_of(n, c->root);
+  if (c->count < 0) return k; /* a v form, or barrier */
+  size_t es = c->type >= 0 ? simple_type_size((simple_type_t)c->type) : 0, bytes;
+  if (simple__size_mul((size_t)c->count, es, &bytes)) bytes = 0;
+  k.moves = c->count > 0 && es > 0;
+  if (!strcmp(f, "bcast")) {
+    k.alg = simple__coll_choose(SIMPLE__COLL_BCAST, n, bytes);
+    if (k.alg != SIMPLE__ALG_TREE) k.bytes = (long long)bytes;
+  } else if (!strcmp(f, "allreduce") || !strcmp(f, "reduce")) {
+    int reduce = f[0] == 'r';
+    simple__coll_alg_t alg =
+        simple__coll_choose(reduce ? SIMPLE__COLL_REDUCE : SIMPLE__COLL_ALLREDUCE, n, bytes);
+    k.alg = alg;
+    k.lanes = simple__coll_reduce_small(alg, bytes) ? 1 : simple__xchg_lanes(n);
+    k.root_node =
+        reduce ? simple__coll_tree_root(n, c->root, (simple_op_t)c->op, alg == SIMPLE__ALG_TREE)
+               : -1;
+  } else if (!strcmp(f, "scan") || !strcmp(f, "exscan")) {
+    k.lanes = simple__coll_scan_lanes(n, bytes);
+  } else if (!strcmp(f, "alltoall")) {
+    k.alg = simple__coll_choose(SIMPLE__COLL_ALLTOALL, n, bytes);
+  } else if (!strcmp(f, "allgather")) {
+    k.alg = simple__coll_choose(SIMPLE__COLL_ALLGATHER, n, bytes);
+    if (k.alg != SIMPLE__ALG_DIRECT) k.bytes = (long long)bytes;
+  }
+  return k;
+}
+
+static int same_schedule(const simple__node_t *n, const simple__call_t *a,
+                         const simple__call_t *b) {
+  schedule_t x = schedule_of(n, a), y = schedule_of(n, b);
+  return !strcmp(a->name, b->name) && x.root_node == y.root_node && x.moves == y.moves &&
+         x.alg == y.alg && x.lanes == y.lanes && x.bytes == y.bytes;
+}
+
+/* Thread ta's call a and the reference thread tb's call b send different
+ * messages among nodes: the node runs b's error path, and where the other
+ * nodes made a they wait for other messages (or leave some behind) and no
+ * verdict reaches them. Said at once, on the node's stderr, rather than
+ * only by the hang report a minute on. Failure path only: a few table
+ * lookups per thread of the node, on thread 0. */
+static void warn_schedules(simple_t *s, const simple__call_t *a, int ta, const simple__call_t *b,
+                           int tb) {
+  char da[160], db[160], sa[512], sb[512];
+  simple__call_describe(a, da, sizeof da);
+  simple__call_describe(b, db, sizeof db);
+  simple__call_site(a->site, sa, sizeof sa);
+  simple__call_site(b->site, sb, sizeof sb);
+  fprintf(stderr,
+          "simple: warning: node %d's threads called collectives that move different messages "
+          "among nodes: thread %d %s from %s, thread %d %s from %s; the node runs thread %d's "
+          "in error mode, and nodes that made thread %d's may wait for messages it does not "
+          "send (SIMPLE_CHECK=1 compares the calls job-wide first)\n",
+          s->node->node, ta, da, sa, tb, db, sb, tb, ta);
+}
+
 int simple__coll_mismatch(simple_t *s) {
   int ref, verdict = simple__node_mismatch(s, &ref);
   if (s->node->nodes == 1) return verdict;
@@ -170,6 +262,14 @@ int simple__coll_mismatch(simple_t *s) {
   if (!lines) return rc;
   memcpy(&theirs, lines[ref].data, sizeof theirs);
   if (!theirs.name) return verdict;
+  for (int u = 0; u < s->node->threads && s->thread == 0; u++) {
+    simple__call_t c;
+    memcpy(&c, lines[u].data, sizeof c);
+    if (c.name && valid(s->node, &c) && !same_schedule(s->node, &c, &theirs)) {
+      warn_schedules(s, &c, u, &theirs, ref);
+      break;
+    }
+  }
   rc = redo(s, &theirs);
   return rc == SIMPLE_ERR_FATAL || rc == SIMPLE_ERR_MPI ? rc : verdict;
 }

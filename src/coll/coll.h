@@ -238,6 +238,35 @@ static inline void simple__coll_lane_piece(size_t count, size_t es, int lanes, i
   *l1 = *l0 + per < count ? *l0 + per : count;
 }
 
+/* The tree's root node for a reduce to root by `tree` (-1: the allreduce
+ * schedule). It follows from root and op alone, the same on every node (an
+ * invalid root, refused on every node, still gives one). User ops need not
+ * commute: they keep the allreduce's node order. */
+static inline int simple__coll_tree_root(const simple__node_t *n, int root, simple_op_t op,
+                                         int tree) {
+  if (!tree || root < 0 || op >= SIMPLE_OP_USER_FIRST) return -1;
+  return root < n->nprocs ? simple__node_of(n, root) : 0;
+}
+
+/* A reduction's path inside the node for the table's alg (choose.h): up
+ * to SIMPLE__COLL_SMALL_REDUCE bytes under recursive doubling or the tree
+ * the last thread to arrive combines and drives lane 0 alone; else every
+ * thread combines a slice and every lane exchanges its piece. */
+static inline int simple__coll_reduce_small(simple__coll_alg_t alg, size_t bytes) {
+  return (alg == SIMPLE__ALG_RD || alg == SIMPLE__ALG_TREE) && bytes <= SIMPLE__COLL_SMALL_REDUCE;
+}
+
+/* How many lanes a scan of `bytes` per thread exchanges on among nodes:
+ * one up to a slot's inline bytes (the master's path) and where the table
+ * says so (choose.c: below 8 KiB a message costs alpha whatever its size,
+ * splitting only adds messages), else every lane. */
+static inline int simple__coll_scan_lanes(const simple__node_t *n, size_t bytes) {
+  return bytes <= SIMPLE__INLINE_BYTES ||
+                 simple__coll_choose(SIMPLE__COLL_SCAN, n, bytes) == SIMPLE__ALG_ONE_LANE
+             ? 1
+             : simple__xchg_lanes(n);
+}
+
 /* simple__sync_rc after a step among nodes that carries the signature
  * (net_arg: this thread's step found another node's signature, rc
  * SIMPLE_ERR_ARG): every thread of the node then returns SIMPLE_ERR_ARG

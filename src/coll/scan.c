@@ -41,14 +41,6 @@
 
 /* The accumulator a thread scans through: small enough to stay in L1. */
 #define CHUNK_BYTES 2048
-/* How many lanes exchange n bytes among nodes (choose.c: one below 8 KiB,
- * where a message costs alpha whatever its size and splitting only adds
- * messages). */
-static int scan_lanes(simple__node_t *n, size_t bytes) {
-  return simple__coll_choose(SIMPLE__COLL_SCAN, n, bytes) == SIMPLE__ALG_ONE_LANE
-             ? 1
-             : simple__xchg_lanes(n);
-}
 
 /* The small path's regions: its largest vector. */
 #define SMALL_STRIDE SIMPLE__INLINE_BYTES
@@ -130,7 +122,8 @@ static int scan_small(simple_t *s, const simple__slot_t *slots, int exclusive, s
 static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, size_t count,
                       simple_type_t type, simple_op_t op, void *recv, unsigned sig) {
   simple__node_t *n = s->node;
-  int me = s->thread, r = n->threads, lanes = scan_lanes(n, count * simple_type_size(type));
+  int me = s->thread, r = n->threads,
+      lanes = simple__coll_scan_lanes(n, count * simple_type_size(type));
   size_t es = simple_type_size(type), bytes = count * es;
   size_t stride = large_stride(bytes), l0, l1;
   unsigned char *w = slots[0].ptr;
@@ -251,7 +244,7 @@ static int scan_common(simple_t *s, const void *send, void *recv, size_t count, 
      * exchange among nodes, with error marks, for the nodes waiting on it.
      * The shape follows from count and type, as on every node. */
     size_t shape = count * simple_type_size(type);
-    int lanes = shape <= SIMPLE__INLINE_BYTES ? 1 : scan_lanes(n, shape);
+    int lanes = simple__coll_scan_lanes(n, shape);
     if (rc != SIMPLE_ERR_FATAL && count && simple_type_size(type) && s->thread < lanes)
       exchange(n, s->thread, lanes, NULL, 0, count, type, op, 1, 0);
     return rc;
