@@ -90,6 +90,9 @@ int bench_plot_check(const char *png);
  * single-quoted string with each quote doubled, so no file name can run
  * gnuplot commands. NULL, with a message, when gnuplot cannot start. */
 FILE *bench_plot_open(const char *png, int width, int height);
+/* Ends a multiplot begun on g, waits for gnuplot and removes its data file
+ * (unless NULL). Returns 0, or 1 with a message when gnuplot failed. */
+int bench_plot_close(FILE *g, const char *data);
 
 /* Opens a --csv file for writing (NULL path: no file). Returns 0, or 1
  * with a message when it cannot be opened. */
@@ -289,7 +292,45 @@ int bench_speedup_table(bench_speedup_t *b, const char *csv_head, const char *cs
 /* In a worker: the value after key on its command line (argv[3..]; the
  * driver passes each once), dflt if absent. */
 const char *bench_speedup_arg(int argc, char **argv, const char *key, const char *dflt);
-struct simple; /* simple_t, for the workers' helper below */
+struct simple; /* simple_t, for the workers' helpers below */
+
+/* Timing one call alike on the hybrid and the flat MPI side: a first call,
+ * whose time (the slowest processor's) sizes the samples to about
+ * `budget` seconds of calls (3 to `most`, at most BENCH_MAX_TIMED); then
+ * the samples, each after a barrier (the hybrid side's job barrier and
+ * then a node barrier, so that threads that slept are awake before the
+ * clock starts), each the slowest processor's time. `prepare` (if set)
+ * runs before every call, untimed (an FFT's input again); `check` (if
+ * set) once after the first call, untimed (its result checked). `call`
+ * and `check` end the job themselves on failure. Returns the median in
+ * seconds, on every processor. */
+#define BENCH_MAX_TIMED 16
+typedef struct {
+  void (*call)(void *ctx);
+  void (*prepare)(void *ctx);
+  void (*check)(void *ctx);
+  void *ctx;
+  double budget;
+  int most;
+} bench_timed_t;
+double bench_time_hybrid(struct simple *s, const bench_timed_t *t);
+double bench_time_flat(const bench_timed_t *t); /* over MPI_COMM_WORLD */
+/* Samples for calls of `first` seconds: budget / first, 3 to most. */
+int bench_timed_samples(double first, double budget, int most);
+/* A worker's command line and options, for its SPMD function. */
+typedef struct {
+  int argc;
+  char **argv;
+  const bench_opts_t *o;
+} bench_args_t;
+/* The row "R op n us" of a call timed at `seconds`, printed (and flushed)
+ * where me is 0: processor 0 of the worker. */
+void bench_row_out(int me, const char *op, long n, double seconds);
+/* In a worker: the number after `name` on its command line, dflt if absent. */
+long bench_arg_long(int argc, char **argv, const char *name, long dflt);
+/* How many of the n ascending sizes in list are at most max_n. */
+int bench_sizes_upto(const long *list, int n, long max_n);
+#define LEN(a) ((int)(sizeof(a) / sizeof *(a)))
 /* In a worker, after the app's call returned rc: when rc is an error, the
  * first processor says "simple-bench SUITE: APP failed: <error>", each
  * node's thread 0 sets *failed (the worker's exit status), and it returns

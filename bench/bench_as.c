@@ -661,14 +661,7 @@ static int as_plot(const char *png, long N, long T, long P) {
     }
     fprintf(g, any ? "\n" : "set multiplot next\n");
   }
-  fprintf(g, "unset multiplot\n");
-  int st = pclose(g);
-  unlink(data);
-  if (st != 0) {
-    fprintf(stderr, "simple-bench: --plot: gnuplot failed (status %d)\n", st);
-    return 1;
-  }
-  return 0;
+  return bench_plot_close(g, data);
 }
 
 static const char *as_name = "as";

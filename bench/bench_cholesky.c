@@ -74,15 +74,7 @@ int bench_cholesky_simple(int argc, char **argv, const bench_opts_t *o) {
  * ScaLAPACK pdpotrf. */
 
 #ifdef SIMPLE_HAVE_PDPOTRF
-void Cblacs_get(int icontxt, int what, int *val);
-void Cblacs_gridinit(int *icontxt, char *order, int nprow, int npcol);
-void Cblacs_gridinfo(int icontxt, int *nprow, int *npcol, int *myrow, int *mycol);
-void Cblacs_gridexit(int icontxt);
-void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
-               const int *irsrc, const int *icsrc, const int *ictxt, const int *lld, int *info);
-int numroc_(const int *n, const int *nb, const int *iproc, const int *isrc, const int *nprocs);
-void pdpotrf_(const char *uplo, const int *n, double *a, const int *ia, const int *ja,
-              const int *desca, int *info);
+#include "scalapack.h"
 #endif
 
 int bench_cholesky_pdpotrf(int argc, char **argv, const bench_opts_t *o) {

@@ -59,48 +59,35 @@ static const long sizes_quick[] = {256, 512, 1024};
 static const char *const modes[2] = {"natural", "transposed"};
 
 static int worker_sizes(int argc, char **argv, const bench_opts_t *o, const long **list) {
-  long max_n = 4096;
-  for (int i = 1; i + 1 < argc; i++)
-    if (strcmp(argv[i], "--max-n") == 0) max_n = atol(argv[i + 1]);
   *list = o->quick ? sizes_quick : sizes_full;
-  int n = o->quick ? (int)(sizeof sizes_quick / sizeof *sizes_quick)
-                   : (int)(sizeof sizes_full / sizeof *sizes_full);
-  while (n > 0 && (*list)[n - 1] > max_n) n--;
-  return n;
+  return bench_sizes_upto(*list, o->quick ? LEN(sizes_quick) : LEN(sizes_full),
+                          bench_arg_long(argc, argv, "--max-n", 4096));
 }
 
-/* Samples per size: about 1 s (0.3 s with --quick) of transforms, 3 to 15. */
-static int samples_for(double t, int quick) {
-  double budget = quick ? 0.3 : 1.0;
-  int S = t > 0 ? (int)(budget / t) : 15;
-  if (S < 3) S = 3;
-  if (S > (quick ? 7 : 15)) S = quick ? 7 : 15;
-  return S;
+/* Samples per size: about 1 s (0.3 s with --quick) of transforms, 3 to 15
+ * (7 with --quick). */
+static bench_timed_t timed(void (*call)(void *), void (*prepare)(void *), void *ctx, int quick) {
+  return (bench_timed_t){call, prepare, NULL, ctx, quick ? 0.3 : 1.0, quick ? 7 : 15};
 }
 
 /* ------------------------------------------------------------------------
  * Simple side. */
 
 typedef struct {
-  int argc;
-  char **argv;
-  const bench_opts_t *o;
-} fft_args_t;
+  simple_t *s;
+  simple_fft2d_t *p;
+  const cplx *in;
+  cplx *out;
+} hyb_call_t;
 
-static double hyb_max(simple_t *s, double v) {
-  double m = v;
-  if (simple_allreduce(s, &v, &m, 1, SIMPLE_DOUBLE, SIMPLE_MAX))
-    simple_abort(s, "simple-bench fft: allreduce failed");
-  return m;
-}
-
-static void hyb_sync(simple_t *s) {
-  simple_barrier(s);
-  simple_node_barrier(s);
+static void hyb_execute(void *arg) {
+  hyb_call_t *c = arg;
+  int rc = simple_fft2d_execute(c->s, c->p, c->in, c->out);
+  if (rc) simple_abort(c->s, "simple-bench fft: execute: %s", simple_errname(rc));
 }
 
 static void simple_side(simple_t *s, void *arg) {
-  const fft_args_t *a = arg;
+  const bench_args_t *a = arg;
   const long *sizes;
   int ns = worker_sizes(a->argc, a->argv, a->o, &sizes), me = simple_pid(s);
   if (me == 0) {
@@ -140,24 +127,10 @@ static void simple_side(simple_t *s, void *arg) {
                      n, modes[mode], probe, parseval, rt);
       simple_fft2d_destroy(undo);
       fftw_free(back);
-      hyb_sync(s);
-      double t0 = simple_time();
-      if ((rc = simple_fft2d_execute(s, p, in, out))) simple_abort(s, "simple-bench fft: execute");
-      int S = samples_for(hyb_max(s, simple_time() - t0), a->o->quick);
-      double v[16];
-      for (int j = 0; j < S; j++) {
-        hyb_sync(s);
-        t0 = simple_time();
-        if ((rc = simple_fft2d_execute(s, p, in, out)))
-          simple_abort(s, "simple-bench fft: execute");
-        v[j] = simple_time() - t0;
-      }
-      for (int j = 0; j < S; j++) v[j] = hyb_max(s, v[j]);
-      double med = bench_median(v, (size_t)S);
-      if (me == 0) {
-        printf("R %s %ld %.3f\n", modes[mode], n, 1e6 * med);
-        fflush(stdout);
-      }
+      hyb_call_t c = {s, p, in, out};
+      bench_timed_t t = timed(hyb_execute, NULL, &c, a->o->quick);
+      double med = bench_time_hybrid(s, &t);
+      bench_row_out(me, modes[mode], n, med);
       simple_fft2d_destroy(p);
       fftw_free(in);
       fftw_free(out);
@@ -165,7 +138,7 @@ static void simple_side(simple_t *s, void *arg) {
 }
 
 int bench_fft_simple(int argc, char **argv, const bench_opts_t *o) {
-  fft_args_t a = {argc, argv, o};
+  bench_args_t a = {argc, argv, o};
   return simple_run(&argc, &argv, simple_side, &a);
 }
 
@@ -230,6 +203,24 @@ static double anchor_check(const cplx *in, long lo, long rows, const cplx *out, 
   }
   double want = g[4 * PROBES] * nn, pe = fabs(g[4 * PROBES + 1] - want) / want;
   return pe > worst || isnan(pe) ? pe : worst;
+}
+#endif
+
+#ifdef SIMPLE_HAVE_FFTW_MPI
+/* A timed FFTW-MPI transform: its input restored before each (FFTW may
+ * overwrite it), untimed. */
+typedef struct {
+  fftw_plan p;
+  cplx *in;
+  const cplx *orig;
+  size_t len;
+} flat_call_t;
+
+static void flat_execute(void *arg) { fftw_execute(((flat_call_t *)arg)->p); }
+
+static void flat_restore(void *arg) {
+  flat_call_t *c = arg;
+  memcpy(c->in, c->orig, sizeof(cplx) * c->len);
 }
 #endif
 
@@ -322,27 +313,10 @@ int bench_fft_fftw(int argc, char **argv, const bench_opts_t *o) {
         mpi_fail(rank, n, what);
       }
       fftw_destroy_plan(undo);
-      memcpy(in, orig, sizeof(cplx) * (size_t)(n0 * n));
-      MPI_Barrier(MPI_COMM_WORLD);
-      double t0 = MPI_Wtime(), t;
-      fftw_execute(p);
-      t = MPI_Wtime() - t0;
-      MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-      int S = samples_for(t, o->quick);
-      double v[16];
-      for (int j = 0; j < S; j++) {
-        memcpy(in, orig, sizeof(cplx) * (size_t)(n0 * n));
-        MPI_Barrier(MPI_COMM_WORLD);
-        t0 = MPI_Wtime();
-        fftw_execute(p);
-        v[j] = MPI_Wtime() - t0;
-      }
-      MPI_Allreduce(MPI_IN_PLACE, v, S, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-      double med = bench_median(v, (size_t)S);
-      if (rank == 0) {
-        printf("R %s %ld %.3f\n", modes[mode], n, 1e6 * med);
-        fflush(stdout);
-      }
+      flat_call_t c = {p, in, orig, (size_t)(n0 * n)};
+      bench_timed_t t = timed(flat_execute, flat_restore, &c, o->quick);
+      double med = bench_time_flat(&t);
+      bench_row_out(rank, modes[mode], n, med);
       fftw_destroy_plan(p);
       fftw_free(in);
       fftw_free(out);

@@ -44,9 +44,7 @@ static const long mm_quick[] = {256, 512};
 
 /* The sizes for a grid of side q, up to max_n, each a multiple of q. */
 static int mm_sizes(int argc, char **argv, int quick, int q, long *out) {
-  long max_n = 2048;
-  for (int i = 1; i + 1 < argc; i++)
-    if (strcmp(argv[i], "--max-n") == 0) max_n = atol(argv[i + 1]);
+  long max_n = bench_arg_long(argc, argv, "--max-n", 2048);
   const long *l = quick ? mm_quick : mm_full;
   int n = quick ? 2 : 3, k = 0;
   for (int i = 0; i < n; i++)
@@ -54,10 +52,9 @@ static int mm_sizes(int argc, char **argv, int quick, int q, long *out) {
   return k;
 }
 
-static int mm_samples(double t) {
-  int S = t > 0 ? (int)(1.0 / t) : 9;
-  return S < 3 ? 3 : S > 9 ? 9 : S;
-}
+/* Samples per size: about 1 s of products, 3 to 9. */
+#define MM_BUDGET  1.0
+#define MM_SAMPLES 9
 
 static double *mm_alloc(size_t count) {
   void *p = NULL;
@@ -68,21 +65,33 @@ static double *mm_alloc(size_t count) {
 /* ------------------------------------------------------------------------
  * simple's side: both variants, the backend from SIMPLE_RMA. */
 
+/* One timed product of the hybrid side, and the check of its result. */
 typedef struct {
-  int argc;
-  char **argv;
-  const bench_opts_t *o;
-} mm_args_t;
+  simple_t *s;
+  long n;
+  double *A, *B, *C;
+  simple_matmul_variant_t var;
+  int side;
+} mm_timed_t;
 
-static double mm_max(simple_t *s, double v) {
-  double m = v;
-  int rc = simple_allreduce(s, &v, &m, 1, SIMPLE_DOUBLE, SIMPLE_MAX);
-  if (rc) simple_abort(s, "simple-bench matmul: allreduce: %s", simple_errname(rc));
-  return m;
+static void mm_cannon(void *arg) {
+  mm_timed_t *c = arg;
+  int rc = simple_matmul_cannon(c->s, c->n, c->A, c->B, c->C, c->var);
+  if (rc) simple_abort(c->s, "simple-bench matmul: cannon: %s", simple_errname(rc));
+}
+
+static void mm_check(void *arg) {
+  mm_timed_t *c = arg;
+  double err = 1;
+  int rc = simple_matmul_checksum(c->s, c->n, c->A, c->B, c->C, MM_SEED + 2, &err);
+  if (rc) simple_abort(c->s, "simple-bench matmul: checksum: %s", simple_errname(rc));
+  if (!(err < MM_TOL))
+    simple_abort(c->s, "simple-bench matmul: n = %ld, %s: wrong product (checksum error %.3e)",
+                 c->n, mm_side_name[c->side], err);
 }
 
 static void mm_hybrid(simple_t *s, void *arg) {
-  const mm_args_t *a = arg;
+  const bench_args_t *a = arg;
   int q, me = simple_pid(s);
   if (simple_matmul_grid(s, &q) != 0)
     simple_abort(s, "simple-bench matmul: %d processors are not a square", simple_nprocs(s));
@@ -103,32 +112,10 @@ static void mm_hybrid(simple_t *s, void *arg) {
     if (rc) simple_abort(s, "simple-bench matmul: fill: %s", simple_errname(rc));
     for (int v = MM_PUT; v <= MM_GET; v++) {
       simple_matmul_variant_t var = v == MM_PUT ? SIMPLE_MATMUL_PUT : SIMPLE_MATMUL_GET;
-      simple_barrier(s);
-      double t0 = simple_time();
-      if ((rc = simple_matmul_cannon(s, n, A, B, C, var)))
-        simple_abort(s, "simple-bench matmul: cannon: %s", simple_errname(rc));
-      double t = mm_max(s, simple_time() - t0), err = 1;
-      if ((rc = simple_matmul_checksum(s, n, A, B, C, MM_SEED + 2, &err)))
-        simple_abort(s, "simple-bench matmul: checksum: %s", simple_errname(rc));
-      if (!(err < MM_TOL))
-        simple_abort(s, "simple-bench matmul: n = %ld, %s: wrong product (checksum error %.3e)", n,
-                     mm_side_name[v], err);
-      int S = mm_samples(t);
-      double smp[9];
-      for (int j = 0; j < S; j++) {
-        simple_barrier(s);
-        simple_node_barrier(s);
-        t0 = simple_time();
-        if ((rc = simple_matmul_cannon(s, n, A, B, C, var)))
-          simple_abort(s, "simple-bench matmul: cannon: %s", simple_errname(rc));
-        smp[j] = simple_time() - t0;
-      }
-      for (int j = 0; j < S; j++) smp[j] = mm_max(s, smp[j]);
-      double med = bench_median(smp, (size_t)S);
-      if (me == 0) {
-        printf("R %s %ld %.3f\n", mm_side_name[v], n, 1e6 * med);
-        fflush(stdout);
-      }
+      mm_timed_t c = {s, n, A, B, C, var, v};
+      bench_timed_t t = {mm_cannon, NULL, mm_check, &c, MM_BUDGET, MM_SAMPLES};
+      double med = bench_time_hybrid(s, &t);
+      bench_row_out(me, mm_side_name[v], n, med);
     }
     free(A);
     free(B);
@@ -138,7 +125,7 @@ static void mm_hybrid(simple_t *s, void *arg) {
 
 int bench_matmul_hybrid(int argc, char **argv, const bench_opts_t *o) {
   openblas_set_num_threads(1);
-  mm_args_t a = {argc, argv, o};
+  bench_args_t a = {argc, argv, o};
   return simple_run(&argc, &argv, mm_hybrid, &a);
 }
 
@@ -146,17 +133,7 @@ int bench_matmul_hybrid(int argc, char **argv, const bench_opts_t *o) {
  * ScaLAPACK's pdgemm on a q x q BLACS grid, one rank per processor. */
 
 #ifdef SIMPLE_HAVE_SCALAPACK
-/* BLACS and ScaLAPACK have no C header in Debian: declared here. */
-void Cblacs_get(int icontxt, int what, int *val);
-void Cblacs_gridinit(int *icontxt, char *order, int nprow, int npcol);
-void Cblacs_gridinfo(int icontxt, int *nprow, int *npcol, int *myrow, int *mycol);
-void Cblacs_gridexit(int icontxt);
-void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
-               const int *irsrc, const int *icsrc, const int *ictxt, const int *lld, int *info);
-void pdgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
-             const double *alpha, const double *a, const int *ia, const int *ja, const int *desca,
-             const double *b, const int *ib, const int *jb, const int *descb, const double *beta,
-             double *c, const int *ic, const int *jc, const int *descc);
+#include "scalapack.h"
 
 static void mm_mpi_fail(int rank, const char *what, long n) {
   fprintf(stderr, "simple-bench matmul: rank %d: n = %ld: %s\n", rank, n, what);
@@ -198,6 +175,29 @@ static double mm_mpi_checksum(long n, long nb, int myrow, int mycol, const doubl
   return sqrt(d) / (sqrt(fr[0]) * sqrt(fr[1]) * sqrt(xn));
 }
 
+/* One timed pdgemm of the flat side, and the check of its result. */
+typedef struct {
+  int rank;
+  long n, nb;
+  int myrow, mycol;
+  double *A, *B, *C;
+  int *desc;
+} pd_timed_t;
+
+static void pd_gemm(void *arg) {
+  pd_timed_t *c = arg;
+  const double alpha = 1.0, beta = 0.0;
+  int in = (int)c->n, one = 1;
+  pdgemm_("N", "N", &in, &in, &in, &alpha, c->A, &one, &one, c->desc, c->B, &one, &one, c->desc,
+          &beta, c->C, &one, &one, c->desc);
+}
+
+static void pd_check(void *arg) {
+  pd_timed_t *c = arg;
+  double err = mm_mpi_checksum(c->n, c->nb, c->myrow, c->mycol, c->A, c->B, c->C);
+  if (!(err < MM_TOL)) mm_mpi_fail(c->rank, "pdgemm: wrong product (checksum)", c->n);
+}
+
 int bench_matmul_pdgemm(int argc, char **argv, const bench_opts_t *o) {
   openblas_set_num_threads(1);
   MPI_Init(&argc, &argv);
@@ -230,33 +230,13 @@ int bench_matmul_pdgemm(int argc, char **argv, const bench_opts_t *o) {
         A[r + c * nb] = simple_matmul_elem(MM_SEED, n, myrow * nb + r, mycol * nb + c);
         B[r + c * nb] = simple_matmul_elem(MM_SEED + 1, n, myrow * nb + r, mycol * nb + c);
       }
-    int desc[9], info, in = (int)n, inb = (int)nb, zero = 0, one = 1;
+    int desc[9], info, in = (int)n, inb = (int)nb, zero = 0;
     descinit_(desc, &in, &in, &inb, &inb, &zero, &zero, &ctxt, &inb, &info);
     if (info != 0) mm_mpi_fail(rank, "descinit failed", n);
-    const double alpha = 1.0, beta = 0.0;
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime(), t;
-    pdgemm_("N", "N", &in, &in, &in, &alpha, A, &one, &one, desc, B, &one, &one, desc, &beta, C,
-            &one, &one, desc);
-    t = MPI_Wtime() - t0;
-    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    double err = mm_mpi_checksum(n, nb, myrow, mycol, A, B, C);
-    if (!(err < MM_TOL)) mm_mpi_fail(rank, "pdgemm: wrong product (checksum)", n);
-    int S = mm_samples(t);
-    double smp[9];
-    for (int j = 0; j < S; j++) {
-      MPI_Barrier(MPI_COMM_WORLD);
-      t0 = MPI_Wtime();
-      pdgemm_("N", "N", &in, &in, &in, &alpha, A, &one, &one, desc, B, &one, &one, desc, &beta, C,
-              &one, &one, desc);
-      smp[j] = MPI_Wtime() - t0;
-    }
-    MPI_Allreduce(MPI_IN_PLACE, smp, S, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    double med = bench_median(smp, (size_t)S);
-    if (rank == 0) {
-      printf("R pdgemm %ld %.3f\n", n, 1e6 * med);
-      fflush(stdout);
-    }
+    pd_timed_t c = {rank, n, nb, myrow, mycol, A, B, C, desc};
+    bench_timed_t t = {pd_gemm, NULL, pd_check, &c, MM_BUDGET, MM_SAMPLES};
+    double med = bench_time_flat(&t);
+    bench_row_out(rank, "pdgemm", n, med);
     free(A);
     free(B);
     free(C);
@@ -319,7 +299,7 @@ int bench_matmul_serial(int argc, char **argv, const bench_opts_t *o) {
       fprintf(stderr, "simple-bench matmul: serial dgemm: n = %ld: wrong product\n", n);
       return 3;
     }
-    int S = mm_samples(t);
+    int S = bench_timed_samples(t, MM_BUDGET, MM_SAMPLES);
     double smp[9];
     for (int j = 0; j < S; j++) {
       t0 = simple_time();
@@ -328,8 +308,7 @@ int bench_matmul_serial(int argc, char **argv, const bench_opts_t *o) {
       smp[j] = simple_time() - t0;
     }
     double med = bench_median(smp, (size_t)S);
-    printf("R dgemm %ld %.3f\n", n, 1e6 * med);
-    fflush(stdout);
+    bench_row_out(0, "dgemm", n, med);
     free(A);
     free(B);
     free(C);

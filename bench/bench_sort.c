@@ -78,12 +78,8 @@ static void sw_parse(int argc, char **argv, const bench_opts_t *o, sw_opts_t *w)
 }
 
 /* Samples per size: about 1 s (0.3 s with --quick) of sorts, 3 to 9. */
-static int ssamples(double t, int quick) {
-  double budget = quick ? 0.3 : 1.0;
-  int S = t > 0 ? (int)(budget / t) : 9;
-  if (S < 3) S = 3;
-  if (S > 9) S = 9;
-  return S;
+static bench_timed_t timed(void (*call)(void *), void *ctx, int quick) {
+  return (bench_timed_t){call, NULL, NULL, ctx, quick ? 0.3 : 1.0, 9};
 }
 
 static void gen(int bits, size_t n, size_t first, size_t cnt, void *keys) {
@@ -101,18 +97,29 @@ typedef struct {
   const char *tag;
 } shyb_t;
 
-static double hmax(simple_t *s, double v) {
-  double m = v;
-  simple_allreduce(s, &v, &m, 1, SIMPLE_DOUBLE, SIMPLE_MAX);
-  return m;
-}
-
 /* Into a buffer allocated once per size, as the flat side does. */
 static int hsort(simple_t *s, const shyb_t *a, const void *in, size_t cnt, void *out,
                  size_t *n_out) {
   simple_sort_opts_t so = {a->w.algo, 0, NULL};
   return a->w.bits == 32 ? simple_sort_into_u32(s, in, cnt, out, cnt, n_out, &so)
                          : simple_sort_into_u64(s, in, cnt, out, cnt, n_out, &so);
+}
+
+typedef struct {
+  simple_t *s;
+  const shyb_t *a;
+  const void *in;
+  size_t cnt;
+  void *out;
+  size_t n;
+} htimed_t;
+
+static void htimed(void *arg) {
+  const htimed_t *c = arg;
+  size_t n_out;
+  int rc = hsort(c->s, c->a, c->in, c->cnt, c->out, &n_out);
+  if (rc)
+    simple_abort(c->s, "simple-bench sort: n = %zu: sort failed (%s)", c->n, simple_errname(rc));
 }
 
 static void shybrid_main(simple_t *s, void *arg) {
@@ -135,26 +142,10 @@ static void shybrid_main(simple_t *s, void *arg) {
     rc = a->w.bits == 32 ? simple_sort_verify_u32(s, in, cnt, out, n_out, &ok)
                          : simple_sort_verify_u64(s, in, cnt, out, n_out, &ok);
     if (rc || !ok) simple_abort(s, "simple-bench sort: n = %zu: wrong result", n);
-    simple_barrier(s);
-    simple_node_barrier(s);
-    double t0 = simple_time();
-    hsort(s, a, in, cnt, out, &n_out);
-    double t = hmax(s, simple_time() - t0);
-    int S = ssamples(t, a->w.quick);
-    double v[16];
-    for (int j = 0; j < S; j++) {
-      simple_barrier(s);
-      simple_node_barrier(s);
-      t0 = simple_time();
-      hsort(s, a, in, cnt, out, &n_out);
-      v[j] = simple_time() - t0;
-    }
-    for (int j = 0; j < S; j++) v[j] = hmax(s, v[j]);
-    double med = bench_median(v, (size_t)S);
-    if (me == 0) {
-      printf("R %s %zu %.3f\n", a->tag, n, 1e6 * med);
-      fflush(stdout);
-    }
+    htimed_t c = {s, a, in, cnt, out, n};
+    bench_timed_t t = timed(htimed, &c, a->w.quick);
+    double med = bench_time_hybrid(s, &t);
+    bench_row_out(me, a->tag, (long)n, med);
     free(in);
     free(out);
   }
@@ -204,8 +195,7 @@ static void sserial_main(simple_t *s, void *arg) {
     if (memcmp(work, out, n * ksz) != 0)
       simple_abort(s, "simple-bench sort: qsort and radix sort disagree at n = %zu", n);
     double med = bench_median(v, (size_t)S);
-    printf("R qsort %zu %.3f\n", n, 1e6 * med);
-    fflush(stdout);
+    bench_row_out(0, "qsort", (long)n, med);
     free(in);
     free(work);
     free(out);
@@ -400,6 +390,16 @@ static void *flat_sort(flat_t *f, const void *in) {
   return (void *)src;
 }
 
+typedef struct {
+  flat_t *f;
+  const void *in;
+} ftimed_t;
+
+static void ftimed(void *arg) {
+  ftimed_t *c = arg;
+  flat_sort(c->f, c->in);
+}
+
 int bench_sort_mpi(int argc, char **argv, const bench_opts_t *o) {
   MPI_Init(&argc, &argv);
   sw_opts_t w;
@@ -475,25 +475,10 @@ int bench_sort_mpi(int argc, char **argv, const bench_opts_t *o) {
     if (th[0] != th[1]) good = 0;
     MPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all) fdie(f.rank, "wrong result");
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime(), t;
-    flat_sort(&f, in);
-    t = MPI_Wtime() - t0;
-    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    int S = ssamples(t, w.quick);
-    double v[16];
-    for (int j = 0; j < S; j++) {
-      MPI_Barrier(MPI_COMM_WORLD);
-      t0 = MPI_Wtime();
-      flat_sort(&f, in);
-      v[j] = MPI_Wtime() - t0;
-    }
-    MPI_Allreduce(MPI_IN_PLACE, v, S, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    double med = bench_median(v, (size_t)S);
-    if (f.rank == 0) {
-      printf("R mpi %zu %.3f\n", n, 1e6 * med);
-      fflush(stdout);
-    }
+    ftimed_t c = {&f, in};
+    bench_timed_t t = timed(ftimed, &c, w.quick);
+    double med = bench_time_flat(&t);
+    bench_row_out(f.rank, "mpi", (long)n, med);
     free(in);
     free(f.buf[0]);
     free(f.buf[1]);

@@ -95,23 +95,15 @@ static long range_at(const simple_range_t *r, long li) {
 
 /* Sizes the worker runs: --quick's or the full list, up to --max-n. */
 static int worker_sizes(int argc, char **argv, const bench_opts_t *o, const long **list) {
-  long max_n = 8192;
-  for (int i = 1; i + 1 < argc; i++)
-    if (strcmp(argv[i], "--max-n") == 0) max_n = atol(argv[i + 1]);
   *list = o->quick ? sizes_quick : sizes_full;
-  int n = o->quick ? (int)(sizeof sizes_quick / sizeof *sizes_quick)
-                   : (int)(sizeof sizes_full / sizeof *sizes_full);
-  while (n > 0 && (*list)[n - 1] > max_n) n--;
-  return n;
+  return bench_sizes_upto(*list, o->quick ? LEN(sizes_quick) : LEN(sizes_full),
+                          bench_arg_long(argc, argv, "--max-n", 8192));
 }
 
-/* Samples per size: about 0.5 s (0.2 s with --quick) of calls, 3 to 15. */
-static int samples_for(double t, int quick) {
-  double budget = quick ? 0.2 : 0.5;
-  int S = t > 0 ? (int)(budget / t) : 15;
-  if (S < 3) S = 3;
-  if (S > (quick ? 7 : 15)) S = quick ? 7 : 15;
-  return S;
+/* Samples per size: about 0.5 s (0.2 s with --quick) of calls, 3 to 15
+ * (7 with --quick). */
+static bench_timed_t timed(void (*call)(void *), void *ctx, int quick) {
+  return (bench_timed_t){call, NULL, NULL, ctx, quick ? 0.2 : 0.5, quick ? 7 : 15};
 }
 
 static void *alloc_or_null(size_t bytes) {
@@ -123,26 +115,11 @@ static void *alloc_or_null(size_t bytes) {
 /* ------------------------------------------------------------------------
  * Hybrid side. */
 
-typedef struct {
-  int argc;
-  char **argv;
-  const bench_opts_t *o;
-} hyb_args_t;
-
 static void hyb_fail(simple_t *s, const char *what, long n, int rc) {
   simple_abort(s, "simple-bench transpose: n = %ld: %s (%s)", n, what, simple_errname(rc));
 }
 
-static double hyb_max(simple_t *s, double v) {
-  double m = v;
-  int rc = simple_allreduce(s, &v, &m, 1, SIMPLE_DOUBLE, SIMPLE_MAX);
-  if (rc) hyb_fail(s, "allreduce", 0, rc);
-  return m;
-}
-
 static void hyb_sync(simple_t *s) {
-  /* The job barrier, then a node barrier: threads that slept in the first
-   * are awake before the clock starts. */
   simple_barrier(s);
   simple_node_barrier(s);
 }
@@ -154,8 +131,24 @@ static int hyb_call(simple_t *s, int op, const double *src, const simple_dist_t 
                             : simple_redistribute(s, src, dsrc, dst, ddst, sizeof(double));
 }
 
+typedef struct {
+  simple_t *s;
+  int op;
+  long n;
+  const double *src;
+  const simple_dist_t *dsrc;
+  double *dst;
+  const simple_dist_t *ddst;
+} hyb_timed_t;
+
+static void hyb_timed(void *arg) {
+  const hyb_timed_t *c = arg;
+  int rc = hyb_call(c->s, c->op, c->src, c->dsrc, c->dst, c->ddst);
+  if (rc) hyb_fail(c->s, op_names[c->op], c->n, rc);
+}
+
 /* Operation op on an n x n matrix: checked once, warmed up, timed. */
-static void hyb_op(simple_t *s, const hyb_args_t *a, int op, long n) {
+static void hyb_op(simple_t *s, const bench_args_t *a, int op, long n) {
   int me = simple_pid(s);
   simple_dist_t dsrc = simple_dist_2d(n, n, SIMPLE_ROWS, op_src[op], 1, SIMPLE_OVER_THREADS),
                 ddst = simple_dist_2d(n, n, SIMPLE_ROWS, op_dst[op], 1, SIMPLE_OVER_THREADS);
@@ -180,29 +173,16 @@ static void hyb_op(simple_t *s, const hyb_args_t *a, int op, long n) {
         simple_abort(s, "simple-bench transpose: %s, n = %ld: wrong element (%ld, %ld)",
                      op_names[op], n, g, j);
   }
-  hyb_sync(s);
-  double t0 = simple_time();
-  if ((rc = hyb_call(s, op, src, &dsrc, dst, &ddst))) hyb_fail(s, op_names[op], n, rc);
-  int S = samples_for(hyb_max(s, simple_time() - t0), a->o->quick);
-  double v[16];
-  for (int j = 0; j < S; j++) {
-    hyb_sync(s);
-    t0 = simple_time();
-    if ((rc = hyb_call(s, op, src, &dsrc, dst, &ddst))) hyb_fail(s, op_names[op], n, rc);
-    v[j] = simple_time() - t0;
-  }
-  for (int j = 0; j < S; j++) v[j] = hyb_max(s, v[j]);
-  double med = bench_median(v, (size_t)S);
-  if (me == 0) {
-    printf("R %s %ld %.3f\n", op_names[op], n, 1e6 * med);
-    fflush(stdout);
-  }
+  hyb_timed_t c = {s, op, n, src, &dsrc, dst, &ddst};
+  bench_timed_t t = timed(hyb_timed, &c, a->o->quick);
+  double med = bench_time_hybrid(s, &t);
+  bench_row_out(me, op_names[op], n, med);
   free(src);
   free(dst);
 }
 
 static void hybrid_main(simple_t *s, void *arg) {
-  const hyb_args_t *a = arg;
+  const bench_args_t *a = arg;
   const long *sizes;
   int ops[NOPS], nops = worker_ops(a->argc, a->argv, ops);
   int ns = worker_sizes(a->argc, a->argv, a->o, &sizes);
@@ -216,7 +196,7 @@ static void hybrid_main(simple_t *s, void *arg) {
 }
 
 int bench_transpose_hybrid(int argc, char **argv, const bench_opts_t *o) {
-  hyb_args_t a = {argc, argv, o};
+  bench_args_t a = {argc, argv, o};
   return simple_run(&argc, &argv, hybrid_main, &a);
 }
 
@@ -270,25 +250,9 @@ static void flat_transpose(flat_t *f) {
 /* Times `call` on the flat side as the hybrid side is timed: one warm-up
  * call, then samples between barriers, each the slowest rank's. */
 static void flat_time(void (*call)(void *), void *ctx, int quick, int op, long n, int rank) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  double t0 = MPI_Wtime(), t;
-  call(ctx);
-  t = MPI_Wtime() - t0;
-  MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  int S = samples_for(t, quick);
-  double v[16];
-  for (int j = 0; j < S; j++) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    t0 = MPI_Wtime();
-    call(ctx);
-    v[j] = MPI_Wtime() - t0;
-  }
-  MPI_Allreduce(MPI_IN_PLACE, v, S, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  double med = bench_median(v, (size_t)S);
-  if (rank == 0) {
-    printf("R %s %ld %.3f\n", op_names[op], n, 1e6 * med);
-    fflush(stdout);
-  }
+  bench_timed_t t = timed(call, ctx, quick);
+  double med = bench_time_flat(&t);
+  bench_row_out(rank, op_names[op], n, med);
 }
 
 static void flat_transpose_call(void *f) { flat_transpose(f); }

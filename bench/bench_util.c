@@ -95,6 +95,17 @@ FILE *bench_plot_open(const char *png, int width, int height) {
   return g;
 }
 
+int bench_plot_close(FILE *g, const char *data) {
+  fprintf(g, "unset multiplot\n");
+  int st = pclose(g);
+  if (data) unlink(data);
+  if (st != 0) {
+    fprintf(stderr, "simple-bench: --plot: gnuplot failed (status %d)\n", st);
+    return 1;
+  }
+  return 0;
+}
+
 bench_row_t *bench_row(bench_table_t *t, const char *op, size_t bytes) {
   for (int i = 0; i < t->nrows; i++)
     if (t->rows[i].bytes == bytes && strcmp(t->rows[i].op, op) == 0) return &t->rows[i];

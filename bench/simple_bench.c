@@ -203,6 +203,9 @@ static int coll_side(int side, long round, void *ctx) {
   return 0;
 }
 
+typedef int bench_worker_fn(int argc, char **argv, const bench_opts_t *o);
+static bench_worker_fn *find_worker(const char *name);
+
 static int worker(int argc, char **argv) {
   bench_opts_t o = {.quick = 0, .max_bytes = 4u << 20, .only = NULL, .han = 0};
   const char *name = argv[2];
@@ -213,48 +216,8 @@ static int worker(int argc, char **argv) {
       bench_parse_bytes(argv[++i], &o.max_bytes);
     if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) o.only = argv[++i];
   }
-  if (strcmp(name, "node-hybrid") == 0) return bench_node_hybrid(argc, argv, &o);
-  if (strcmp(name, "node-mpi") == 0) return bench_node_mpi(argc, argv, &o);
-  if (strcmp(name, "coll-hybrid") == 0) return bench_coll_hybrid(argc, argv, &o);
-  if (strcmp(name, "coll-mpi") == 0) return bench_coll_mpi(argc, argv, &o);
-  if (strcmp(name, "pingpong-hybrid") == 0) return bench_pingpong_hybrid(argc, argv, &o);
-  if (strcmp(name, "pingpong-mpi") == 0) return bench_pingpong_mpi(argc, argv, &o);
-  if (strcmp(name, "rma") == 0) return bench_rma_worker(argc, argv, &o);
-  if (strcmp(name, "transpose-hybrid") == 0) return bench_transpose_hybrid(argc, argv, &o);
-  if (strcmp(name, "transpose-mpi") == 0) return bench_transpose_mpi(argc, argv, &o);
-  if (strcmp(name, "bsp") == 0 || strcmp(name, "as") == 0) return bench_as_worker(argc, argv, &o);
-  if (strcmp(name, "traffic") == 0) return bench_traffic_worker(argc, argv, &o);
-#ifdef SIMPLE_BENCH_MATMUL
-  if (strcmp(name, "matmul-hybrid") == 0) return bench_matmul_hybrid(argc, argv, &o);
-  if (strcmp(name, "matmul-pdgemm") == 0) return bench_matmul_pdgemm(argc, argv, &o);
-  if (strcmp(name, "matmul-serial") == 0) return bench_matmul_serial(argc, argv, &o);
-#endif
-#ifdef SIMPLE_BENCH_QUEENS
-  if (strcmp(name, "queens") == 0) return bench_queens_worker(argc, argv, &o);
-#endif
-#ifdef SIMPLE_BENCH_WATER
-  if (strcmp(name, "water") == 0) return bench_water_worker(argc, argv, &o);
-#endif
-#ifdef SIMPLE_BENCH_BARNES
-  if (strcmp(name, "barnes") == 0) return bench_barnes_worker(argc, argv, &o);
-#endif
-#ifdef SIMPLE_BENCH_GROEBNER
-  if (strcmp(name, "groebner") == 0) return bench_groebner_worker(argc, argv, &o);
-#endif
-#ifdef SIMPLE_BENCH_CHOLESKY
-  if (strcmp(name, "cholesky-simple") == 0) return bench_cholesky_simple(argc, argv, &o);
-  if (strcmp(name, "cholesky-pdpotrf") == 0) return bench_cholesky_pdpotrf(argc, argv, &o);
-  if (strcmp(name, "cholesky-mumps") == 0) return bench_cholesky_mumps(argc, argv, &o);
-#endif
-#ifdef SIMPLE_BENCH_SORT
-  if (strcmp(name, "sort-hybrid") == 0) return bench_sort_hybrid(argc, argv, &o);
-  if (strcmp(name, "sort-mpi") == 0) return bench_sort_mpi(argc, argv, &o);
-  if (strcmp(name, "sort-serial") == 0) return bench_sort_serial(argc, argv, &o);
-#endif
-#ifdef SIMPLE_BENCH_FFT
-  if (strcmp(name, "fft-simple") == 0) return bench_fft_simple(argc, argv, &o);
-  if (strcmp(name, "fft-fftw") == 0) return bench_fft_fftw(argc, argv, &o);
-#endif
+  bench_worker_fn *fn = find_worker(name);
+  if (fn) return fn(argc, argv, &o);
   fprintf(stderr, "simple-bench: unknown worker '%s'\n", name);
   return 2;
 }
@@ -585,14 +548,7 @@ static int write_plot(const char *png, const char *title) {
     }
     fprintf(g, any ? "\n" : "set multiplot next\n");
   }
-  fprintf(g, "unset multiplot\n");
-  int st = pclose(g);
-  unlink(data);
-  if (st != 0) {
-    fprintf(stderr, "simple-bench: --plot: gnuplot failed (status %d)\n", st);
-    return 1;
-  }
-  return 0;
+  return bench_plot_close(g, data);
 }
 
 /* Whether simplerun can start several single-threaded ranks per virtual
@@ -745,6 +701,101 @@ static int suite_coll(int argc, char **argv) {
   return 0;
 }
 
+/* ------------------------------------------------------------------------
+ * The suites: each one's driver and the workers it launches (simple-bench
+ * --worker NAME). An application's suite is in the table without a driver
+ * where its application is not in this build. */
+typedef struct {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  struct {
+    const char *name;
+    bench_worker_fn *fn;
+  } workers[3];
+} suite_t;
+
+#define NOT_BUILT(name) \
+  {                     \
+    name, NULL, {       \
+      { NULL, NULL }    \
+    }                   \
+  }
+
+static const suite_t suites[] = {
+    {"node", suite_node, {{"node-hybrid", bench_node_hybrid}, {"node-mpi", bench_node_mpi}}},
+    {"coll", suite_coll, {{"coll-hybrid", bench_coll_hybrid}, {"coll-mpi", bench_coll_mpi}}},
+    {"pingpong",
+     bench_pingpong_suite,
+     {{"pingpong-hybrid", bench_pingpong_hybrid}, {"pingpong-mpi", bench_pingpong_mpi}}},
+    {"rma", bench_rma_suite, {{"rma", bench_rma_worker}}},
+    {"transpose",
+     bench_transpose_suite,
+     {{"transpose-hybrid", bench_transpose_hybrid}, {"transpose-mpi", bench_transpose_mpi}}},
+    {"as", bench_as_suite, {{"as", bench_as_worker}}},
+    {"bsp", bench_as_suite, {{"bsp", bench_as_worker}}},
+    {"traffic", bench_traffic_suite, {{"traffic", bench_traffic_worker}}},
+    {"model", bench_model_suite, {{NULL, NULL}}},
+#ifdef SIMPLE_BENCH_MATMUL
+    {"matmul",
+     bench_matmul_suite,
+     {{"matmul-hybrid", bench_matmul_hybrid},
+      {"matmul-pdgemm", bench_matmul_pdgemm},
+      {"matmul-serial", bench_matmul_serial}}},
+#else
+    NOT_BUILT("matmul"),
+#endif
+#ifdef SIMPLE_BENCH_QUEENS
+    {"queens", bench_queens_suite, {{"queens", bench_queens_worker}}},
+#else
+    NOT_BUILT("queens"),
+#endif
+#ifdef SIMPLE_BENCH_WATER
+    {"water", bench_water_suite, {{"water", bench_water_worker}}},
+#else
+    NOT_BUILT("water"),
+#endif
+#ifdef SIMPLE_BENCH_BARNES
+    {"barnes", bench_barnes_suite, {{"barnes", bench_barnes_worker}}},
+#else
+    NOT_BUILT("barnes"),
+#endif
+#ifdef SIMPLE_BENCH_GROEBNER
+    {"groebner", bench_groebner_suite, {{"groebner", bench_groebner_worker}}},
+#else
+    NOT_BUILT("groebner"),
+#endif
+#ifdef SIMPLE_BENCH_CHOLESKY
+    {"cholesky",
+     bench_cholesky_suite,
+     {{"cholesky-simple", bench_cholesky_simple},
+      {"cholesky-pdpotrf", bench_cholesky_pdpotrf},
+      {"cholesky-mumps", bench_cholesky_mumps}}},
+#else
+    NOT_BUILT("cholesky"),
+#endif
+#ifdef SIMPLE_BENCH_SORT
+    {"sort",
+     bench_sort_suite,
+     {{"sort-hybrid", bench_sort_hybrid},
+      {"sort-mpi", bench_sort_mpi},
+      {"sort-serial", bench_sort_serial}}},
+#else
+    NOT_BUILT("sort"),
+#endif
+#ifdef SIMPLE_BENCH_FFT
+    {"fft", bench_fft_suite, {{"fft-simple", bench_fft_simple}, {"fft-fftw", bench_fft_fftw}}},
+#else
+    NOT_BUILT("fft"),
+#endif
+};
+
+static bench_worker_fn *find_worker(const char *name) {
+  for (size_t i = 0; i < LEN(suites); i++)
+    for (size_t k = 0; k < LEN(suites[i].workers) && suites[i].workers[k].name; k++)
+      if (strcmp(name, suites[i].workers[k].name) == 0) return suites[i].workers[k].fn;
+  return NULL;
+}
+
 int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "--worker") == 0) return worker(argc, argv);
   if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
@@ -763,50 +814,16 @@ int main(int argc, char **argv) {
         usage(stdout);
         return 0;
       }
-  if (strcmp(suite, "node") == 0) return suite_node(argc, argv);
-  if (strcmp(suite, "coll") == 0) return suite_coll(argc, argv);
-  if (strcmp(suite, "pingpong") == 0) return bench_pingpong_suite(argc, argv);
-  if (strcmp(suite, "rma") == 0) return bench_rma_suite(argc, argv);
-  if (strcmp(suite, "transpose") == 0) return bench_transpose_suite(argc, argv);
-  if (strcmp(suite, "bsp") == 0 || strcmp(suite, "as") == 0) return bench_as_suite(argc, argv);
-  if (strcmp(suite, "traffic") == 0) return bench_traffic_suite(argc, argv);
-  if (strcmp(suite, "model") == 0) return bench_model_suite(argc, argv);
-#ifdef SIMPLE_BENCH_MATMUL
-  if (strcmp(suite, "matmul") == 0) return bench_matmul_suite(argc, argv);
-#endif
-#ifdef SIMPLE_BENCH_QUEENS
-  if (strcmp(suite, "queens") == 0) return bench_queens_suite(argc, argv);
-#endif
-#ifdef SIMPLE_BENCH_WATER
-  if (strcmp(suite, "water") == 0) return bench_water_suite(argc, argv);
-#endif
-#ifdef SIMPLE_BENCH_BARNES
-  if (strcmp(suite, "barnes") == 0) return bench_barnes_suite(argc, argv);
-#endif
-#ifdef SIMPLE_BENCH_GROEBNER
-  if (strcmp(suite, "groebner") == 0) return bench_groebner_suite(argc, argv);
-#endif
-#ifdef SIMPLE_BENCH_CHOLESKY
-  if (strcmp(suite, "cholesky") == 0) return bench_cholesky_suite(argc, argv);
-#endif
-#ifdef SIMPLE_BENCH_SORT
-  if (strcmp(suite, "sort") == 0) return bench_sort_suite(argc, argv);
-#endif
-#ifdef SIMPLE_BENCH_FFT
-  if (strcmp(suite, "fft") == 0) return bench_fft_suite(argc, argv);
-#endif
-  /* The applications' suites exist only in builds with their app. */
-  static const char *const app_suites[] = {"matmul", "queens", "sort",     "fft",
-                                           "water",  "barnes", "cholesky", "groebner"};
-  for (size_t i = 0; i < sizeof app_suites / sizeof app_suites[0]; i++)
-    if (strcmp(suite, app_suites[i]) == 0) {
-      fprintf(stderr,
-              "simple-bench: suite '%s' is not in this build: its application was not built"
-              " (configure with -DSIMPLE_BUILD_APPS=ON; fft needs FFTW, matmul OpenBLAS and"
-              " ScaLAPACK)\n",
-              suite);
-      return 2;
-    }
+  for (size_t i = 0; i < LEN(suites); i++) {
+    if (strcmp(suite, suites[i].name) != 0) continue;
+    if (suites[i].run) return suites[i].run(argc, argv);
+    fprintf(stderr,
+            "simple-bench: suite '%s' is not in this build: its application was not built"
+            " (configure with -DSIMPLE_BUILD_APPS=ON; fft needs FFTW, matmul OpenBLAS and"
+            " ScaLAPACK)\n",
+            suite);
+    return 2;
+  }
   fprintf(stderr, "simple-bench: unknown suite '%s'\n", suite);
   usage(stderr);
   return 2;
