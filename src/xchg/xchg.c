@@ -62,6 +62,41 @@ static int drain_marks(simple__comm_t *c, int src, int tag, size_t left) {
   return rc;
 }
 
+/* move() for messages of one segment each way, not in error mode and with
+ * no hook: the small messages of most collectives, the same steps as the
+ * windowed loop without its bookkeeping and without looking up the pair's
+ * segment size (no pair's is below SIMPLE__XCHG_SEG_BYTES); about 140
+ * instructions a call fewer (callgrind, 8-byte bcast on 2 x 1). */
+static int move_one(simple__comm_t *c, const void *sbuf, size_t sbytes, int dest, void *rbuf,
+                    size_t rbytes, int src, int out, int in, simple__xchg_arrived_fn *arrived,
+                    void *aarg, int *marked, int *differs) {
+  simple__net_req_t rq, sq;
+  int rc = 0, recv = 0, sent = 0;
+  if (src >= 0) recv = !(rc = simple__net_irecv(c, rbuf, rbytes, src, in, &rq));
+  if (!rc && dest >= 0)
+    sent = !(rc = simple__net_isend(c, sbuf, sbytes, dest, seg_tag(out, 0, 1), &sq));
+  int mark_tag = in, mark = 0;
+  if (recv) {
+    int got = out, w = simple__net_wait_tag(&rq, &got);
+    if (w == SIMPLE__NET_MARK) {
+      mark_tag = got; /* the first of the sender's MOVE_WINDOW marks */
+      mark = *marked = 1;
+    } else if (w && !rc) {
+      rc = w;
+    } else if (!w && tag_body(got) != out) {
+      *differs = 1;
+    } else if (!w && arrived && !rc && !*marked && !*differs) {
+      arrived(aarg, 0, rbytes);
+    }
+  }
+  if (sent) {
+    int w = simple__net_waitall(&sq, 1);
+    if (w && !rc) rc = w;
+  }
+  if (!rc && mark) rc = drain_marks(c, src, mark_tag, MOVE_WINDOW - 1);
+  return rc;
+}
+
 /* One message each way between this node and its partners on c (dest or
  * src -1: none), in segments of SIMPLE__XCHG_SEG_BYTES, up to MOVE_WINDOW
  * in flight each way: sbuf's sbytes go to dest with tag `out`, src's
@@ -91,6 +126,9 @@ static int move(simple__node_t *n, simple__comm_t *c, const void *sbuf, size_t s
                 void *rbuf, size_t rbytes, int src, int out, int in, int marks,
                 void (*hook)(void *), void *arg, simple__xchg_arrived_fn *arrived, void *aarg,
                 int *marked, int *differs) {
+  if (!marks && !hook && sbytes <= SIMPLE__XCHG_SEG_BYTES && rbytes <= SIMPLE__XCHG_SEG_BYTES)
+    return move_one(c, sbuf, sbytes, dest, rbuf, rbytes, src, out, in, arrived, aarg, marked,
+                    differs);
   size_t sseg = pair_seg(n, dest), rseg = pair_seg(n, src);
   size_t ns = dest >= 0 ? segments(sbytes, sseg) : 0, nr = src >= 0 ? segments(rbytes, rseg) : 0;
   size_t sp = 0, sd = 0, rp = 0, rd = 0; /* segments posted, done */
