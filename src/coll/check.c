@@ -233,8 +233,11 @@ static int same_schedule(const simple__node_t *n, const simple__call_t *a,
  * messages among nodes: the node runs b's error path, and where the other
  * nodes made a they wait for other messages (or leave some behind) and no
  * verdict reaches them. Said at once, on the node's stderr, rather than
- * only by the hang report a minute on. Failure path only: a few table
- * lookups per thread of the node, on thread 0. */
+ * only by the hang report a minute on; and the node is marked as having
+ * guessed (n->guessed), so that the hang report ends the job rather than
+ * let it wait on: where the guess was wrong, messages of this call may
+ * also be taken by the next, so going on is not safe. Failure path only:
+ * a few table lookups per thread of the node, on thread 0. */
 static void warn_schedules(simple_t *s, const simple__call_t *a, int ta, const simple__call_t *b,
                            int tb) {
   char da[160], db[160], sa[512], sb[512];
@@ -246,8 +249,9 @@ static void warn_schedules(simple_t *s, const simple__call_t *a, int ta, const s
           "simple: warning: node %d's threads called collectives that move different messages "
           "among nodes: thread %d %s from %s, thread %d %s from %s; the node runs thread %d's "
           "in error mode, and nodes that made thread %d's may wait for messages it does not "
-          "send (SIMPLE_CHECK=1 compares the calls job-wide first)\n",
-          s->node->node, ta, da, sa, tb, db, sb, tb, ta);
+          "send (a wait of this node past SIMPLE_HANG_REPORT=%ld s then ends the job; "
+          "SIMPLE_CHECK=1 compares the calls job-wide first)\n",
+          s->node->node, ta, da, sa, tb, db, sb, tb, ta, s->node->hang_report_s);
 }
 
 int simple__coll_mismatch(simple_t *s) {
@@ -267,6 +271,7 @@ int simple__coll_mismatch(simple_t *s) {
     memcpy(&c, lines[u].data, sizeof c);
     if (c.name && valid(s->node, &c) && !same_schedule(s->node, &c, &theirs)) {
       warn_schedules(s, &c, u, &theirs, ref);
+      atomic_store_explicit(&s->node->guessed, 1, memory_order_relaxed);
       break;
     }
   }

@@ -595,6 +595,7 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
   memset(node, 0, sizeof *node);
   atomic_init(&node->fatal, 0);
   atomic_init(&node->departed, 0);
+  atomic_init(&node->guessed, 0);
   node->comm = &job.comm;
   rc = configure(node, comm);
   /* Several threads call MPI at once on a node with more than one, and the

@@ -105,6 +105,10 @@ typedef struct simple__node {
 
   atomic_int fatal;    /* the job failed: waits return SIMPLE_ERR_FATAL */
   atomic_int departed; /* threads that returned from the SPMD function */
+  atomic_int guessed;  /* the node ran a collective's error path on a guess of
+                          the other nodes' call (threads' calls that move
+                          different messages among nodes): a wait past the
+                          hang report's limit then ends the job */
 
   /* The per-node state of the layers above (each a slot of its own, found
    * by the layer's key: src/base/sync.h), set up lazily by each layer and

@@ -126,6 +126,14 @@ static void *watch_main(void *arg) {
     }
     if (report_after > 0 && now - oldest > report_after && oldest != reported_since) {
       report(w, now, "hang report");
+      /* The node ran a collective's error path on a guess of the other
+       * nodes' call (src/coll/check.c said which calls): a wait now is
+       * most likely that guess gone wrong, which no verdict can reach. */
+      if (atomic_load_explicit(&w->node->guessed, memory_order_relaxed))
+        simple_abort(NULL,
+                     "hang report: node %d waits after its threads called collectives that move"
+                     " different messages among nodes (the warning above); ending the job",
+                     w->node->node);
       fprintf(stderr,
               "simple: hang report: node %d goes on waiting (SIMPLE_HANG_REPORT=%ld s;"
               " SIMPLE_WATCHDOG=SECONDS ends the job instead)\n",

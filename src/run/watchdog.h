@@ -4,8 +4,10 @@
  * where it waits; a thread per process looks every 100 ms, and when one
  * wait has lasted longer than a limit it prints where every thread of the
  * node is (its wait, its last collective with arguments and call site):
- * past the report's limit once per hang, the job going on waiting; past the
- * watchdog's, then it aborts the job. The report never calls MPI.
+ * past the report's limit once per hang, the job going on waiting (unless
+ * the node ran a collective's error path on a guess of the other nodes'
+ * call, n->guessed: then it ends the job); past the watchdog's, then it
+ * aborts the job. The report never calls MPI.
  *
  * Cost when both are off: one load of a process-wide pointer per slow-path
  * wait. When on: three relaxed atomic stores around each slow-path wait
