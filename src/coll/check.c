@@ -235,9 +235,11 @@ static int same_schedule(const simple__node_t *n, const simple__call_t *a,
  * verdict reaches them. Said at once, on the node's stderr, rather than
  * only by the hang report a minute on; and the node is marked as having
  * guessed (n->guessed), so that the hang report ends the job rather than
- * let it wait on: where the guess was wrong, messages of this call may
- * also be taken by the next, so going on is not safe. Failure path only:
- * a few table lookups per thread of the node, on thread 0. */
+ * let it wait on; and while its threads rerun the reference, src/xchg
+ * ends the job at once where they drain a message of another call (the
+ * guess was wrong: this call would take the next one's messages, and the
+ * calls after it would succeed on other calls' data). Failure path only:
+ * a few table lookups per thread of the node. */
 static void warn_schedules(simple_t *s, const simple__call_t *a, int ta, const simple__call_t *b,
                            int tb) {
   char da[160], db[160], sa[512], sb[512];
@@ -266,16 +268,20 @@ int simple__coll_mismatch(simple_t *s) {
   if (!lines) return rc;
   memcpy(&theirs, lines[ref].data, sizeof theirs);
   if (!theirs.name) return verdict;
-  for (int u = 0; u < s->node->threads && s->thread == 0; u++) {
+  /* Every thread looks (each reruns the call, and checks what it drains
+   * against it: s->guess); thread 0 says it. */
+  for (int u = 0; u < s->node->threads; u++) {
     simple__call_t c;
     memcpy(&c, lines[u].data, sizeof c);
     if (c.name && valid(s->node, &c) && !same_schedule(s->node, &c, &theirs)) {
-      warn_schedules(s, &c, u, &theirs, ref);
+      if (s->thread == 0) warn_schedules(s, &c, u, &theirs, ref);
       atomic_store_explicit(&s->node->guessed, 1, memory_order_relaxed);
+      if (strcmp(theirs.name, "barrier")) s->guess = simple__coll_call_sig(&theirs);
       break;
     }
   }
   rc = redo(s, &theirs);
+  s->guess = 0;
   return rc == SIMPLE_ERR_FATAL || rc == SIMPLE_ERR_MPI ? rc : verdict;
 }
 

@@ -3,6 +3,7 @@
 #define SIMPLE_COLL_COLL_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "base/size.h"
 #include "base/sync.h"
@@ -159,15 +160,21 @@ int simple__coll_check(simple_t *s, const simple__call_t *call);
  * other; a hash that mixed every bit would take dependent multiplies,
  * about 23 instructions, more than the rest of the check on an 8-byte
  * collective inside a node (counted in docs/bench.md). */
-#define SIMPLE__COLL_ID(call)                                         \
-  ((unsigned)sizeof(call) | (unsigned)(unsigned char)(call)[0] << 8 | \
-   (unsigned)(unsigned char)(call)[3] << 16 |                         \
-   (unsigned)(unsigned char)(call)[sizeof(call) - 2] << 24)
+static inline unsigned simple__coll_id(const char *call, size_t size) {
+  return (unsigned)size | (unsigned)(unsigned char)call[0] << 8 |
+         (unsigned)(unsigned char)call[3] << 16 | (unsigned)(unsigned char)call[size - 2] << 24;
+}
+#define SIMPLE__COLL_ID(call) simple__coll_id((call), sizeof(call))
 static inline unsigned simple__coll_sig(unsigned id, long long count, int type, int op, int root) {
   unsigned long long c = (unsigned long long)count;
   unsigned h = id ^ (unsigned)c ^ (unsigned)(c >> 32) * 0x9E3779B1u ^ (unsigned)type << 27 ^
                (unsigned)op << 22 ^ (unsigned)root * 0x85EBCA77u;
   return h ? h : 1;
+}
+/* The signature of a recorded call (a collective's, not barrier's). */
+static inline unsigned simple__coll_call_sig(const simple__call_t *c) {
+  return simple__coll_sig(simple__coll_id(c->name, strlen(c->name) + 1), c->count, c->type, c->op,
+                          c->root);
 }
 
 /* After a publish found a mismatch among the node's threads

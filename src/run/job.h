@@ -205,6 +205,8 @@ struct simple {
   unsigned sig;        /* the signature the next publish posts (src/coll: SIMPLE__COLL_CHECK) */
   int mismatch;        /* the last publish found the node's threads calling differently */
   const void *vargs;   /* the v form's arrays of the call being made (src/coll: its rerun) */
+  unsigned guess;      /* while the thread reruns a call on a guess of the other nodes'
+                          call (src/coll/check.c), that call's signature; else 0 */
 };
 
 /* The calling thread's own context (simple_self), NULL outside a job.

@@ -53,6 +53,26 @@ static int tag_body(int got) {
   return got & SIMPLE__TAG_SIG_BASE ? got & ~SIMPLE__TAG_SIG_LAST : got;
 }
 
+/* What a node in error mode drained from src, a message with tag `got`,
+ * against the call its thread reruns on a guess of the other nodes' call
+ * (s->guess: src/coll/check.c, where the node's threads' calls move
+ * different messages among nodes). A message of another call means the
+ * guess was wrong: the nodes' messages are out of step (this call would
+ * take the next one's, and the calls after it would succeed on other
+ * calls' data), which no verdict can mend, so the job ends at once. Error
+ * path only: a thread-local load and a compare. */
+static void check_guess(simple__node_t *n, int src, int got) {
+  simple_t *s = simple_self();
+  if (!s || !s->guess || !(got & SIMPLE__TAG_SIG_BASE) ||
+      tag_body(got) == tag_body(simple__xchg_sig_tag(n, s->guess)))
+    return;
+  simple_abort(s,
+               "node %d reran a collective on a guess of the other nodes' call (the warning"
+               " above), and node %d sent it a message of another call: the nodes' messages are"
+               " out of step; ending the job",
+               n->node, src);
+}
+
 /* The `left` marks of a peer's MOVE_WINDOW that follow the ones its
  * receiver had posted for, taken with the marks' tag (nothing else from
  * src can match it before them). */
@@ -155,6 +175,7 @@ static int move(simple__node_t *n, simple__comm_t *c, const void *sbuf, size_t s
     for (size_t k = 0; marks && !rc && rp < nr && k < MOVE_WINDOW; k++, rp++, rd++) {
       int was_mark = 0, got = in;
       rc = simple__net_drain(c, src, in, &was_mark, &got);
+      if (!rc && !was_mark) check_guess(n, src, got);
       if (rp == 0 && was_mark)
         nr = rbytes ? MOVE_WINDOW : 1; /* the partner failed too */
       else if (rp == 0 && in < 0 && got & SIMPLE__TAG_SIG_BASE)
