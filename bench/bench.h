@@ -81,6 +81,37 @@ int bench_worker_cmd(char *buf, size_t len, const bench_place_t *pl, int vcluste
                      bench_side_t side, long nodes, long threads, const char *env,
                      const char *worker, const char *args);
 
+/* The options every suite driver takes, and where its sides run. */
+typedef struct {
+  long N, T, rounds; /* -N, -t, --rounds */
+  int quick, vcluster;
+  const char *csv;
+  FILE *out;        /* the --csv file, NULL without one (bench_suite_start) */
+  bench_place_t pl; /* where the sides run (bench_suite_start) */
+} bench_suite_t;
+#define BENCH_SUITE_MAX_EXTRA 8 /* a suite's own options */
+/* Parses -N, -t, --vcluster, --quick, --rounds (1 to max_rounds), --csv
+ * and the suite's own options (extra, NULL-terminated, at most
+ * BENCH_SUITE_MAX_EXTRA) into s. On entry s->T and s->rounds hold the
+ * suite's defaults (T -1: the suite chooses once N is known; rounds:
+ * without --quick, which makes it 1); N is 2 on the virtual cluster, else
+ * 1, unless given. Returns 0 to go on, -1 after --help (exit 0), or 2
+ * after a message (bench_parse). */
+int bench_suite_parse(bench_suite_t *s, int argc, char **argv, long max_rounds,
+                      const bench_opt_t *extra, void (*usage)(FILE *));
+/* Opens --csv and places procs processors (bench_place); 1 on error,
+ * said on stderr. */
+int bench_suite_start(bench_suite_t *s, long procs);
+/* The largest size, n halved from max_n but not below floor, whose
+ * bytes_per * n^power bytes (power 1 or 2) fit in half of the memory
+ * available here (all of a virtual cluster's nodes share it); max_n when
+ * the kernel does not say. */
+long bench_fit_memory(long max_n, long floor, unsigned long long bytes_per, int power);
+/* Closes the CSV after an error. */
+void bench_suite_close(bench_suite_t *s);
+/* Closes the CSV at the end: 0, or 1 when writing it failed (said). */
+int bench_suite_finish(bench_suite_t *s);
+
 /* --plot FILE.png, checked before a run spends minutes: gnuplot must be
  * installed, the file writable, and its name free of control characters (a
  * newline would end gnuplot's command). Returns 0, or 1 with a message. */
@@ -232,7 +263,6 @@ int bench_coll_selected(const char *only, const char *name);
  * keep it static. Nothing here allocates; every call costs at most one
  * pass over the configurations, besides the workers it runs. */
 #define BENCH_SPEEDUP_MAX_CONF   16
-#define BENCH_SPEEDUP_MAX_EXTRA  8 /* a suite's own options */
 #define BENCH_SPEEDUP_MAX_VALUES 3 /* numbers after <seconds> on an R line */
 typedef struct {
   char name[32];
@@ -248,19 +278,11 @@ typedef struct bench_speedup {
   int nextra;        /* numbers after <seconds> on an R line */
   /* Checks one run's numbers (may keep them in c); nonzero drops its time. */
   int (*check)(bench_speedup_conf_t *c, const double *v);
-  long N, T, rounds;
-  int quick, vcluster;
-  const char *csv;
-  FILE *out;
-  bench_place_t pl;
+  bench_suite_t c; /* the common options; T 2 and rounds 3 unless given */
   bench_speedup_conf_t conf[BENCH_SPEEDUP_MAX_CONF];
   int nc;
 } bench_speedup_t;
-/* Parses -N, -t, --vcluster, --quick, --rounds, --csv and the suite's own
- * options (extra, NULL-terminated, at most BENCH_SPEEDUP_MAX_EXTRA) and
- * sets the defaults (N: 2 on the virtual cluster, else 1; T: 2; rounds: 1
- * with --quick, else 3). Returns 0 to go on, -1 after --help (exit 0), or
- * bench_parse's error. */
+/* bench_suite_parse into b->c, with T 2 and rounds 3 by default. */
 int bench_speedup_parse(bench_speedup_t *b, int argc, char **argv, const bench_opt_t *extra,
                         void (*usage)(FILE *));
 /* Opens --csv and finds the placement; 1 on error (said on stderr). */
@@ -336,10 +358,6 @@ int bench_sizes_upto(const long *list, int n, long max_n);
  * node's thread 0 sets *failed (the worker's exit status), and it returns
  * 1; else 0. */
 int bench_speedup_failed(struct simple *s, const char *suite, const char *app, int rc, int *failed);
-/* Closes the CSV after an error. */
-void bench_speedup_close(bench_speedup_t *b);
-/* Closes the CSV at the end; 1 if writing it failed. */
-int bench_speedup_finish(bench_speedup_t *b);
 
 /* Timed-sample shape shared by both sides: warm-up iterations, samples. */
 #define BENCH_WARMUP         50

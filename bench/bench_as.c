@@ -669,39 +669,31 @@ static void as_usage_named(FILE *f) { as_usage(f, as_name); }
 
 int bench_as_suite(int argc, char **argv) {
   const char *name = as_name = argv[1];
-  long N = -1, T = 2, rounds = -1, max_h = -1, step = -1;
-  int quick = 0, vcluster = 0, json = 0;
-  const char *csv = NULL, *plot = NULL;
-  const bench_opt_t opts[] = {{"--quick", BENCH_FLAG, &quick, 0, 0},
-                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
-                              {"--json", BENCH_FLAG, &json, 0, 0},
-                              {"-N", BENCH_NUM, &N, 1, 256},
-                              {"-t", BENCH_NUM, &T, 1, 1024},
-                              {"--rounds", BENCH_NUM, &rounds, 1, AS_MAX_ROUNDS},
+  bench_suite_t b = {.T = 2, .rounds = 3};
+  long max_h = -1, step = -1;
+  int json = 0;
+  const char *plot = NULL;
+  const bench_opt_t opts[] = {{"--json", BENCH_FLAG, &json, 0, 0},
                               {"--max-h", BENCH_NUM, &max_h, 1, AS_MAX_H},
                               {"--probe-step", BENCH_NUM, &step, 1, AS_PROBE_H},
-                              {"--csv", BENCH_WORD, &csv, 0, 0},
                               {"--plot", BENCH_WORD, &plot, 0, 0},
                               {NULL, 0, NULL, 0, 0}};
-  int rc = bench_parse(argc, argv, opts, as_usage_named);
-  if (rc) return rc == 1 ? 0 : rc;
-  if (N < 0) N = vcluster ? 2 : 1;
-  if (rounds < 0) rounds = quick ? 1 : 3;
-  long P = N * T;
+  int rc = bench_suite_parse(&b, argc, argv, AS_MAX_ROUNDS, opts, as_usage_named);
+  if (rc) return rc < 0 ? 0 : rc;
+  long N = b.N, T = b.T, rounds = b.rounds, P = N * T;
+  int quick = b.quick, vcluster = b.vcluster;
   if (plot && bench_plot_check(plot)) return 1;
-  FILE *out;
-  if (bench_open_csv(csv, &out)) return 1;
+  if (bench_suite_start(&b, P)) return 1;
+  FILE *out = b.out;
   as_tab.cap = AS_ROWS;
   as_tab.nrows = 0;
   as_tab.rows = calloc(AS_ROWS, sizeof(bench_row_t));
   if (!as_tab.rows) {
     fprintf(stderr, "simple-bench: out of memory\n");
-    if (out) fclose(out);
+    bench_suite_close(&b);
     return 1;
   }
-  bench_place_t pl;
-  bench_place(&pl, vcluster, P);
-  int multi = pl.multi, pin = pl.pin;
+  int multi = b.pl.multi, pin = b.pl.pin;
   char args[160];
   snprintf(args, sizeof args, "%s", quick ? " --quick" : "");
   if (max_h > 0) snprintf(args + strlen(args), sizeof args - strlen(args), " --max-h %ld", max_h);
@@ -711,12 +703,13 @@ int bench_as_suite(int argc, char **argv) {
   bench_cmd_t cmd[J_N];
   char args2[200];
   snprintf(args2, sizeof args2, "--send%s", args);
-  bench_worker_cmd(cmd[J_TWO], sizeof cmd[J_TWO], &pl, vcluster, BENCH_HYBRID, N, T,
+  bench_worker_cmd(cmd[J_TWO], sizeof cmd[J_TWO], &b.pl, vcluster, BENCH_HYBRID, N, T,
                    "SIMPLE_RMA=twosided ", "as", args2);
-  bench_worker_cmd(cmd[J_ONE], sizeof cmd[J_ONE], &pl, vcluster, BENCH_HYBRID, N, T,
+  bench_worker_cmd(cmd[J_ONE], sizeof cmd[J_ONE], &b.pl, vcluster, BENCH_HYBRID, N, T,
                    "SIMPLE_RMA=onesided ", "as", args);
   snprintf(args2, sizeof args2, "--mpi --tpn %ld%s", T, args);
-  bench_worker_cmd(cmd[J_MPI], sizeof cmd[J_MPI], &pl, vcluster, BENCH_FLAT, N, T, "", "as", args2);
+  bench_worker_cmd(cmd[J_MPI], sizeof cmd[J_MPI], &b.pl, vcluster, BENCH_FLAT, N, T, "", "as",
+                   args2);
   FILE *o = json ? stderr : stdout;
   fprintf(o,
           "simple-bench %s: paper 004's As suite (tests 1-5, total exchange) and BSP probe on"
@@ -725,7 +718,7 @@ int bench_as_suite(int argc, char **argv) {
           name, N, T, P, bench_where(vcluster, multi), rounds, pin ? ", pinned" : "");
   fflush(o);
   if (bench_alternate(rounds, J_N, as_job, cmd) != 0) {
-    if (out) fclose(out);
+    bench_suite_close(&b);
     free(as_tab.rows);
     return 1;
   }
@@ -855,11 +848,10 @@ int bench_as_suite(int argc, char **argv) {
           fprintf(out, "\n");
         }
       }
-    if (fclose(out) != 0) {
-      fprintf(stderr, "simple-bench: writing %s failed\n", csv);
-      free(as_tab.rows);
-      return 1;
-    }
+  }
+  if (bench_suite_finish(&b)) {
+    free(as_tab.rows);
+    return 1;
   }
   rc = plot ? as_plot(plot, N, T, P) : 0;
   free(as_tab.rows);

@@ -95,10 +95,10 @@ int bench_barnes_suite(int argc, char **argv) {
                               {NULL, 0, NULL, 0, 0}};
   int rc = bench_speedup_parse(&b, argc, argv, opts, busage);
   if (rc) return rc < 0 ? 0 : rc;
-  if (!bodies) bodies = b.quick ? 5000 : 25000;
-  if (!steps) steps = b.quick ? 1 : 2;
+  if (!bodies) bodies = b.c.quick ? 5000 : 25000;
+  if (!steps) steps = b.c.quick ? 1 : 2;
   if (bench_speedup_start(&b)) return 1;
-  long N = b.N, T = b.T;
+  long N = b.c.N, T = b.c.T;
   char args[96], name[32];
   snprintf(args, sizeof args, "--bodies %ld --steps %ld", bodies, steps);
   int one_t = bench_speedup_ladder(&b, 4, "barnes", args);
@@ -107,7 +107,7 @@ int bench_barnes_suite(int argc, char **argv) {
     bench_speedup_conf_t *c = bench_speedup_add(&b, name, T, 1, 1, T);
     c->flat = 1;
     /* One host, T single-thread processes: a cache per process. */
-    bench_place_t one = b.pl;
+    bench_place_t one = b.c.pl;
     one.multi = 0;
     bench_worker_cmd(c->cmd, sizeof c->cmd, &one, 0, BENCH_FLAT, 1, T, "", "barnes", args);
     b.conf[one_t].ref = b.nc - 1;
@@ -119,15 +119,15 @@ int bench_barnes_suite(int argc, char **argv) {
   printf(
       "simple-bench barnes: simple_barnes, %ld bodies (Plummer), %ld step(s), 1 to %ld "
       "processor(s); %s, %d core(s), %ld round(s)\n",
-      bodies, steps, N * T, bench_speedup_where(&b), b.pl.cores, b.rounds);
+      bodies, steps, N * T, bench_speedup_where(&b), b.c.pl.cores, b.c.rounds);
   fflush(stdout);
   if (bench_speedup_rounds(&b, NULL)) return 1;
   for (int k = 0; k < b.nc; k++)
     if (bench_speedup_short(&b, &b.conf[k], "failed or reported")) return 1;
   bench_speedup_conf_t *conf = b.conf;
   double t1 = bench_median(conf[0].t, (size_t)conf[0].n);
-  if (b.out)
-    fprintf(b.out,
+  if (b.c.out)
+    fprintf(b.c.out,
             "suite,config,hosts,p,bodies,steps,time_s,speedup,fetches_per_host,"
             "bytes_per_host,fetch_ratio_vs_flat\n");
   printf("%-12s %4s %10s %8s %16s %16s %12s\n", "config", "p", "time_s", "speedup", "fetches/host",
@@ -139,12 +139,12 @@ int bench_barnes_suite(int argc, char **argv) {
     double ratio = c->ref >= 0 && conf[c->ref].value[0] > 0 ? fetches / conf[c->ref].value[0] : NAN;
     printf("%-12s %4ld %10.4f %8.3f %16.0f %16.0f %12.3f\n", c->name, c->p, t, t1 / t,
            fetches / (double)c->hosts, bytes / (double)c->hosts, ratio);
-    if (b.out)
-      fprintf(b.out, "barnes,%s,%ld,%ld,%ld,%ld,%.6f,%.4f,%.0f,%.0f,%.4f\n", c->name, c->hosts,
+    if (b.c.out)
+      fprintf(b.c.out, "barnes,%s,%ld,%ld,%ld,%ld,%.6f,%.4f,%.0f,%.0f,%.4f\n", c->name, c->hosts,
               c->p, bodies, steps, t, t1 / t, fetches / (double)c->hosts, bytes / (double)c->hosts,
               ratio);
   }
-  if (bench_speedup_finish(&b)) return 1;
+  if (bench_suite_finish(&b.c)) return 1;
   printf(
       "speedup = T(1x1) / T (medians, the steps' wall time); fetches and bytes: remote tree "
       "cells brought into caches per host over the run (counts, the same every round); vs "

@@ -240,9 +240,9 @@ static void cusage(FILE *f) {
 /* One worker job of the six: on 1 x 1 (nodes = 1) or NODES x THREADS. */
 static void cjob(bench_speedup_t *b, int one, bench_side_t side, const char *worker,
                  const char *args) {
-  bench_speedup_conf_t *c = bench_speedup_add(b, worker, one ? 1 : b->N, one ? 1 : b->T, 0, 0);
-  bench_worker_cmd(c->cmd, sizeof c->cmd, &b->pl, one ? 0 : b->vcluster, side, c->nodes, c->threads,
-                   "", worker, args);
+  bench_speedup_conf_t *c = bench_speedup_add(b, worker, one ? 1 : b->c.N, one ? 1 : b->c.T, 0, 0);
+  bench_worker_cmd(c->cmd, sizeof c->cmd, &b->c.pl, one ? 0 : b->c.vcluster, side, c->nodes,
+                   c->threads, "", worker, args);
 }
 
 int bench_cholesky_suite(int argc, char **argv) {
@@ -255,9 +255,9 @@ int bench_cholesky_suite(int argc, char **argv) {
                               {NULL, 0, NULL, 0, 0}};
   int rc = bench_speedup_parse(&b, argc, argv, opts, cusage);
   if (rc) return rc < 0 ? 0 : rc;
-  if (!n) n = b.quick ? 500 : 1000;
+  if (!n) n = b.c.quick ? 500 : 1000;
   if (bench_speedup_start(&b)) return 1;
-  long N = b.N, T = b.T, P = N * T;
+  long N = b.c.N, T = b.c.T, P = N * T;
   crows[0] = (crow_t){"dense", "pdpotrf", {{0}}, {0}, P};
   crows[1] = (crow_t){"sparse", "mumps", {{0}}, {0}, P};
   char da[64], sa[PATH_MAX + 16];
@@ -273,10 +273,10 @@ int bench_cholesky_suite(int argc, char **argv) {
       "simple-bench cholesky: simple_cholesky on 1 and %ld x %ld processors, ScaLAPACK pdpotrf "
       "(dense n = %ld, blocks of %ld) and MUMPS (sparse %s) on %ld flat ranks; %s, %d core(s), "
       "%ld round(s)\n",
-      N, T, n, nb, matrix, P, bench_speedup_where(&b), b.pl.cores, b.rounds);
+      N, T, n, nb, matrix, P, bench_speedup_where(&b), b.c.pl.cores, b.c.rounds);
   fflush(stdout);
   if (bench_speedup_rounds(&b, cline)) return 1;
-  FILE *out = b.out;
+  FILE *out = b.c.out;
   if (out) fprintf(out, "suite,matrix,p,simple1_s,simple_p_s,speedup,anchor,anchor_s,ratio\n");
   printf("%-7s %4s %11s %11s %8s %8s %10s %14s\n", "matrix", "p", "simple1_s", "simple_p_s",
          "speedup", "anchor", "anchor_s", "simple/anchor");
@@ -291,7 +291,7 @@ int bench_cholesky_suite(int argc, char **argv) {
       fprintf(out, "cholesky,%s,%ld,%.6f,%.6f,%.4f,%s,%.6f,%.4f\n", r->matrix, P, t1, tp, t1 / tp,
               r->anchor, ta, tp / ta);
   }
-  if (bench_speedup_finish(&b)) return 1;
+  if (bench_suite_finish(&b.c)) return 1;
   printf(
       "times: the factorization alone, medians over rounds, max over processors; simple's "
       "residuals checked < 1e-12 every run; target: simple/anchor <= 1.5\n");

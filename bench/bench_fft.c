@@ -406,45 +406,33 @@ static void fmt_ms(char *b, size_t len, double us) {
 }
 
 int bench_fft_suite(int argc, char **argv) {
-  long N = -1, T = 2, rounds = -1, max_n = 4096;
-  int quick = 0, vcluster = 0, patient = 0;
-  const char *csv = NULL;
-  const bench_opt_t opts[] = {{"--quick", BENCH_FLAG, &quick, 0, 0},
-                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
-                              {"--patient", BENCH_FLAG, &patient, 0, 0},
-                              {"-N", BENCH_NUM, &N, 1, 256},
-                              {"-t", BENCH_NUM, &T, 1, 1024},
-                              {"--rounds", BENCH_NUM, &rounds, 1, MAX_ROUNDS},
+  bench_suite_t b = {.T = 2, .rounds = 3};
+  long max_n = 4096;
+  int patient = 0;
+  const bench_opt_t opts[] = {{"--patient", BENCH_FLAG, &patient, 0, 0},
                               {"--max-n", BENCH_NUM, &max_n, 256, 65536},
-                              {"--csv", BENCH_WORD, &csv, 0, 0},
                               {NULL, 0, NULL, 0, 0}};
-  int rc = bench_parse(argc, argv, opts, fusage);
-  if (rc) return rc == 1 ? 0 : rc;
-  if (N < 0) N = vcluster ? 2 : 1;
-  if (rounds < 0) rounds = quick ? 1 : 3;
-  long P = N * T;
+  int rc = bench_suite_parse(&b, argc, argv, MAX_ROUNDS, opts, fusage);
+  if (rc) return rc < 0 ? 0 : rc;
+  long N = b.N, T = b.T, rounds = b.rounds, P = N * T;
+  int quick = b.quick, vcluster = b.vcluster;
   /* Memory: each side holds about five n x n arrays of complex doubles at
    * once (input, its copy, output, round trip, scratch), all on this host
    * here or on the virtual cluster; keep them within half of what is
    * available. */
-  unsigned long long avail = simple_mem_available();
-  while (avail && max_n > 256 &&
-         80ull * (unsigned long long)max_n * (unsigned long long)max_n > avail / 2)
-    max_n /= 2;
-  FILE *out;
-  if (bench_open_csv(csv, &out)) return 1;
-  bench_place_t pl;
-  bench_place(&pl, vcluster, P);
-  const char *dir = pl.dir;
-  int multi = pl.multi, pin = pl.pin;
+  max_n = bench_fit_memory(max_n, 256, 80, 2);
+  if (bench_suite_start(&b, P)) return 1;
+  FILE *out = b.out;
+  const char *dir = b.pl.dir;
+  int multi = b.pl.multi, pin = b.pl.pin;
   char args[128];
   snprintf(args, sizeof args, "--max-n %ld%s%s", max_n, quick ? " --quick" : "",
            patient ? " --patient" : "");
   const char *vc = vcluster ? " --vcluster" : "";
   bench_cmd_t cmd[NSIDES];
-  bench_worker_cmd(cmd[SIDE_SIMPLE], sizeof cmd[0], &pl, vcluster, BENCH_HYBRID, N, T, "",
+  bench_worker_cmd(cmd[SIDE_SIMPLE], sizeof cmd[0], &b.pl, vcluster, BENCH_HYBRID, N, T, "",
                    "fft-simple", args);
-  bench_worker_cmd(cmd[SIDE_FLAT], sizeof cmd[0], &pl, vcluster, BENCH_FLAT, N, T, "", "fft-fftw",
+  bench_worker_cmd(cmd[SIDE_FLAT], sizeof cmd[0], &b.pl, vcluster, BENCH_FLAT, N, T, "", "fft-fftw",
                    args);
   /* FFTW's threads inside each of NODES ranks: unbound, a rank needs T cores. */
   snprintf(cmd[SIDE_THREADS], sizeof cmd[0],
@@ -464,7 +452,7 @@ int bench_fft_suite(int argc, char **argv) {
   fflush(stdout);
   fsides_t sides = {cmd, use_threads, 1};
   if (bench_alternate(rounds, NSIDES, fside, &sides) != 0) {
-    if (out) fclose(out);
+    bench_suite_close(&b);
     return 1;
   }
   qsort(frows, (size_t)ftable.nrows, sizeof frows[0], cmp_frows);
@@ -515,9 +503,6 @@ int bench_fft_suite(int argc, char **argv) {
         fprintf(out, "%.3f,%.4f,%.4f,%.4f\n", at, gh, ga, ratio);
     }
   }
-  if (out && fclose(out) != 0) {
-    fprintf(stderr, "simple-bench: writing %s failed\n", csv);
-    return 1;
-  }
+  if (bench_suite_finish(&b)) return 1;
   return 0;
 }

@@ -89,9 +89,9 @@ int bench_groebner_suite(int argc, char **argv) {
     fprintf(stderr, "simple-bench groebner: give one of --cyclic, --katsura, --lazard\n");
     return 2;
   }
-  if (!cyc && !kat && !laz) kat = b.quick ? 5 : 6;
+  if (!cyc && !kat && !laz) kat = b.c.quick ? 5 : 6;
   if (bench_speedup_start(&b)) return 1;
-  long N = b.N, T = b.T;
+  long N = b.c.N, T = b.c.T;
   char args[96], sys[32], flat[32];
   if (laz) {
     snprintf(args, sizeof args, "--lazard 3");
@@ -108,7 +108,7 @@ int bench_groebner_suite(int argc, char **argv) {
   printf(
       "simple-bench groebner: simple_groebner, %s, 1 to %ld processor(s); %s, "
       "%d core(s), %ld round(s)\n",
-      sys, N * T, bench_speedup_where(&b), b.pl.cores, b.rounds);
+      sys, N * T, bench_speedup_where(&b), b.c.pl.cores, b.c.rounds);
   fflush(stdout);
   if (bench_speedup_rounds(&b, NULL)) return 1;
   if (bench_speedup_table(&b, "system", sys)) return 1;

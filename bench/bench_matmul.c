@@ -373,23 +373,14 @@ static void mm_fmt(char *b, size_t len, double v, const char *f) {
 }
 
 int bench_matmul_suite(int argc, char **argv) {
-  long N = -1, T = -1, rounds = -1, max_n = 2048;
-  int quick = 0, vcluster = 0;
-  const char *csv = NULL;
-  const bench_opt_t opts[] = {{"--quick", BENCH_FLAG, &quick, 0, 0},
-                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
-                              {"-N", BENCH_NUM, &N, 1, 256},
-                              {"-t", BENCH_NUM, &T, 1, 1024},
-                              {"--rounds", BENCH_NUM, &rounds, 1, MM_MAX_ROUNDS},
-                              {"--max-n", BENCH_NUM, &max_n, 1, 32768},
-                              {"--csv", BENCH_WORD, &csv, 0, 0},
-                              {NULL, 0, NULL, 0, 0}};
-  int rc = bench_parse(argc, argv, opts, mm_usage);
-  if (rc) return rc == 1 ? 0 : rc;
-  if (N < 0) N = vcluster ? 2 : 1;
-  if (T < 0) T = N == 1 ? 4 : N == 2 ? 2 : N == 4 ? 1 : 4;
-  if (rounds < 0) rounds = quick ? 1 : 3;
-  long P = N * T, q = 0;
+  bench_suite_t b = {.T = -1, .rounds = 3};
+  long max_n = 2048;
+  const bench_opt_t opts[] = {{"--max-n", BENCH_NUM, &max_n, 1, 32768}, {NULL, 0, NULL, 0, 0}};
+  int rc = bench_suite_parse(&b, argc, argv, MM_MAX_ROUNDS, opts, mm_usage);
+  if (rc) return rc < 0 ? 0 : rc;
+  if (b.T < 0) b.T = b.N == 1 ? 4 : b.N == 2 ? 2 : b.N == 4 ? 1 : 4;
+  long N = b.N, T = b.T, rounds = b.rounds, P = N * T, q = 0;
+  int quick = b.quick, vcluster = b.vcluster;
   while ((q + 1) * (q + 1) <= P) q++;
   if (q * q != P) {
     fprintf(stderr,
@@ -398,20 +389,18 @@ int bench_matmul_suite(int argc, char **argv) {
             N, T, P);
     return 2;
   }
-  FILE *out;
-  if (bench_open_csv(csv, &out)) return 1;
-  bench_place_t pl;
-  bench_place(&pl, vcluster, P);
-  const char *dir = pl.dir;
-  int multi = pl.multi, pin = pl.pin;
+  if (bench_suite_start(&b, P)) return 1;
+  FILE *out = b.out;
+  const char *dir = b.pl.dir;
+  int multi = b.pl.multi, pin = b.pl.pin;
   char args[128];
   snprintf(args, sizeof args, "--max-n %ld%s", max_n, quick ? " --quick" : "");
   /* Sides: simple (both variants in one job), pdgemm, serial dgemm. */
   bench_cmd_t cmd[3];
   const char *blas1 = "OPENBLAS_NUM_THREADS=1 ";
-  bench_worker_cmd(cmd[0], sizeof cmd[0], &pl, vcluster, BENCH_HYBRID, N, T, blas1, "matmul-hybrid",
-                   args);
-  bench_worker_cmd(cmd[1], sizeof cmd[1], &pl, vcluster, BENCH_FLAT, N, T, blas1, "matmul-pdgemm",
+  bench_worker_cmd(cmd[0], sizeof cmd[0], &b.pl, vcluster, BENCH_HYBRID, N, T, blas1,
+                   "matmul-hybrid", args);
+  bench_worker_cmd(cmd[1], sizeof cmd[1], &b.pl, vcluster, BENCH_FLAT, N, T, blas1, "matmul-pdgemm",
                    args);
   snprintf(cmd[2], sizeof cmd[2],
            "OPENBLAS_NUM_THREADS=1 '%s/simple-bench' --worker matmul-serial %s --q %ld", dir, args,
@@ -433,7 +422,7 @@ int bench_matmul_suite(int argc, char **argv) {
   fflush(stdout);
   mm_sides_t sides = {cmd, have_pdgemm};
   if (bench_alternate(rounds, 3, mm_side, &sides) != 0) {
-    if (out) fclose(out);
+    bench_suite_close(&b);
     return 1;
   }
   printf("MPI: %s; simple's one-sided backend: %s; times are medians over rounds\n",
@@ -454,17 +443,17 @@ int bench_matmul_suite(int argc, char **argv) {
     }
     double best = fmin(t[MM_PUT], t[MM_GET]);
     double ratio = t[MM_PDGEMM] / best, speedup = t[MM_DGEMM] / best;
-    char b[8][32];
-    mm_fmt(b[0], 32, t[MM_PUT] / 1e3, "%.2f");
-    mm_fmt(b[1], 32, t[MM_GET] / 1e3, "%.2f");
-    mm_fmt(b[2], 32, t[MM_PDGEMM] / 1e3, "%.2f");
-    mm_fmt(b[3], 32, gf[MM_PUT], "%.2f");
-    mm_fmt(b[4], 32, gf[MM_GET], "%.2f");
-    mm_fmt(b[5], 32, gf[MM_PDGEMM], "%.2f");
-    mm_fmt(b[6], 32, gf[MM_DGEMM], "%.2f");
-    mm_fmt(b[7], 32, ratio, "%.2f");
-    printf("%6ld %10s %10s %10s %10s %10s %10s %10s %9s\n", rn, b[0], b[1], b[2], b[3], b[4], b[5],
-           b[6], b[7]);
+    char cell[8][32];
+    mm_fmt(cell[0], 32, t[MM_PUT] / 1e3, "%.2f");
+    mm_fmt(cell[1], 32, t[MM_GET] / 1e3, "%.2f");
+    mm_fmt(cell[2], 32, t[MM_PDGEMM] / 1e3, "%.2f");
+    mm_fmt(cell[3], 32, gf[MM_PUT], "%.2f");
+    mm_fmt(cell[4], 32, gf[MM_GET], "%.2f");
+    mm_fmt(cell[5], 32, gf[MM_PDGEMM], "%.2f");
+    mm_fmt(cell[6], 32, gf[MM_DGEMM], "%.2f");
+    mm_fmt(cell[7], 32, ratio, "%.2f");
+    printf("%6ld %10s %10s %10s %10s %10s %10s %10s %9s\n", rn, cell[0], cell[1], cell[2], cell[3],
+           cell[4], cell[5], cell[6], cell[7]);
     if (out)
       fprintf(out, "matmul,%ld,%ld,%ld,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", rn, N,
               T, t[MM_PUT], t[MM_GET], t[MM_PDGEMM], t[MM_DGEMM], gf[MM_PUT], gf[MM_GET],
@@ -474,9 +463,6 @@ int bench_matmul_suite(int argc, char **argv) {
       "pdgemm/s: pdgemm time over simple's faster variant (above 1: simple is faster;"
       " target >= %.2f, within 1.2x)\n",
       1 / 1.2);
-  if (out && fclose(out) != 0) {
-    fprintf(stderr, "simple-bench: writing %s failed\n", csv);
-    return 1;
-  }
+  if (bench_suite_finish(&b)) return 1;
   return 0;
 }

@@ -119,7 +119,8 @@ static double ex_atom(ex_t *e) {
     if (!strcmp(name, "min")) return a < b ? a : b;
     if (!strcmp(name, "lt")) return a < b;
     if (!strcmp(name, "ge")) return a >= b;
-    if (!strcmp(name, "np2")) return a >= 1 && (((unsigned long long)a) & ((unsigned long long)a - 1));
+    if (!strcmp(name, "np2"))
+      return a >= 1 && (((unsigned long long)a) & ((unsigned long long)a - 1));
     if (!strcmp(name, "mi")) return curve_at(cur_mi, a);
     if (!strcmp(name, "mn")) return curve_at(cur_mn, a);
     if (!strcmp(name, "cp")) return copies(a, 1);
@@ -360,11 +361,13 @@ int bench_model_suite(int argc, char **argv) {
   int measure = 0, vcluster = 0;
   fill_only = 0;
   const char *dir = "model-data", *csv = NULL, *model = SIMPLE_MODEL_DIR "/model.tsv";
-  const bench_opt_t opts[] = {
-      {"--measure", BENCH_FLAG, &measure, 0, 0}, {"--fill", BENCH_FLAG, &fill_only, 0, 0},
-      {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
-      {"--dir", BENCH_WORD, &dir, 0, 0},         {"--csv", BENCH_WORD, &csv, 0, 0},
-      {"--model", BENCH_WORD, &model, 0, 0},     {NULL, 0, NULL, 0, 0}};
+  const bench_opt_t opts[] = {{"--measure", BENCH_FLAG, &measure, 0, 0},
+                              {"--fill", BENCH_FLAG, &fill_only, 0, 0},
+                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
+                              {"--dir", BENCH_WORD, &dir, 0, 0},
+                              {"--csv", BENCH_WORD, &csv, 0, 0},
+                              {"--model", BENCH_WORD, &model, 0, 0},
+                              {NULL, 0, NULL, 0, 0}};
   int prc = bench_parse(argc, argv, opts, model_usage);
   if (prc) return prc == 1 ? 0 : prc;
   if (load_model(model)) return 1;

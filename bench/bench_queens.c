@@ -231,26 +231,20 @@ static void qusage(FILE *f) {
 }
 
 int bench_queens_suite(int argc, char **argv) {
-  long N = -1, T = 2, rounds = -1, only_n = 0;
-  int quick = 0, vcluster = 0, symmetry = 0, stat = 0;
-  const char *csv = NULL;
-  const bench_opt_t opts[] = {{"--quick", BENCH_FLAG, &quick, 0, 0},
-                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
-                              {"--symmetry", BENCH_FLAG, &symmetry, 0, 0},
+  bench_suite_t b = {.T = 2, .rounds = 3};
+  long only_n = 0;
+  int symmetry = 0, stat = 0;
+  const bench_opt_t opts[] = {{"--symmetry", BENCH_FLAG, &symmetry, 0, 0},
                               {"--static", BENCH_FLAG, &stat, 0, 0},
-                              {"-N", BENCH_NUM, &N, 1, 256},
-                              {"-t", BENCH_NUM, &T, 1, 1024},
-                              {"--rounds", BENCH_NUM, &rounds, 1, Q_MAX_ROUNDS},
                               {"--n", BENCH_NUM, &only_n, 4, 18},
-                              {"--csv", BENCH_WORD, &csv, 0, 0},
                               {NULL, 0, NULL, 0, 0}};
-  int rc = bench_parse(argc, argv, opts, qusage);
-  if (rc) return rc == 1 ? 0 : rc;
-  FILE *out;
-  if (bench_open_csv(csv, &out)) return 1;
-  if (N < 0) N = vcluster ? 2 : 1;
-  if (rounds < 0) rounds = quick ? 1 : 3;
+  int rc = bench_suite_parse(&b, argc, argv, Q_MAX_ROUNDS, opts, qusage);
+  if (rc) return rc < 0 ? 0 : rc;
+  long N = b.N, T = b.T, rounds = b.rounds;
+  int quick = b.quick, vcluster = b.vcluster;
   qP = N * T;
+  if (bench_suite_start(&b, qP)) return 1;
+  FILE *out = b.out;
   char ns[64];
   if (only_n)
     snprintf(ns, sizeof ns, "--n %ld", only_n);
@@ -260,15 +254,15 @@ int bench_queens_suite(int argc, char **argv) {
   snprintf(opts_s, sizeof opts_s, "%s%s%s", ns, symmetry ? " --symmetry" : "",
            stat ? " --static" : "");
 
-  bench_place_t pl;
-  bench_place(&pl, vcluster, qP);
-  int cores = pl.cores, multi = pl.multi, pin = pl.pin;
+  int cores = b.pl.cores, multi = b.pl.multi, pin = b.pl.pin;
   bench_cmd_t cmd[2];
   char classic[160];
   /* The single processor runs where the parallel job's first one does. */
   snprintf(classic, sizeof classic, "--classic %s", opts_s);
-  bench_worker_cmd(cmd[0], sizeof cmd[0], &pl, vcluster, BENCH_HYBRID, 1, 1, "", "queens", classic);
-  bench_worker_cmd(cmd[1], sizeof cmd[1], &pl, vcluster, BENCH_HYBRID, N, T, "", "queens", opts_s);
+  bench_worker_cmd(cmd[0], sizeof cmd[0], &b.pl, vcluster, BENCH_HYBRID, 1, 1, "", "queens",
+                   classic);
+  bench_worker_cmd(cmd[1], sizeof cmd[1], &b.pl, vcluster, BENCH_HYBRID, N, T, "", "queens",
+                   opts_s);
   printf(
       "simple-bench queens: simple_nqueens (%s partition%s) on 1 and on %ld node(s) x %ld "
       "thread(s) = %ld processor(s), beside the classic bitmask solver; %s, %d core(s), %ld "
@@ -278,7 +272,7 @@ int bench_queens_suite(int argc, char **argv) {
   fflush(stdout);
   qround_t qr = {.cmd = (const bench_cmd_t *)cmd};
   if (bench_alternate(rounds, 2, qside, &qr) != 0 || qbad) {
-    if (out) fclose(out);
+    bench_suite_close(&b);
     return 1;
   }
   if (out)
@@ -299,10 +293,7 @@ int bench_queens_suite(int argc, char **argv) {
       fprintf(out, "queens,%d,%ld,%ld,%" PRIu64 ",%.6f,%.6f,%.6f,%.4f,%.4f,%.4f\n", q->n, N, T,
               q->want, tc, t1, tp, t1 / tp, t1 / ((double)qP * tp), c1 / cp);
   }
-  if (out && fclose(out) != 0) {
-    fprintf(stderr, "simple-bench: writing %s failed\n", csv);
-    return 1;
-  }
+  if (bench_suite_finish(&b)) return 1;
   printf(
       "counts checked against the classic solver in every round; efficiency = T1 / (p Tp), "
       "target >= 90%% of the cores available (%d here); cpu_eff = CPU seconds of the "

@@ -219,32 +219,22 @@ static void rma_usage(FILE *f) {
 }
 
 int bench_rma_suite(int argc, char **argv) {
-  long N = -1, T = 2, rounds = -1;
-  int quick = 0, vcluster = 0;
+  bench_suite_t b = {.T = 2, .rounds = 5};
   size_t max_bytes = 4u << 20;
-  const char *csv = NULL;
-  const bench_opt_t opts[] = {{"--quick", BENCH_FLAG, &quick, 0, 0},
-                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
-                              {"-N", BENCH_NUM, &N, 1, 256},
-                              {"-t", BENCH_NUM, &T, 1, 1024},
-                              {"--rounds", BENCH_NUM, &rounds, 1, MAX_ROUNDS},
-                              {"--max-bytes", BENCH_BYTES, &max_bytes, 8, 1l << 30},
-                              {"--csv", BENCH_WORD, &csv, 0, 0},
+  const bench_opt_t opts[] = {{"--max-bytes", BENCH_BYTES, &max_bytes, 8, 1l << 30},
                               {NULL, 0, NULL, 0, 0}};
-  int rc = bench_parse(argc, argv, opts, rma_usage);
-  if (rc) return rc == 1 ? 0 : rc;
-  if (N < 0) N = vcluster ? 2 : 1;
-  if (rounds < 0) rounds = quick ? 1 : 5;
-  FILE *out;
-  if (bench_open_csv(csv, &out)) return 1;
-  bench_place_t pl;
-  bench_place(&pl, vcluster, N * T);
-  int pin = pl.pin;
+  int rc = bench_suite_parse(&b, argc, argv, MAX_ROUNDS, opts, rma_usage);
+  if (rc) return rc < 0 ? 0 : rc;
+  long N = b.N, T = b.T, rounds = b.rounds;
+  int quick = b.quick, vcluster = b.vcluster;
+  if (bench_suite_start(&b, N * T)) return 1;
+  FILE *out = b.out;
+  int pin = b.pl.pin;
   bench_cmd_t cmd[NSIDES];
   char args[64];
   snprintf(args, sizeof args, "--max-bytes %zu%s", max_bytes, quick ? " --quick" : "");
   for (int k = 0; k < NSIDES; k++)
-    bench_worker_cmd(cmd[k], sizeof cmd[k], &pl, vcluster, BENCH_HYBRID, N, T,
+    bench_worker_cmd(cmd[k], sizeof cmd[k], &b.pl, vcluster, BENCH_HYBRID, N, T,
                      k == ONE ? "SIMPLE_RMA=onesided " : "SIMPLE_RMA=twosided ", "rma", args);
   printf(
       "simple-bench rma: %ld node(s) x %ld thread(s), one-sided against two-sided backend"
@@ -252,7 +242,7 @@ int bench_rma_suite(int argc, char **argv) {
       N, T, vcluster ? "virtual cluster" : "one host", rounds, pin ? ", pinned" : "");
   fflush(stdout);
   if (bench_alternate(rounds, NSIDES, run_side, cmd) != 0) {
-    if (out) fclose(out);
+    bench_suite_close(&b);
     return 1;
   }
   printf("%-9s %8s %12s %12s %12s %12s %9s\n", "op", "bytes", "onesided_us", "twosided_us",
@@ -265,22 +255,19 @@ int bench_rma_suite(int argc, char **argv) {
     double ratio = m[ONE] > 0 ? m[TWO] / m[ONE] : NAN;
     /* Throughput per processor: bytes it sends (or receives) per superstep. */
     double mb1 = w->bytes ? w->bytes / m[ONE] : NAN, mb2 = w->bytes ? w->bytes / m[TWO] : NAN;
-    char b[32];
+    char size[32];
     if (w->bytes >= (1u << 20))
-      snprintf(b, sizeof b, "%zuMiB", w->bytes >> 20);
+      snprintf(size, sizeof size, "%zuMiB", w->bytes >> 20);
     else if (w->bytes >= 1024)
-      snprintf(b, sizeof b, "%zuKiB", w->bytes >> 10);
+      snprintf(size, sizeof size, "%zuKiB", w->bytes >> 10);
     else
-      snprintf(b, sizeof b, "%zuB", w->bytes);
-    printf("%-9s %8s %12.3f %12.3f %12.1f %12.1f %9.2f\n", w->op, w->bytes ? b : "-", m[ONE],
+      snprintf(size, sizeof size, "%zuB", w->bytes);
+    printf("%-9s %8s %12.3f %12.3f %12.1f %12.1f %9.2f\n", w->op, w->bytes ? size : "-", m[ONE],
            m[TWO], mb1, mb2, ratio);
     if (out)
       fprintf(out, "rma,%s,%zu,%ld,%ld,%.4f,%.4f,%.4f\n", w->op, w->bytes, N, T, m[ONE], m[TWO],
               ratio);
   }
-  if (out && fclose(out) != 0) {
-    fprintf(stderr, "simple-bench: writing %s failed\n", csv);
-    return 1;
-  }
+  if (bench_suite_finish(&b)) return 1;
   return 0;
 }

@@ -542,22 +542,16 @@ static void print_ms(double us) {
 }
 
 int bench_sort_suite(int argc, char **argv) {
-  long N = -1, T = 2, rounds = -1, bits = 32, max_n = 1l << 26, qmax = 1l << 24;
-  int quick = 0, vcluster = 0;
-  const char *csv = NULL, *algo = "simple";
-  const bench_opt_t opts[] = {{"--quick", BENCH_FLAG, &quick, 0, 0},
-                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
-                              {"-N", BENCH_NUM, &N, 1, 256},
-                              {"-t", BENCH_NUM, &T, 1, 1024},
-                              {"--rounds", BENCH_NUM, &rounds, 1, SMAX_ROUNDS},
-                              {"--bits", BENCH_NUM, &bits, 32, 64},
+  bench_suite_t b = {.T = 2, .rounds = 3};
+  long bits = 32, max_n = 1l << 26, qmax = 1l << 24;
+  const char *algo = "simple";
+  const bench_opt_t opts[] = {{"--bits", BENCH_NUM, &bits, 32, 64},
                               {"--max-n", BENCH_NUM, &max_n, 1, 1l << 40},
                               {"--qsort-max", BENCH_NUM, &qmax, 0, 1l << 40},
                               {"--algo", BENCH_WORD, &algo, 0, 0},
-                              {"--csv", BENCH_WORD, &csv, 0, 0},
                               {NULL, 0, NULL, 0, 0}};
-  int rc = bench_parse(argc, argv, opts, susage);
-  if (rc) return rc == 1 ? 0 : rc;
+  int rc = bench_suite_parse(&b, argc, argv, SMAX_ROUNDS, opts, susage);
+  if (rc) return rc < 0 ? 0 : rc;
   simple_sort_algo_t al;
   if (simple_sort_algo_parse(algo, &al) != 0) {
     fprintf(stderr, "simple-bench: --algo must be simple, rdx or rdxopt, not '%s'\n", algo);
@@ -567,30 +561,24 @@ int bench_sort_suite(int argc, char **argv) {
     fprintf(stderr, "simple-bench: --bits must be 32 or 64, not %ld\n", bits);
     return 2;
   }
-  if (N < 0) N = vcluster ? 2 : 1;
-  if (rounds < 0) rounds = quick ? 1 : 3;
-  long P = N * T;
+  long N = b.N, T = b.T, rounds = b.rounds, P = N * T;
+  int quick = b.quick, vcluster = b.vcluster;
   /* Memory: the hybrid side holds about 5 copies of the keys (input, two
    * buffers, send and receive), all on this host; stay within half of what
    * is available. */
-  unsigned long long avail = simple_mem_available();
-  while (avail && max_n > (1ll << 20) &&
-         5ull * (unsigned long long)max_n * (unsigned long long)bits / 8 > avail / 2)
-    max_n /= 2;
-  FILE *out;
-  if (bench_open_csv(csv, &out)) return 1;
-  bench_place_t pl;
-  bench_place(&pl, vcluster, P);
-  int multi = pl.multi, pin = pl.pin;
+  max_n = bench_fit_memory(max_n, 1l << 20, 5ull * (unsigned long long)bits / 8, 1);
+  if (bench_suite_start(&b, P)) return 1;
+  FILE *out = b.out;
+  int multi = b.pl.multi, pin = b.pl.pin;
   char args[256];
   snprintf(args, sizeof args, "--max-n %ld --bits %ld --qsort-max %ld --algo %s%s", max_n, bits,
            qmax, algo, quick ? " --quick" : "");
   bench_cmd_t cmd[3];
-  bench_worker_cmd(cmd[0], sizeof cmd[0], &pl, vcluster, BENCH_HYBRID, N, T, "", "sort-hybrid",
+  bench_worker_cmd(cmd[0], sizeof cmd[0], &b.pl, vcluster, BENCH_HYBRID, N, T, "", "sort-hybrid",
                    args);
-  bench_worker_cmd(cmd[1], sizeof cmd[1], &pl, vcluster, BENCH_FLAT, N, T, "", "sort-mpi", args);
+  bench_worker_cmd(cmd[1], sizeof cmd[1], &b.pl, vcluster, BENCH_FLAT, N, T, "", "sort-mpi", args);
   /* One thread where the hybrid job's first one runs (on this host). */
-  bench_worker_cmd(cmd[2], sizeof cmd[2], &pl, 0, BENCH_HYBRID, 1, 1, "", "sort-serial", args);
+  bench_worker_cmd(cmd[2], sizeof cmd[2], &b.pl, 0, BENCH_HYBRID, 1, 1, "", "sort-serial", args);
   printf(
       "simple-bench sort: %ld-bit uniform keys; %ld node(s) x %ld thread(s) (simple, --algo "
       "%s) against %ld MPI rank(s) x 1 thread (the same algorithm, MPI_Alltoallv), and one "
@@ -598,12 +586,12 @@ int bench_sort_suite(int argc, char **argv) {
       bits, N, T, algo, P, bench_where(vcluster, multi), rounds, pin ? ", pinned" : "");
   fflush(stdout);
   if (bench_alternate(rounds, 2, srun_side, cmd) != 0) {
-    if (out) fclose(out);
+    bench_suite_close(&b);
     return 1;
   }
   fprintf(stderr, "  serial baselines\n");
   if (srun(cmd[2]) != 0) {
-    if (out) fclose(out);
+    bench_suite_close(&b);
     return 1;
   }
   printf("MPI: %s\n", slib[0] ? slib : "unknown library");
@@ -633,9 +621,6 @@ int bench_sort_suite(int argc, char **argv) {
       "mpi/simple > 1: the hybrid sort is faster; speedup = radix1 / simple; effic = speedup /"
       " %ld processors%s\n",
       P, N == 1 ? " (parallel efficiency on one node)" : "");
-  if (out && fclose(out) != 0) {
-    fprintf(stderr, "simple-bench: writing %s failed\n", csv);
-    return 1;
-  }
+  if (bench_suite_finish(&b)) return 1;
   return 0;
 }

@@ -13,38 +13,16 @@
 
 #include "bench.h"
 
-#define SPEEDUP_COMMON 6 /* --quick --vcluster -N -t --rounds --csv */
-
 int bench_speedup_parse(bench_speedup_t *b, int argc, char **argv, const bench_opt_t *extra,
                         void (*usage)(FILE *)) {
-  b->N = -1, b->T = 2, b->rounds = -1, b->quick = 0, b->vcluster = 0, b->csv = NULL;
-  b->out = NULL, b->nc = 0;
-  bench_opt_t opts[SPEEDUP_COMMON + BENCH_SPEEDUP_MAX_EXTRA + 1] = {
-      {"--quick", BENCH_FLAG, &b->quick, 0, 0},
-      {"--vcluster", BENCH_FLAG, &b->vcluster, 0, 0},
-      {"-N", BENCH_NUM, &b->N, 1, 256},
-      {"-t", BENCH_NUM, &b->T, 1, 1024},
-      {"--rounds", BENCH_NUM, &b->rounds, 1, BENCH_ROUNDS},
-      {"--csv", BENCH_WORD, &b->csv, 0, 0}};
-  int k = SPEEDUP_COMMON;
-  for (; extra && extra->name && k < SPEEDUP_COMMON + BENCH_SPEEDUP_MAX_EXTRA; extra++)
-    opts[k++] = *extra;
-  opts[k] = (bench_opt_t){NULL, 0, NULL, 0, 0};
-  int rc = bench_parse(argc, argv, opts, usage);
-  if (rc) return rc == 1 ? -1 : rc;
-  if (b->N < 0) b->N = b->vcluster ? 2 : 1;
-  if (b->rounds < 0) b->rounds = b->quick ? 1 : 3;
-  return 0;
+  b->c.T = 2, b->c.rounds = 3, b->nc = 0;
+  return bench_suite_parse(&b->c, argc, argv, BENCH_ROUNDS, extra, usage);
 }
 
-int bench_speedup_start(bench_speedup_t *b) {
-  if (bench_open_csv(b->csv, &b->out)) return 1;
-  bench_place(&b->pl, b->vcluster, b->N * b->T);
-  return 0;
-}
+int bench_speedup_start(bench_speedup_t *b) { return bench_suite_start(&b->c, b->c.N * b->c.T); }
 
 const char *bench_speedup_where(const bench_speedup_t *b) {
-  return bench_where(b->vcluster, b->pl.multi);
+  return bench_where(b->c.vcluster, b->c.pl.multi);
 }
 
 bench_speedup_conf_t *bench_speedup_add(bench_speedup_t *b, const char *name, long nodes,
@@ -60,11 +38,11 @@ bench_speedup_conf_t *bench_speedup_add(bench_speedup_t *b, const char *name, lo
 int bench_speedup_ladder(bench_speedup_t *b, int room, const char *worker, const char *args) {
   char name[32];
   for (long t = 1; b->nc < BENCH_SPEEDUP_MAX_CONF - room; t *= 2) {
-    long tt = t < b->T ? t : b->T;
+    long tt = t < b->c.T ? t : b->c.T;
     snprintf(name, sizeof name, "1x%ld", tt);
     bench_speedup_conf_t *c = bench_speedup_add(b, name, 1, tt, 1, tt);
-    bench_worker_cmd(c->cmd, sizeof c->cmd, &b->pl, 0, BENCH_HYBRID, 1, tt, "", worker, args);
-    if (tt == b->T) return b->nc - 1;
+    bench_worker_cmd(c->cmd, sizeof c->cmd, &b->c.pl, 0, BENCH_HYBRID, 1, tt, "", worker, args);
+    if (tt == b->c.T) return b->nc - 1;
   }
   return -1;
 }
@@ -72,14 +50,15 @@ int bench_speedup_ladder(bench_speedup_t *b, int room, const char *worker, const
 void bench_speedup_cluster(bench_speedup_t *b, const char *flat_name, long flat_nodes,
                            const char *worker, const char *args) {
   char name[32];
-  long N = b->N, T = b->T;
+  long N = b->c.N, T = b->c.T;
   snprintf(name, sizeof name, "%ldx%ld", N, T);
   bench_speedup_conf_t *c = bench_speedup_add(b, name, N, T, N, N * T);
-  bench_worker_cmd(c->cmd, sizeof c->cmd, &b->pl, b->vcluster, BENCH_HYBRID, N, T, "", worker,
+  bench_worker_cmd(c->cmd, sizeof c->cmd, &b->c.pl, b->c.vcluster, BENCH_HYBRID, N, T, "", worker,
                    args);
   c = bench_speedup_add(b, flat_name, flat_nodes, 1, N, N * T);
   c->flat = 1;
-  bench_worker_cmd(c->cmd, sizeof c->cmd, &b->pl, b->vcluster, BENCH_FLAT, N, T, "", worker, args);
+  bench_worker_cmd(c->cmd, sizeof c->cmd, &b->c.pl, b->c.vcluster, BENCH_FLAT, N, T, "", worker,
+                   args);
   b->conf[b->nc - 2].ref = b->nc - 1;
 }
 
@@ -119,23 +98,23 @@ static int speedup_conf(int k, long round, void *ctx) {
 
 int bench_speedup_rounds(bench_speedup_t *b, bench_line_fn *fn) {
   speedup_round_t s = {b, fn};
-  if (bench_alternate(b->rounds, b->nc, speedup_conf, &s) == 0) return 0;
-  bench_speedup_close(b);
+  if (bench_alternate(b->c.rounds, b->nc, speedup_conf, &s) == 0) return 0;
+  bench_suite_close(&b->c);
   return 1;
 }
 
 int bench_speedup_short(bench_speedup_t *b, const bench_speedup_conf_t *c, const char *what) {
-  if (c->n >= b->rounds && !c->bad) return 0;
+  if (c->n >= b->c.rounds && !c->bad) return 0;
   fprintf(stderr, "simple-bench %s: %s %s %d of %ld rounds\n", b->suite, c->name, what, c->n,
-          b->rounds);
-  bench_speedup_close(b);
+          b->c.rounds);
+  bench_suite_close(&b->c);
   return 1;
 }
 
 int bench_speedup_table(bench_speedup_t *b, const char *csv_head, const char *csv_mid) {
   double t1 = bench_median(b->conf[0].t, (size_t)b->conf[0].n);
-  if (b->out)
-    fprintf(b->out, "suite,config,nodes,threads,p,%s,time_s,speedup,efficiency\n", csv_head);
+  if (b->c.out)
+    fprintf(b->c.out, "suite,config,nodes,threads,p,%s,time_s,speedup,efficiency\n", csv_head);
   printf("%-10s %4s %10s %8s %10s\n", "config", "p", "time_s", "speedup", "efficiency");
   for (int k = 0; k < b->nc; k++) {
     bench_speedup_conf_t *c = &b->conf[k];
@@ -143,11 +122,11 @@ int bench_speedup_table(bench_speedup_t *b, const char *csv_head, const char *cs
     double t = bench_median(c->t, (size_t)c->n);
     printf("%-10s %4ld %10.4f %8.3f %9.1f%%\n", c->name, c->p, t, t1 / t,
            100.0 * t1 / t / (double)c->p);
-    if (b->out)
-      fprintf(b->out, "%s,%s,%ld,%ld,%ld,%s,%.6f,%.4f,%.4f\n", b->suite, c->name, c->nodes,
+    if (b->c.out)
+      fprintf(b->c.out, "%s,%s,%ld,%ld,%ld,%s,%.6f,%.4f,%.4f\n", b->suite, c->name, c->nodes,
               c->threads, c->p, csv_mid, t, t1 / t, t1 / t / (double)c->p);
   }
-  return bench_speedup_finish(b);
+  return bench_suite_finish(&b->c);
 }
 
 const char *bench_speedup_arg(int argc, char **argv, const char *key, const char *dflt) {
@@ -162,15 +141,4 @@ int bench_speedup_failed(simple_t *s, const char *suite, const char *app, int rc
     fprintf(stderr, "simple-bench %s: %s failed: %s\n", suite, app, simple_strerror(rc));
   if (simple_thread(s) == 0) *failed = 1;
   return 1;
-}
-
-void bench_speedup_close(bench_speedup_t *b) {
-  if (b->out) fclose(b->out);
-  b->out = NULL;
-}
-
-int bench_speedup_finish(bench_speedup_t *b) {
-  FILE *out = b->out;
-  b->out = NULL;
-  return out && fclose(out) != 0 ? 1 : 0;
 }

@@ -459,20 +459,14 @@ static void tusage(FILE *f) {
 }
 
 int bench_transpose_suite(int argc, char **argv) {
-  long N = -1, T = 2, rounds = -1, max_n = 8192;
-  int quick = 0, vcluster = 0;
-  const char *csv = NULL, *ops_list = "transpose";
-  const bench_opt_t opts[] = {{"--quick", BENCH_FLAG, &quick, 0, 0},
-                              {"--ops", BENCH_WORD, &ops_list, 0, 0},
-                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
-                              {"-N", BENCH_NUM, &N, 1, 256},
-                              {"-t", BENCH_NUM, &T, 1, 1024},
-                              {"--rounds", BENCH_NUM, &rounds, 1, MAX_ROUNDS},
+  bench_suite_t b = {.T = 2, .rounds = 3};
+  long max_n = 8192;
+  const char *ops_list = "transpose";
+  const bench_opt_t opts[] = {{"--ops", BENCH_WORD, &ops_list, 0, 0},
                               {"--max-n", BENCH_NUM, &max_n, 1, 65536},
-                              {"--csv", BENCH_WORD, &csv, 0, 0},
                               {NULL, 0, NULL, 0, 0}};
-  int rc = bench_parse(argc, argv, opts, tusage);
-  if (rc) return rc == 1 ? 0 : rc;
+  int rc = bench_suite_parse(&b, argc, argv, MAX_ROUNDS, opts, tusage);
+  if (rc) return rc < 0 ? 0 : rc;
   int ops[NOPS], nops = parse_ops(ops_list, ops);
   if (nops <= 0) {
     if (nops == 0) fprintf(stderr, "simple-bench transpose: --ops names no operation\n");
@@ -484,28 +478,22 @@ int bench_transpose_suite(int argc, char **argv) {
     if (i) strcat(canon, ",");
     strcat(canon, op_names[ops[i]]);
   }
-  if (N < 0) N = vcluster ? 2 : 1;
-  if (rounds < 0) rounds = quick ? 1 : 3;
-  long P = N * T;
+  long N = b.N, T = b.T, rounds = b.rounds, P = N * T;
+  int quick = b.quick, vcluster = b.vcluster;
   /* Memory: each side holds about four n x n matrices of doubles at once
    * (source, result, and packing or message buffers), all on this host
    * here or on the virtual cluster; keep them within half of what is
    * available. */
-  unsigned long long avail = simple_mem_available();
-  while (avail && max_n > 256 &&
-         32ull * (unsigned long long)max_n * (unsigned long long)max_n > avail / 2)
-    max_n /= 2;
-  FILE *out;
-  if (bench_open_csv(csv, &out)) return 1;
-  bench_place_t pl;
-  bench_place(&pl, vcluster, P);
-  int multi = pl.multi, pin = pl.pin;
+  max_n = bench_fit_memory(max_n, 256, 32, 2);
+  if (bench_suite_start(&b, P)) return 1;
+  FILE *out = b.out;
+  int multi = b.pl.multi, pin = b.pl.pin;
   char args[128];
   snprintf(args, sizeof args, "--max-n %ld --ops %s%s", max_n, canon, quick ? " --quick" : "");
   bench_cmd_t cmd[2];
-  bench_worker_cmd(cmd[0], sizeof cmd[0], &pl, vcluster, BENCH_HYBRID, N, T, "", "transpose-hybrid",
-                   args);
-  bench_worker_cmd(cmd[1], sizeof cmd[1], &pl, vcluster, BENCH_FLAT, N, T, "", "transpose-mpi",
+  bench_worker_cmd(cmd[0], sizeof cmd[0], &b.pl, vcluster, BENCH_HYBRID, N, T, "",
+                   "transpose-hybrid", args);
+  bench_worker_cmd(cmd[1], sizeof cmd[1], &b.pl, vcluster, BENCH_FLAT, N, T, "", "transpose-mpi",
                    args);
   printf(
       "simple-bench transpose: n x n doubles by rows; %ld node(s) x %ld thread(s) (simple) against"
@@ -513,7 +501,7 @@ int bench_transpose_suite(int argc, char **argv) {
       N, T, P, bench_where(vcluster, multi), rounds, pin ? ", pinned" : "");
   fflush(stdout);
   if (bench_alternate(rounds, 2, trun, cmd) != 0) {
-    if (out) fclose(out);
+    bench_suite_close(&b);
     return 1;
   }
   printf("MPI: %s\n", tlib[0] ? tlib : "unknown library");
@@ -532,9 +520,6 @@ int bench_transpose_suite(int argc, char **argv) {
       fprintf(out, "transpose,%s,%ld,%ld,%ld,%.3f,%.3f,%.4f,%.4f,%.4f\n", r->op, rn, N, T, h, m, gh,
               gm, ratio);
   }
-  if (out && fclose(out) != 0) {
-    fprintf(stderr, "simple-bench: writing %s failed\n", csv);
-    return 1;
-  }
+  if (bench_suite_finish(&b)) return 1;
   return 0;
 }

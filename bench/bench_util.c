@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <simple.h>
+
 #include "bench.h"
 
 void bench_self_dir(char *dir, size_t len) {
@@ -203,6 +205,56 @@ int bench_parse(int argc, char **argv, const bench_opt_t *opts, void (*usage)(FI
     i++;
   }
   return 0;
+}
+
+int bench_suite_parse(bench_suite_t *s, int argc, char **argv, long max_rounds,
+                      const bench_opt_t *extra, void (*usage)(FILE *)) {
+  enum { COMMON = 6 };
+  long rounds = -1;
+  s->N = -1, s->quick = 0, s->vcluster = 0, s->csv = NULL, s->out = NULL;
+  bench_opt_t opts[COMMON + BENCH_SUITE_MAX_EXTRA + 1] = {
+      {"--quick", BENCH_FLAG, &s->quick, 0, 0},
+      {"--vcluster", BENCH_FLAG, &s->vcluster, 0, 0},
+      {"-N", BENCH_NUM, &s->N, 1, 256},
+      {"-t", BENCH_NUM, &s->T, 1, 1024},
+      {"--rounds", BENCH_NUM, &rounds, 1, max_rounds},
+      {"--csv", BENCH_WORD, &s->csv, 0, 0}};
+  int k = COMMON;
+  for (; extra && extra->name && k < COMMON + BENCH_SUITE_MAX_EXTRA; extra++) opts[k++] = *extra;
+  opts[k] = (bench_opt_t){NULL, 0, NULL, 0, 0};
+  int rc = bench_parse(argc, argv, opts, usage);
+  if (rc) return rc == 1 ? -1 : rc;
+  if (s->N < 0) s->N = s->vcluster ? 2 : 1;
+  s->rounds = rounds > 0 ? rounds : s->quick ? 1 : s->rounds;
+  return 0;
+}
+
+int bench_suite_start(bench_suite_t *s, long procs) {
+  if (bench_open_csv(s->csv, &s->out)) return 1;
+  bench_place(&s->pl, s->vcluster, procs);
+  return 0;
+}
+
+long bench_fit_memory(long max_n, long floor, unsigned long long bytes_per, int power) {
+  unsigned long long avail = simple_mem_available();
+  for (; avail && max_n > floor; max_n /= 2) {
+    unsigned long long n = (unsigned long long)max_n;
+    if (bytes_per * n * (power == 2 ? n : 1) <= avail / 2) break;
+  }
+  return max_n;
+}
+
+void bench_suite_close(bench_suite_t *s) {
+  if (s->out) fclose(s->out);
+  s->out = NULL;
+}
+
+int bench_suite_finish(bench_suite_t *s) {
+  FILE *out = s->out;
+  s->out = NULL;
+  if (!out || fclose(out) == 0) return 0;
+  fprintf(stderr, "simple-bench: writing %s failed\n", s->csv);
+  return 1;
 }
 
 void bench_place(bench_place_t *pl, int vcluster, long procs) {

@@ -72,10 +72,10 @@ int bench_water_suite(int argc, char **argv) {
       {NULL, 0, NULL, 0, 0}};
   int rc = bench_speedup_parse(&b, argc, argv, opts, wusage);
   if (rc) return rc < 0 ? 0 : rc;
-  if (!mol) mol = b.quick ? 512 : 1728;
-  if (!steps) steps = b.quick ? 2 : 3;
+  if (!mol) mol = b.c.quick ? 512 : 1728;
+  if (!steps) steps = b.c.quick ? 2 : 3;
   if (bench_speedup_start(&b)) return 1;
-  long N = b.N, T = b.T;
+  long N = b.c.N, T = b.c.T;
   char args[96], flat[32], mid[48];
   snprintf(args, sizeof args, "--molecules %ld --steps %ld", mol, steps);
   bench_speedup_ladder(&b, 2, "water", args);
@@ -86,7 +86,7 @@ int bench_water_suite(int argc, char **argv) {
   printf(
       "simple-bench water: simple_water, %ld molecules, %ld steps, 1 to %ld processor(s); %s, "
       "%d core(s), %ld round(s)\n",
-      mol, steps, N * T, bench_speedup_where(&b), b.pl.cores, b.rounds);
+      mol, steps, N * T, bench_speedup_where(&b), b.c.pl.cores, b.c.rounds);
   fflush(stdout);
   if (bench_speedup_rounds(&b, NULL)) return 1;
   snprintf(mid, sizeof mid, "%ld,%ld", mol, steps);
