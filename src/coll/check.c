@@ -242,7 +242,11 @@ static int same_schedule(const simple__node_t *n, const simple__call_t *a,
  * a few table lookups per thread of the node. */
 static void warn_schedules(simple_t *s, const simple__call_t *a, int ta, const simple__call_t *b,
                            int tb) {
-  char da[160], db[160], sa[512], sb[512];
+  char da[160], db[160], sa[512], sb[512],
+      end[96] = "with SIMPLE_HANG_REPORT=0 a wait ends only by SIMPLE_WATCHDOG";
+  if (s->node->hang_report_s > 0)
+    snprintf(end, sizeof end, "a wait of this node past SIMPLE_HANG_REPORT=%ld s ends the job",
+             s->node->hang_report_s);
   simple__call_describe(a, da, sizeof da);
   simple__call_describe(b, db, sizeof db);
   simple__call_site(a->site, sa, sizeof sa);
@@ -251,9 +255,8 @@ static void warn_schedules(simple_t *s, const simple__call_t *a, int ta, const s
           "simple: warning: node %d's threads called collectives that move different messages "
           "among nodes: thread %d %s from %s, thread %d %s from %s; the node runs thread %d's "
           "in error mode, and nodes that made thread %d's may wait for messages it does not "
-          "send (a wait of this node past SIMPLE_HANG_REPORT=%ld s then ends the job; "
-          "SIMPLE_CHECK=1 compares the calls job-wide first)\n",
-          s->node->node, ta, da, sa, tb, db, sb, tb, ta, s->node->hang_report_s);
+          "send (%s; SIMPLE_CHECK=1 compares the calls job-wide first)\n",
+          s->node->node, ta, da, sa, tb, db, sb, tb, ta, end);
 }
 
 int simple__coll_mismatch(simple_t *s) {
