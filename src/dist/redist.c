@@ -531,58 +531,133 @@ static int vote_verdict(const xc_t *c) {
   return w ? w : c->vote->max ? SIMPLE_ERR_PEER : 0;
 }
 
+/* The node's messages to (in 0: sizes from the table c->out) or from
+ * (in 1: c->in) every node, sizes into sz and offsets into off, each
+ * message on its own cache line. Every thread reads the whole table (r p
+ * entries), which saves a barrier over one thread doing it; over nodes
+ * every thread sizes the one piece each way per node pair (P pieces, no
+ * table, no barrier). Returns the bytes the messages take. */
+static size_t layout(const xc_t *c, int in, size_t *sz, size_t *off) {
+  const simple__node_t *n = c->n;
+  const size_t *tab = in ? c->in : c->out;
+  piece_t x;
+  size_t at = 0;
+  for (int k = 0; k < c->P; k++) {
+    sz[k] = 0;
+    if (c->pl->bynode && k != c->node) {
+      build(c->pl, in ? k : c->node, in ? c->node : k, c->work, &x);
+      sz[k] = piece_bytes(c->pl, &x);
+    } else if (!c->pl->bynode) {
+      for (int t = 0; t < c->r; t++)
+        for (int v = n->first_pid[k]; v < n->first_pid[k + 1]; v++)
+          sz[k] += tab[(size_t)t * n->nprocs + v];
+    }
+    off[k] = at;
+    at += (sz[k] + SIMPLE__CACHE_LINE - 1) & ~(size_t)(SIMPLE__CACHE_LINE - 1);
+  }
+  return at;
+}
+
+/* The calling thread's pieces into the node's out-messages: in message k,
+ * after the pieces of the node's lower threads. Over nodes the threads
+ * share the node's one piece for node k by lines. */
+static void pack(const xc_t *c) {
+  const simple__node_t *n = c->n;
+  const plan_t *pl = c->pl;
+  int p = n->nprocs, me = c->me;
+  piece_t x;
+  for (int k = 0; k < c->P; k++) {
+    if (k == c->node || c->osz[k] == 0) continue;
+    unsigned char *msg = c->mout + c->ooff[k];
+    if (pl->bynode) {
+      long kb, ke;
+      build(pl, c->node, k, c->work, &x);
+      share(&x, me, c->r, &kb, &ke);
+      copy_lines(&x, kb, ke, storage_src(c->slots[0].send, &x), message(msg), pl->es, NULL);
+      continue;
+    }
+    for (int t = 0; t < me; t++)
+      for (int v = n->first_pid[k]; v < n->first_pid[k + 1]; v++) msg += c->out[(size_t)t * p + v];
+    for (int v = n->first_pid[k]; v < n->first_pid[k + 1]; v++) {
+      size_t b = c->out[(size_t)me * p + v];
+      if (b == 0) continue;
+      build(pl, c->pid, v, c->work, &x);
+      copy_piece(&x, storage_src(c->slots[me].send, &x), message(msg), pl->es, NULL);
+      msg += b;
+    }
+  }
+}
+
+/* The pieces addressed to the calling thread, out of the node's
+ * in-messages: in the message from node k, source thread u's pieces follow
+ * those of k's lower threads, and within them this thread's follows those
+ * of its lower threads. Over nodes the threads share each piece by lines. */
+static void unpack(const xc_t *c) {
+  const simple__node_t *n = c->n;
+  const plan_t *pl = c->pl;
+  int p = n->nprocs, me = c->me;
+  piece_t x;
+  for (int k = 0; k < c->P; k++) {
+    if (k == c->node || c->isz[k] == 0) continue;
+    unsigned char *msg = c->min + c->ioff[k];
+    if (pl->bynode) {
+      long kb, ke;
+      build(pl, k, c->node, c->work, &x);
+      share(&x, me, c->r, &kb, &ke);
+      copy_lines(&x, kb, ke, message(msg), storage_dst(c->slots[0].recv, &x), pl->es, NULL);
+      continue;
+    }
+    for (int u = n->first_pid[k]; u < n->first_pid[k + 1]; u++)
+      for (int t = 0; t < c->r; t++) {
+        size_t b = c->in[(size_t)t * p + u];
+        if (t == me && b) {
+          build(pl, u, c->pid, c->work, &x);
+          copy_piece(&x, message(msg), storage_dst(c->slots[me].recv, &x), pl->es, NULL);
+        }
+        msg += b;
+      }
+  }
+}
+
+/* The verdict where the vote is pairwise, after the sends (gen: the
+ * verdict's generation before them). Thread 0 ends the vote and hands the
+ * verdict to the others: a bump and a wake-up (a futex call only where a
+ * thread sleeps on it). If a node failed, the drivers take back their
+ * receives from it and tell it how much to drain (nrecv of the nreq
+ * requests are receives); if MPI failed, they take back every receive.
+ * Returns the node's verdict. */
+static int verdict_with_data(simple_t *s, const xc_t *c, const simple__xchg_t *xg, unsigned gen,
+                             simple__net_req_t *req, int nrecv, int nreq) {
+  simple__dist_t *st = c->st;
+  if (c->me == 0) {
+    st->verdict_rc = vote_verdict(c);
+    atomic_store_explicit(&st->verdict_gen, gen + 1, memory_order_release);
+    simple__wake_all(&st->verdict_gen, &st->verdict_sleepers);
+  } else if (simple__wait_while(&st->verdict_gen, gen, &st->verdict_sleepers)) {
+    return SIMPLE_ERR_FATAL;
+  }
+  if (!st->verdict_rc) return 0;
+  if (c->me < c->D) {
+    if (st->verdict_rc == SIMPLE_ERR_PEER) {
+      simple__xchg_post_abandon(xg, c->me, &st->vote, SIMPLE__TAG_REDIST_COUNT, req, nrecv, nreq);
+    } else { /* no vote: MPI failed */
+      simple__net_cancel(req, nrecv);
+      simple__net_waitall(req, nreq);
+    }
+  }
+  return simple__sync_rc(s, st->verdict_rc);
+}
+
 /* Everything after the sizes are known on the node. */
 static int exchange(simple_t *s, xc_t *c) {
-  const plan_t *pl = c->pl;
-  simple__node_t *n = c->n;
-  int p = n->nprocs, r = c->r, me = c->me, rc = 0;
-  piece_t x;
-  /* Message sizes and offsets: every thread reads the whole tables
-   * (r p entries), which saves a barrier over one thread doing it. The
-   * upper bound thread 0 allocated holds them. */
-  size_t at = 0;
-  if (pl->bynode)
-    for (int k = 0; k < c->P; k++) {
-      /* One piece each way per node pair: every thread sizes them all
-       * (P pieces, no table, no barrier). */
-      c->osz[k] = c->isz[k] = 0;
-      if (k == c->node) continue;
-      build(pl, c->node, k, c->work, &x);
-      c->osz[k] = piece_bytes(pl, &x);
-      build(pl, k, c->node, c->work, &x);
-      c->isz[k] = piece_bytes(pl, &x);
-    }
-  for (int k = 0; k < c->P; k++) {
-    size_t o = 0;
-    if (pl->bynode) {
-      o = c->osz[k];
-    } else {
-      for (int t = 0; t < r; t++)
-        for (int v = n->first_pid[k]; v < n->first_pid[k + 1]; v++) o += c->out[(size_t)t * p + v];
-    }
-    c->osz[k] = o;
-    c->ooff[k] = at;
-    at += (o + SIMPLE__CACHE_LINE - 1) & ~(size_t)(SIMPLE__CACHE_LINE - 1);
-  }
-  c->min = c->mout + at;
-  at = 0;
-  for (int k = 0; k < c->P; k++) {
-    size_t i = 0;
-    if (pl->bynode) {
-      i = c->isz[k];
-    } else {
-      for (int t = 0; t < r; t++)
-        for (int u = n->first_pid[k]; u < n->first_pid[k + 1]; u++) i += c->in[(size_t)t * p + u];
-    }
-    c->isz[k] = i;
-    c->ioff[k] = at;
-    at += (i + SIMPLE__CACHE_LINE - 1) & ~(size_t)(SIMPLE__CACHE_LINE - 1);
-  }
+  int me = c->me, rc = 0;
+  c->min = c->mout + layout(c, 0, c->osz, c->ooff);
+  layout(c, 1, c->isz, c->ioff);
   /* Drivers post their receives first (src/xchg: item i = (st - 1) C + ch
    * is chunk ch of the message of step st, on lane i mod D, on both ends). */
   simple__net_req_t *req = c->st->reqs[me].p;
   int nreq = 0;
-  simple__xchg_t xg = {.n = n,
+  simple__xchg_t xg = {.n = c->n,
                        .tag = SIMPLE__TAG_REDIST,
                        .drivers = c->D,
                        .chunks = c->C,
@@ -592,37 +667,14 @@ static int exchange(simple_t *s, xc_t *c) {
                        .out = x_out,
                        .in = x_in};
   if (me < c->D) rc = simple__xchg_post(&xg, me, 0, req, &nreq);
-  /* Every thread packs its own pieces into the out-messages: in message k,
-   * after the pieces of the node's lower threads. Parts over nodes: the
-   * threads share the node's one piece for node k by lines. */
-  for (int k = 0; k < c->P; k++) {
-    if (k == c->node || c->osz[k] == 0) continue;
-    if (pl->bynode) {
-      long kb, ke;
-      build(pl, c->node, k, c->work, &x);
-      share(&x, me, r, &kb, &ke);
-      copy_lines(&x, kb, ke, storage_src(c->slots[0].send, &x), message(c->mout + c->ooff[k]),
-                 pl->es, NULL);
-      continue;
-    }
-    size_t off = c->ooff[k];
-    for (int t = 0; t < me; t++)
-      for (int v = n->first_pid[k]; v < n->first_pid[k + 1]; v++) off += c->out[(size_t)t * p + v];
-    for (int v = n->first_pid[k]; v < n->first_pid[k + 1]; v++) {
-      size_t b = c->out[(size_t)me * p + v];
-      if (b == 0) continue;
-      build(pl, c->pid, v, c->work, &x);
-      copy_piece(&x, storage_src(c->slots[me].send, &x), message(c->mout + off), pl->es, NULL);
-      off += b;
-    }
-  }
+  pack(c);
   /* The verdict. Where the vote is pairwise (net_comm.h: every node learns
    * every node's word), after the sends, so that it flies with the data
    * instead of before it: a node that failed drains what it was sent
-   * (vote_failed), the others take back their receives from it
-   * (simple__xchg_post_abandon); before anything is written outside the
-   * node's messages all the same. Elsewhere before anything is sent: it
-   * has flown while the threads sized and packed. */
+   * (vote_failed), the others take back their receives from it; before
+   * anything is written outside the node's messages all the same.
+   * Elsewhere before anything is sent: it has flown while the threads
+   * sized and packed. */
   int early = simple__comm_vote_pairwise(c->P);
   unsigned gen = early ? atomic_load_explicit(&c->st->verdict_gen, memory_order_relaxed) : 0;
   if (me == 0 && !early) {
@@ -638,29 +690,7 @@ static int exchange(simple_t *s, xc_t *c) {
   }
   int nrecv = nreq;
   if (me < c->D) rc = simple__xchg_post(&xg, me, 1, req, &nreq);
-  if (early) {
-    /* Thread 0 hands the verdict to the others: a bump and a wake-up
-     * (a futex call only where a thread sleeps on it). */
-    simple__dist_t *st = c->st;
-    if (me == 0) {
-      st->verdict_rc = vote_verdict(c);
-      atomic_store_explicit(&st->verdict_gen, gen + 1, memory_order_release);
-      simple__wake_all(&st->verdict_gen, &st->verdict_sleepers);
-    } else if (simple__wait_while(&st->verdict_gen, gen, &st->verdict_sleepers)) {
-      return SIMPLE_ERR_FATAL;
-    }
-    if (st->verdict_rc) {
-      if (me < c->D) {
-        if (st->verdict_rc == SIMPLE_ERR_PEER) {
-          simple__xchg_post_abandon(&xg, me, &st->vote, SIMPLE__TAG_REDIST_COUNT, req, nrecv, nreq);
-        } else { /* no vote: MPI failed */
-          simple__net_cancel(req, nrecv);
-          simple__net_waitall(req, nreq);
-        }
-      }
-      return simple__sync_rc(s, st->verdict_rc);
-    }
-  }
+  if (early && (rc2 = verdict_with_data(s, c, &xg, gen, req, nrecv, nreq))) return rc2;
   if (me < c->D) {
     poll_t pr = {req, nreq, 0, 0};
     if (!rc) local_pieces(c, &pr);
@@ -670,40 +700,14 @@ static int exchange(simple_t *s, xc_t *c) {
     local_pieces(c, NULL);
   }
   if ((rc = simple__sync_rc(s, rc))) return rc;
-  /* Every thread unpacks the pieces addressed to it: in the message from
-   * node k, source thread u's pieces follow those of k's lower threads,
-   * and within them this thread's follows those of its lower threads. */
-  for (int k = 0; k < c->P; k++) {
-    if (k == c->node || c->isz[k] == 0) continue;
-    if (pl->bynode) {
-      long kb, ke;
-      build(pl, k, c->node, c->work, &x);
-      share(&x, me, r, &kb, &ke);
-      copy_lines(&x, kb, ke, message(c->min + c->ioff[k]), storage_dst(c->slots[0].recv, &x),
-                 pl->es, NULL);
-      continue;
-    }
-    size_t off = c->ioff[k];
-    for (int u = n->first_pid[k]; u < n->first_pid[k + 1]; u++) {
-      size_t mine = c->in[(size_t)me * p + u];
-      for (int t = 0; t < r; t++) {
-        if (t == me) {
-          if (mine) {
-            build(pl, u, c->pid, c->work, &x);
-            copy_piece(&x, message(c->min + off), storage_dst(c->slots[me].recv, &x), pl->es, NULL);
-          }
-        }
-        off += c->in[(size_t)t * p + u];
-      }
-    }
-  }
+  unpack(c);
   /* Over threads each thread wrote only its own part since the last
    * barrier: it is done, and nothing it still reads is written before the
    * next call's second barrier (dist.h), so no closing barrier (one node
    * synchronization less per call, a futex wake and a context switch
    * where threads share cores). A node's shared storage was written by
    * all its threads: they wait for each other. */
-  return pl->bynode ? simple__sync_rc(s, 0) : 0;
+  return c->pl->bynode ? simple__sync_rc(s, 0) : 0;
 }
 
 /* A node that failed the vote (rc, every thread's verdict), where the
