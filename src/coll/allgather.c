@@ -33,6 +33,7 @@
 typedef struct {
   const size_t *counts, *displs; /* NULL: count elements per thread, rank order */
   size_t count;
+  int v; /* the v form (counts NULL there is an error) */
 } layout_t;
 
 static size_t cnt(const layout_t *l, int i) { return l->counts ? l->counts[i] : l->count; }
@@ -133,96 +134,98 @@ static int gather_all_direct(simple_t *s, const void *send, void *recv, size_t c
   return r > 1 ? simple__node_finish(s) : 0;
 }
 
-static int gather_all(simple_t *s, const void *send, size_t count, void *recv, const size_t *counts,
-                      const size_t *displs, simple_type_t type, int v) {
-  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
-  /* A malformed SIMPLE_COLL_ALG, the same in every process: every thread
-   * refuses alike, nothing crosses. */
-  if (simple__coll_choose_status()) return SIMPLE_ERR_ARG;
-  simple__node_t *n = s->node;
-  int me = s->thread, r = n->threads, p = n->nprocs, P = n->nodes, pid = s->pid;
-  layout_t l = {v ? counts : NULL, v ? displs : NULL, count};
+/* The call's arguments: *all gets the elements of the whole result, and
+ * in place *send and *count this thread's block where recv holds it.
+ * Returns the thread's error (0 if none). */
+static int args(const void **send, size_t *count, void *recv, const layout_t *l, int pid, int p,
+                simple_type_t type, size_t *all) {
+  size_t es = simple_type_size(type), extent = 0;
   int err = simple__check_buffer(NULL, 0, type);
-  size_t es = simple_type_size(type), extent = 0, all = 0;
-  if (!err) {
-    if (v) {
-      err = simple__size_extent(counts, displs, 0, p, &extent);
-      if (!err) err = simple__size_sum(counts, 0, p, &all);
-    } else {
-      err = simple__size_mul(count, (size_t)p, &extent);
-      all = extent;
-    }
+  *all = 0;
+  if (!err && l->v) {
+    err = simple__size_extent(l->counts, l->displs, 0, p, &extent);
+    if (!err) err = simple__size_sum(l->counts, 0, p, all);
+  } else if (!err) {
+    err = simple__size_mul(*count, (size_t)p, &extent);
+    *all = extent;
   }
   if (!err) err = simple__check_buffer(recv, extent, type);
-  int in_place = send == SIMPLE_IN_PLACE;
-  if (!err && in_place) {
+  if (!err && *send == SIMPLE_IN_PLACE) {
     /* The thread's block is already in place in recv. */
-    count = cnt(&l, pid);
-    send = count ? (const unsigned char *)recv + dsp(&l, pid) * es : recv;
+    *count = cnt(l, pid);
+    *send = *count ? (const unsigned char *)recv + dsp(l, pid) * es : recv;
   }
   /* A count that disagrees with counts[pid] is refused after the publish,
    * on the whole node, which still takes part in the exchange (with
    * undefined data for its blocks) so that the other nodes do not hang. */
-  if (!err) err = simple__check_buffer(send, count, type);
+  if (!err) err = simple__check_buffer(*send, *count, type);
   /* The packed result must have a byte size too. */
-  if (!err && all > (size_t)PTRDIFF_MAX / es) err = SIMPLE_ERR_COUNT;
+  if (!err && *all > (size_t)PTRDIFF_MAX / es) err = SIMPLE_ERR_COUNT;
+  return err;
+}
 
-  /* Whether every thread's block fits a slot, by the counts every thread
-   * holds (the same everywhere). */
-  int small = 0;
-  if (P == 1 && !err) {
-    size_t most = count;
-    for (int u = 0; u < p && v; u++)
-      if (counts[u] > most) most = counts[u];
-    small = most <= SIMPLE__SV_COUNTED_CAP / es;
-  }
-  if (P == 1 && (small || err)) {
-    /* Small blocks travel in the slots: copied in before the publish
-     * barrier, read by everyone after it; nobody reads another thread's
-     * buffer, so no closing barrier. Every thread decides from the counts
-     * it holds, the same everywhere (a thread with an error may take this
-     * path whatever the others take: both start with the same barrier).
-     * The count leads the block in the slot's data, so that a reader
-     * touches only the lines it copies from. Cost: b + p n/B. */
+/* After the publish, in the v form: SIMPLE_ERR_ARG on a thread whose
+ * count disagrees with counts[] (as its slot gives it: counted, or .n),
+ * SIMPLE_ERR_PEER on the others of its node, 0 where all agree. */
+static int counts_verdict(const simple_t *s, const simple__slot_t *slots, int counted,
+                          const layout_t *l, size_t count) {
+  for (int u = 0; u < s->node->threads && l->v; u++)
+    if ((counted ? simple__sv_counted_count(&slots[u]) : slots[u].n) != l->counts[u])
+      return count != l->counts[s->pid] ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
+  return 0;
+}
+
+/* One node. Small blocks (every thread's fits a slot, by the counts every
+ * thread holds, the same everywhere) travel in the slots: copied in
+ * before the publish barrier, read by everyone after it; nobody reads
+ * another thread's buffer, so no closing barrier. A thread with an error
+ * may take this path whatever the others take: both start with the same
+ * barrier. The count leads the block in the slot's data, so that a reader
+ * touches only the lines it copies from. Cost: b + p n/B. Larger blocks
+ * are copied straight from the other threads' buffers, then a closing
+ * barrier keeps each buffer alive until read: 2b + p n/B. */
+static int one_node(simple_t *s, const void *send, size_t count, void *recv, const layout_t *l,
+                    size_t es, size_t all, int in_place, int err) {
+  int r = s->node->threads, rc;
+  size_t most = count;
+  for (int u = 0; u < r && l->counts; u++)
+    if (l->counts[u] > most) most = l->counts[u];
+  if (err || most <= SIMPLE__SV_COUNTED_CAP / es) {
     simple__slot_t *mine = simple__node_my_slot(s);
     simple__sv_counted_put(mine, count);
     if (!err && count) memcpy(simple__sv_counted_block(mine), send, count * es);
-    int rc;
     const simple__slot_t *slots = simple__node_publish(s, send, recv, NULL, count, err, &rc);
     if (!slots) return rc;
-    for (int u = 0; u < r && v; u++)
-      if (simple__sv_counted_count(&slots[u]) != counts[u])
-        return count != counts[pid] ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
+    if ((rc = counts_verdict(s, slots, 1, l, count))) return rc;
     for (int u = 0; u < r; u++)
-      if ((u != me || !in_place) && cnt(&l, u))
-        memcpy((unsigned char *)recv + dsp(&l, u) * es, simple__sv_counted_block(&slots[u]),
-               cnt(&l, u) * es);
+      if ((u != s->thread || !in_place) && cnt(l, u))
+        memcpy((unsigned char *)recv + dsp(l, u) * es, simple__sv_counted_block(&slots[u]),
+               cnt(l, u) * es);
     return 0;
   }
-  if (P == 1) {
-    int rc;
-    const simple__slot_t *slots = simple__node_publish(s, send, recv, NULL, count, err, &rc);
-    if (!slots) return rc;
-    for (int u = 0; u < r && v; u++)
-      if (slots[u].n != counts[u]) return count != counts[pid] ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
-    if (all == 0) return 0;
-    for (int u = 0; u < r; u++) {
-      unsigned char *dst = (unsigned char *)recv + dsp(&l, u) * es;
-      if (slots[u].send != dst && cnt(&l, u)) memcpy(dst, slots[u].send, cnt(&l, u) * es);
-    }
-    /* Others read this thread's block until they are done. */
-    return simple__node_finish(s);
+  const simple__slot_t *slots = simple__node_publish(s, send, recv, NULL, count, err, &rc);
+  if (!slots) return rc;
+  if ((rc = counts_verdict(s, slots, 0, l, count))) return rc;
+  if (all == 0) return 0;
+  for (int u = 0; u < r; u++) {
+    unsigned char *dst = (unsigned char *)recv + dsp(l, u) * es;
+    if (slots[u].send != dst && cnt(l, u)) memcpy(dst, slots[u].send, cnt(l, u) * es);
   }
+  /* Others read this thread's block until they are done. */
+  return simple__node_finish(s);
+}
 
-  if (!v && simple__coll_choose(SIMPLE__COLL_ALLGATHER, n, count * es) == SIMPLE__ALG_DIRECT)
-    return gather_all_direct(s, send, recv, count, es, in_place, err);
-
+/* Several nodes, packed (the file's opening comment). */
+static int packed(simple_t *s, const void *send, size_t count, void *recv, const layout_t *l,
+                  size_t es, size_t all, int in_place, int err) {
+  simple__node_t *n = s->node;
+  int me = s->thread, r = n->threads, P = n->nodes, pid = s->pid, v = l->v;
   /* This node's blocks: total and this thread's offset (elements). */
   int first = n->first_pid[n->node];
   size_t node_elems = 0, my_off = 0;
-  for (int u = 0; u < r && (!v || counts); u++) {
+  for (int u = 0; u < r && (!v || l->counts); u++) {
     if (u == me) my_off = node_elems;
-    node_elems += cnt(&l, first + u); /* no overflow: part of `all` */
+    node_elems += cnt(l, first + u); /* no overflow: part of `all` */
   }
   /* Every node's block starts with a verdict word (0, or 1 when the node
    * found an error): the job's verdict travels in band, in the one
@@ -232,15 +235,15 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
    * so that every node returns SIMPLE_ERR_PEER (the offender its code). */
   simple__coll_plan_t *mine = NULL;
   size_t nb = ALIGN_UP(WORD + node_elems * es), ab = ALIGN_UP(all * es + (size_t)P * WORD);
-  int plannable = es && (!v || counts) && all && all <= (size_t)PTRDIFF_MAX / es;
+  int plannable = es && (!v || l->counts) && all && all <= (size_t)PTRDIFF_MAX / es;
   if (me == 0 && plannable && !err) {
-    if (!(mine = plan(s, &l, nb, ab, es))) err = SIMPLE_ERR_NOMEM;
+    if (!(mine = plan(s, l, nb, ab, es))) err = SIMPLE_ERR_NOMEM;
   }
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, mine, count, err, &rc);
   if (!slots) {
     if (rc != SIMPLE_ERR_FATAL && me == 0 && plannable) {
-      const simple__coll_plan_t *pl = mine ? mine : plan(s, &l, nb, ab, es);
+      const simple__coll_plan_t *pl = mine ? mine : plan(s, l, nb, ab, es);
       if (pl) {
         long long one = 1;
         memcpy(pl->room, &one, WORD);
@@ -250,13 +253,13 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
     }
     return rc;
   }
-  int bad = 0, mine_bad = v && count != counts[pid];
+  int bad = 0, mine_bad = v && count != l->counts[pid];
   for (int u = 0; u < r && v; u++)
-    if (slots[u].n != counts[first + u]) bad = 1;
+    if (slots[u].n != l->counts[first + u]) bad = 1;
   /* all == 0: the same verdict on every thread of every node. */
   if (all == 0) return bad ? (mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER) : 0;
   const simple__coll_plan_t *pl = slots[0].ptr;
-  unsigned char *w = pl->room, *packed = w + nb;
+  unsigned char *w = pl->room, *result = w + nb;
   const size_t *nbytes = pl->tab;
   if (count && !bad) memcpy(w + WORD + my_off * es, send, count * es);
   if (me == 0) {
@@ -268,29 +271,46 @@ static int gather_all(simple_t *s, const void *send, size_t count, void *recv, c
   if (r > 1 && (rc = simple__node_finish(s)) != 0) return rc;
   rc = 0;
   if (me == 0) {
-    rc = simple__comm_allgatherv(simple__coll_comm(n), w, nbytes, nbytes + P, packed);
+    rc = simple__comm_allgatherv(simple__coll_comm(n), w, nbytes, nbytes + P, result);
     int differ = 0;
     for (int k = 0; k < P && !rc; k++) {
       long long word;
-      memcpy(&word, packed + nbytes[P + k], WORD);
+      memcpy(&word, result + nbytes[P + k], WORD);
       if (word & 1) rc = SIMPLE_ERR_PEER;
       differ |= (unsigned)(word >> 1) != slots[0].sig;
     }
     /* Nodes that called differently (a different type, or count, with
      * the same sizes): a named error on every thread, no extra message. */
-    if (!rc && differ) rc = simple__coll_node_sigs(packed, nbytes + P, P, n->node);
+    if (!rc && differ) rc = simple__coll_node_sigs(result, nbytes + P, P, n->node);
   }
   if ((rc = simple__coll_sync_rc(s, rc)) != 0) return bad && mine_bad ? SIMPLE_ERR_ARG : rc;
   for (int k = 0; k < P; k++) {
     size_t at = nbytes[P + k] + WORD;
     for (int i = n->first_pid[k]; i < n->first_pid[k + 1]; i++) {
-      size_t b = cnt(&l, i) * es;
+      size_t b = cnt(l, i) * es;
       if (b && !(in_place && i == pid))
-        memcpy((unsigned char *)recv + dsp(&l, i) * es, packed + at, b);
+        memcpy((unsigned char *)recv + dsp(l, i) * es, result + at, b);
       at += b;
     }
   }
   return 0;
+}
+
+static int gather_all(simple_t *s, const void *send, size_t count, void *recv, const size_t *counts,
+                      const size_t *displs, simple_type_t type, int v) {
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
+  /* A malformed SIMPLE_COLL_ALG, the same in every process: every thread
+   * refuses alike, nothing crosses. */
+  if (simple__coll_choose_status()) return SIMPLE_ERR_ARG;
+  simple__node_t *n = s->node;
+  layout_t l = {v ? counts : NULL, v ? displs : NULL, count, v};
+  int in_place = send == SIMPLE_IN_PLACE;
+  size_t all, es = simple_type_size(type);
+  int err = args(&send, &count, recv, &l, s->pid, n->nprocs, type, &all);
+  if (n->nodes == 1) return one_node(s, send, count, recv, &l, es, all, in_place, err);
+  if (!v && simple__coll_choose(SIMPLE__COLL_ALLGATHER, n, count * es) == SIMPLE__ALG_DIRECT)
+    return gather_all_direct(s, send, recv, count, es, in_place, err);
+  return packed(s, send, count, recv, &l, es, all, in_place, err);
 }
 
 int simple_allgather(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type) {
