@@ -3,6 +3,7 @@
 #include "run/job.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <sched.h>
@@ -288,81 +289,62 @@ static void catch_crashes(int node) {
   for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaction(sigs[i], &sa, NULL);
 }
 
-/* Sets the team's shape: thread counts of every node, host-local placement,
- * the waiting policy. Collective over the world; every process reaches the
- * same verdict, so a bad configuration fails everywhere, never half-way. */
-static int configure(simple__node_t *n, MPI_Comm comm) {
-  int rank, size;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  n->node = rank;
-  n->nodes = size;
+/* The job's settings from the environment, in the order their errors are
+ * told: unset, each takes its default (-2: chosen once the placement is
+ * known); set, a value that is not a number from 0 to max is refused. */
+enum { OPT_PIN, OPT_CHECK, OPT_WATCHDOG, OPT_HANG_REPORT, OPT_SPIN, OPT_YIELDS, OPTS };
+static const struct {
+  const char *name, *rule;
+  long dflt, max;
+} opt_table[OPTS] = {
+    {"SIMPLE_PIN", "0 or 1", 0, 1},
+    {"SIMPLE_CHECK", "0 or 1", 0, 1},
+    {"SIMPLE_WATCHDOG", "a non-negative number of seconds", 0, LONG_MAX},
+    {"SIMPLE_HANG_REPORT", "a non-negative number of seconds", 60, LONG_MAX},
+    {"SIMPLE_SPIN", "a non-negative number of polls", -2, LONG_MAX},
+    {"SIMPLE_YIELDS", "a number of polls from 0 to 1000000", -2, 1000000},
+};
 
-  char err[256] = "";
-  int threads = 0, bad = 0;
-  const char *spec = getenv("SIMPLE_THREADS");
-  MPI_Comm local;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
-  int local_rank, local_size;
-  MPI_Comm_rank(local, &local_rank);
-  MPI_Comm_size(local, &local_size);
-  int cores = allowed_cores();
-  /* Default: the cores this process may use on its host (collective over
-   * the host's processes, so computed whether or not it is needed). */
-  int own_cores = simple__hosts_default_threads(local);
-  if (spec && *spec) {
-    bad = simple__parse_threads(spec, rank, size, &threads, err, sizeof err) != 0;
-  } else {
-    threads = own_cores;
+/* Reads every setting into opt; the first bad one's message goes to err
+ * unless err already holds one (*bad). */
+static void read_options(long *opt, int *bad, char *err, size_t len) {
+  for (int i = 0; i < OPTS; i++) {
+    opt[i] = simple__env_long(opt_table[i].name, opt_table[i].dflt);
+    if (!*bad && (opt[i] == -1 || opt[i] > opt_table[i].max)) {
+      *bad = 1;
+      snprintf(err, len, "%s must be %s", opt_table[i].name, opt_table[i].rule);
+    }
   }
+}
+
+/* The node's thread count from SIMPLE_THREADS, or by default the cores
+ * this process may use on its host (collective over the host's processes,
+ * so computed whether or not it is needed), checked against the placement
+ * of nodes on hosts. Returns the count; *bad with a message in err. */
+static int thread_count(MPI_Comm comm, MPI_Comm local, int rank, int size, int cores, int *bad,
+                        char *err, size_t len) {
+  int threads = 0, own_cores = simple__hosts_default_threads(local);
+  const char *spec = getenv("SIMPLE_THREADS");
+  int given = spec && *spec;
+  if (given)
+    *bad = simple__parse_threads(spec, rank, size, &threads, err, len) != 0;
+  else
+    threads = own_cores;
   /* Nodes sharing a host where hosts were named: a placement error. */
   char host_err[256] = "";
-  if (simple__hosts_check(comm, local, threads, cores, spec && *spec && !bad, host_err,
-                          sizeof host_err) &&
-      !bad) {
-    bad = 1;
-    snprintf(err, sizeof err, "%s", host_err);
+  if (simple__hosts_check(comm, local, threads, cores, given && !*bad, host_err, sizeof host_err) &&
+      !*bad) {
+    *bad = 1;
+    snprintf(err, len, "%s", host_err);
   }
-  long pin = simple__env_long("SIMPLE_PIN", 0);
-  long spin = simple__env_long("SIMPLE_SPIN", -2);
-  long yields = simple__env_long("SIMPLE_YIELDS", -2);
-  long watchdog = simple__env_long("SIMPLE_WATCHDOG", 0);
-  long hang_report = simple__env_long("SIMPLE_HANG_REPORT", 60);
-  long checked = simple__env_long("SIMPLE_CHECK", 0);
-  if (!bad && (pin < 0 || pin > 1)) {
-    bad = 1;
-    snprintf(err, sizeof err, "SIMPLE_PIN must be 0 or 1");
-  }
-  if (!bad && (checked < 0 || checked > 1)) {
-    bad = 1;
-    snprintf(err, sizeof err, "SIMPLE_CHECK must be 0 or 1");
-  }
-  if (!bad && watchdog < 0) {
-    bad = 1;
-    snprintf(err, sizeof err, "SIMPLE_WATCHDOG must be a non-negative number of seconds");
-  }
-  if (!bad && hang_report < 0) {
-    bad = 1;
-    snprintf(err, sizeof err, "SIMPLE_HANG_REPORT must be a non-negative number of seconds");
-  }
-  if (!bad && spin == -1) {
-    bad = 1;
-    snprintf(err, sizeof err, "SIMPLE_SPIN must be a non-negative number of polls");
-  }
-  if (!bad && (yields == -1 || yields > 1000000)) {
-    bad = 1;
-    snprintf(err, sizeof err, "SIMPLE_YIELDS must be a number of polls from 0 to 1000000");
-  }
-  /* Every node reads the same environment as a rule, so the first node
-   * that found a problem speaks for all. */
-  int me = bad ? rank : size, first_bad = size;
-  MPI_Allreduce(&me, &first_bad, 1, MPI_INT, MPI_MIN, comm);
-  if (first_bad < size) {
-    MPI_Comm_free(&local);
-    if (rank == first_bad) fprintf(stderr, "simple: node %d: %s\n", rank, err);
-    return SIMPLE_ERR_CONFIG;
-  }
+  return threads;
+}
 
+/* Every node's thread count, first processor and host; this process's
+ * place among its host's threads, and whether a host runs more threads
+ * than it has cores. Collective over comm and local. */
+static int place(simple__node_t *n, MPI_Comm comm, MPI_Comm local, int threads, int cores) {
+  int size = n->nodes, rank = n->node;
   n->threads = threads;
   n->threads_of = malloc(sizeof(int) * (size_t)size);
   n->first_pid = malloc(sizeof(int) * (size_t)(size + 1));
@@ -375,30 +357,78 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
   n->first_pid[0] = 0;
   for (int i = 0; i < size; i++) n->first_pid[i + 1] = n->first_pid[i] + n->threads_of[i];
   n->nprocs = n->first_pid[size];
-
   /* Host-local placement: where this process's threads start among the
    * host's cores, and whether the host runs more threads than it has cores. */
   int before = 0, total = 0;
+  MPI_Comm_rank(local, &n->local_rank);
   MPI_Exscan(&threads, &before, 1, MPI_INT, MPI_SUM, local);
-  if (local_rank == 0) before = 0;
+  if (n->local_rank == 0) before = 0;
   MPI_Allreduce(&threads, &total, 1, MPI_INT, MPI_SUM, local);
-  MPI_Comm_free(&local);
   long online = sysconf(_SC_NPROCESSORS_ONLN);
-  n->local_rank = local_rank;
   n->local_first_core = before;
   n->oversubscribed = threads > cores || total > (online > 0 ? online : 1);
   /* Hosts may differ (another cpuset, another thread count): what decides
    * how nodes talk to each other must be one verdict for the whole job. */
   MPI_Allreduce(&n->oversubscribed, &n->shared_anywhere, 1, MPI_INT, MPI_MAX, comm);
-  n->pin = (int)pin;
-  n->watchdog_s = watchdog;
-  n->hang_report_s = hang_report;
-  n->checked = (int)checked;
+  return 0;
+}
+
+/* The node's barrier and its two sets of slots. */
+static int make_slots(simple__node_t *n) {
+  int threads = n->threads;
+  simple__barrier_init(&n->barrier, (unsigned)threads);
+  for (int k = 0; k < 2; k++) {
+    if (posix_memalign((void **)&n->slots[k], SIMPLE__CACHE_LINE,
+                       sizeof(simple__slot_t) * (size_t)threads) != 0)
+      return SIMPLE_ERR_NOMEM;
+    memset(n->slots[k], 0, sizeof(simple__slot_t) * (size_t)threads);
+    /* Call c posts c + 1 in a slot of parity c & 1, so slots of parity k
+     * only ever hold numbers of parity k + 1 (2^32 is even: wrapping keeps
+     * it): starting them at k, no first post can seem to have happened. */
+    for (int u = 0; u < threads; u++) atomic_init(&n->slots[k][u].seq, (unsigned)k);
+  }
+  return 0;
+}
+
+/* Sets the team's shape: thread counts of every node, host-local placement,
+ * the waiting policy. Collective over the world; every process reaches the
+ * same verdict, so a bad configuration fails everywhere, never half-way. */
+static int configure(simple__node_t *n, MPI_Comm comm) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  n->node = rank;
+  n->nodes = size;
+  char err[256] = "";
+  int bad = 0;
+  long opt[OPTS];
+  MPI_Comm local;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+  int cores = allowed_cores();
+  int threads = thread_count(comm, local, rank, size, cores, &bad, err, sizeof err);
+  read_options(opt, &bad, err, sizeof err);
+  /* Every node reads the same environment as a rule, so the first node
+   * that found a problem speaks for all. */
+  int me = bad ? rank : size, first_bad = size;
+  MPI_Allreduce(&me, &first_bad, 1, MPI_INT, MPI_MIN, comm);
+  if (first_bad < size) {
+    MPI_Comm_free(&local);
+    if (rank == first_bad) fprintf(stderr, "simple: node %d: %s\n", rank, err);
+    return SIMPLE_ERR_CONFIG;
+  }
+  int rc = place(n, comm, local, threads, cores);
+  MPI_Comm_free(&local);
+  if (rc) return rc;
+  n->pin = (int)opt[OPT_PIN];
+  n->watchdog_s = opt[OPT_WATCHDOG];
+  n->hang_report_s = opt[OPT_HANG_REPORT];
+  n->checked = (int)opt[OPT_CHECK];
 
   /* Spinning pays only while every thread has a core: then a wake-up is a
    * cache-line transfer away and sleeping would cost microseconds. When
    * threads share cores, a spinning waiter only delays the thread it waits
    * for, so it does not spin at all. */
+  long spin = opt[OPT_SPIN], yields = opt[OPT_YIELDS];
   simple__wait_policy.spin = spin >= 0 ? (unsigned)spin : n->oversubscribed ? 0u : 20000u;
   /* Sharing a core, a waiter that polls between sched_yields hands the core
    * over in ~1 us and sees the change on its next turn; a futex sleep and
@@ -414,27 +444,12 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
   simple__wait_policy.fatal = &n->fatal;
   simple__wait_policy.departed = &n->departed;
   catch_crashes(rank);
-
-  if (pin) {
-    int pin_cores;
-    if (simple__pin_open(&pin_cores, err, sizeof err) != 0) {
-      fprintf(stderr, "simple: node %d: %s\n", rank, err);
-      n->pin = 0;
-    }
+  int pin_cores;
+  if (n->pin && simple__pin_open(&pin_cores, err, sizeof err) != 0) {
+    fprintf(stderr, "simple: node %d: %s\n", rank, err);
+    n->pin = 0;
   }
-
-  simple__barrier_init(&n->barrier, (unsigned)threads);
-  for (int k = 0; k < 2; k++) {
-    if (posix_memalign((void **)&n->slots[k], SIMPLE__CACHE_LINE,
-                       sizeof(simple__slot_t) * (size_t)threads) != 0)
-      return SIMPLE_ERR_NOMEM;
-    memset(n->slots[k], 0, sizeof(simple__slot_t) * (size_t)threads);
-    /* Call c posts c + 1 in a slot of parity c & 1, so slots of parity k
-     * only ever hold numbers of parity k + 1 (2^32 is even: wrapping keeps
-     * it): starting them at k, no first post can seem to have happened. */
-    for (int u = 0; u < threads; u++) atomic_init(&n->slots[k][u].seq, (unsigned)k);
-  }
-  return 0;
+  return make_slots(n);
 }
 
 /* The thread level to ask MPI for. A process that will run one thread and
