@@ -604,6 +604,68 @@ static void update_regs(simple_t *s, rma_t *R) {
   }
 }
 
+/* The calling thread's queues of the superstep are spent. */
+static void spend(rma_t *R, th_t *T) {
+  if (T->has_out)
+    for (int q = 0; q < R->nprocs; q++) T->out[q].len = 0;
+  if (T->has_gets)
+    for (int k = 0; k < R->P; k++) T->rgets[k].len = 0;
+  T->lgets.len = T->tmp.len = T->pushes.len = T->pops.len = 0;
+  T->tag_set = T->has_gets = T->has_out = T->procs_pending = 0;
+}
+
+/* The packets among nodes: they land at region me (of C bytes) of the
+ * destination's staging. A node that receives nothing need not wait for
+ * its packets: its writes read only queues of the node, and the closing
+ * barrier keeps every queue alive until the drivers have packed it. */
+static int packets(simple_t *s, rma_t *R, th_t *T, const simple__xchg_t *pkts, int onesided) {
+  int rc;
+  move(s, R, T, pkts, (size_t)R->me * R->C, "the packet exchange");
+  if (!onesided) must(s, wait_reqs(T), "the packet exchange");
+  if (onesided && R->any_send) {
+    if ((rc = bar(s, 0)) != 0) return rc;
+    if (s->thread == 0) must(s, node_barrier(R), "MPI_Barrier");
+    return bar(s, 0);
+  }
+  return R->incoming ? bar(s, 0) : 0;
+}
+
+/* The calling thread lands its own remote gets' results, after the puts
+ * aimed at it: a get's result wins over a put to the same place on both
+ * backends (the driving threads used to copy them out while the owners
+ * applied their puts, and which landed last depended on timing).
+ * Two-sided, the replies of node k are in once the driver that receives
+ * them (simple__xchg_post_driver) has waited for its requests: it says so
+ * in ready[d] (no node barrier; the driver applies its own puts while the
+ * replies travel). */
+static int land_gets(simple_t *s, rma_t *R, th_t *T, const simple__xchg_t *reps, int onesided) {
+  int P = R->P;
+  if (P > 1 && !onesided) {
+    must(s, wait_reqs(T), "the reply exchange");
+    if (s->thread < reps->drivers) {
+      atomic_store_explicit(&R->ready[s->thread], R->seq, memory_order_release);
+      simple__wake_all(&R->ready[s->thread], &R->ready_sleepers);
+    }
+  }
+  for (int k = 0; k < P && T->has_gets; k++) {
+    size_t ng = NITEMS(T->rgets[k], rget_t);
+    if (k == R->me || !ng) continue;
+    if (!onesided) {
+      atomic_uint *ready = &R->ready[simple__xchg_post_driver(reps, k, 0, 0)];
+      unsigned v;
+      while ((v = atomic_load_explicit(ready, memory_order_acquire)) != R->seq)
+        if (simple__wait_while(ready, v, &R->ready_sleepers) != 0) return SIMPLE_ERR_FATAL;
+    }
+    const unsigned char *in = R->stage + (size_t)P * R->C + (size_t)k * R->C2 + T->rgoff[k];
+    const rget_t *q = (const rget_t *)T->rgets[k].p;
+    for (size_t i = 0; i < ng; i++) {
+      memcpy(q[i].dst, in, q[i].len);
+      in += PAD8(q[i].len);
+    }
+  }
+  return 0;
+}
+
 int simple_rma_sync(simple_t *s) {
   ENTER(s, R, T);
   simple__node_t *n = s->node;
@@ -620,30 +682,15 @@ int simple_rma_sync(simple_t *s) {
      * messages go. */
     T->inbox.len = T->inidx.len = 0;
     T->inpos = 0;
-    T->lgets.len = T->tmp.len = T->pushes.len = T->pops.len = 0;
-    T->tag_set = T->has_gets = T->has_out = T->procs_pending = 0;
+    spend(R, T);
     return 0;
   }
   int onesided = R->cur == SIMPLE_RMA_ONESIDED;
   simple__xchg_t pkts = plan_of(R, 0), reps = plan_of(R, 1);
-  if (P > 1) {
-    /* Packets land at region me (of C bytes) of the destination's staging. */
-    move(s, R, T, &pkts, (size_t)me * R->C, "the packet exchange");
-    if (!onesided) must(s, wait_reqs(T), "the packet exchange");
-    /* A node that receives nothing need not wait for its packets: its
-     * writes read only queues of the node, and the closing barrier keeps
-     * every queue alive until the drivers have packed it. */
-    if (onesided && R->any_send) {
-      if ((rc = bar(s, 0)) != 0) return rc;
-      if (s->thread == 0) must(s, node_barrier(R), "MPI_Barrier");
-      if ((rc = bar(s, 0)) != 0) return rc;
-    } else if (R->incoming) {
-      if ((rc = bar(s, 0)) != 0) return rc;
-    }
-  }
+  if (P > 1 && (rc = packets(s, R, T, &pkts, onesided)) != 0) return rc;
+  const lget_t *g = (const lget_t *)T->lgets.p;
   if (R->any_gets) {
     /* Reads: every get sees the memory as the computation left it. */
-    lget_t *g = (lget_t *)T->lgets.p;
     for (size_t i = 0; i < NITEMS(T->lgets, lget_t); i++)
       memcpy(T->tmp.p + g[i].tmp, g[i].src, g[i].len);
     /* Replies land after the P packet regions, at region me (of C2). Each
@@ -654,9 +701,7 @@ int simple_rma_sync(simple_t *s) {
    * among nodes that completes one-sided replies involves every node as
    * soon as one node gets from another. */
   int reply_barrier = P > 1 && onesided && R->remote_gets;
-  if (R->any_gets || reply_barrier) {
-    if ((rc = bar(s, 0)) != 0) return rc;
-  }
+  if ((R->any_gets || reply_barrier) && (rc = bar(s, 0)) != 0) return rc;
   if (reply_barrier) {
     if (s->thread == 0) must(s, node_barrier(R), "MPI_Barrier");
     if ((rc = bar(s, 0)) != 0) return rc;
@@ -664,63 +709,24 @@ int simple_rma_sync(simple_t *s) {
   /* Writes. */
   write_mine(s, R, T);
   if (R->any_gets) {
-    lget_t *g = (lget_t *)T->lgets.p;
     for (size_t i = 0; i < NITEMS(T->lgets, lget_t); i++)
       memcpy(g[i].dst, T->tmp.p + g[i].tmp, g[i].len);
-    /* Each thread lands its own remote gets' results too, after the puts
-     * aimed at it: a get's result wins over a put to the same place on
-     * both backends (the driving threads used to copy them out while the
-     * owners applied their puts, and which landed last depended on
-     * timing). Two-sided, the replies of node k are in once the driver
-     * that receives them (simple__xchg_post_driver) has waited for its
-     * requests: it says so in ready[d] (no node barrier; the driver
-     * applies its own puts while the replies travel). */
-    if (P > 1 && !onesided) {
-      must(s, wait_reqs(T), "the reply exchange");
-      if (s->thread < reps.drivers) {
-        atomic_store_explicit(&R->ready[s->thread], R->seq, memory_order_release);
-        simple__wake_all(&R->ready[s->thread], &R->ready_sleepers);
-      }
-    }
-    for (int k = 0; k < P && T->has_gets; k++) {
-      size_t ng = NITEMS(T->rgets[k], rget_t);
-      if (k == me || !ng) continue;
-      if (!onesided) {
-        atomic_uint *ready = &R->ready[simple__xchg_post_driver(&reps, k, 0, 0)];
-        unsigned v;
-        while ((v = atomic_load_explicit(ready, memory_order_acquire)) != R->seq)
-          if (simple__wait_while(ready, v, &R->ready_sleepers) != 0) return SIMPLE_ERR_FATAL;
-      }
-      const unsigned char *in = R->stage + (size_t)P * R->C + (size_t)k * R->C2 + T->rgoff[k];
-      const rget_t *q = (const rget_t *)T->rgets[k].p;
-      for (size_t i = 0; i < ng; i++) {
-        memcpy(q[i].dst, in, q[i].len);
-        in += PAD8(q[i].len);
-      }
-    }
+    if ((rc = land_gets(s, R, T, &reps, onesided)) != 0) return rc;
   }
   if (R->regchange || R->tagchange || R->procchange || R->err) {
     if ((rc = bar(s, 0)) != 0) return rc;
-    if (s->thread == 0) {
-      if (R->err) {
-        for (int u = 0; u < R->r; u++) {
-          reg_t *g = (reg_t *)R->th[u].regs.p;
-          for (size_t i = 0; i < NITEMS(R->th[u].regs, reg_t); i++) g[i].popping = 0;
-        }
-      } else {
-        update_regs(s, R);
+    if (s->thread == 0 && R->err) {
+      for (int u = 0; u < R->r; u++) {
+        reg_t *rg = (reg_t *)R->th[u].regs.p;
+        for (size_t i = 0; i < NITEMS(R->th[u].regs, reg_t); i++) rg[i].popping = 0;
       }
+    } else if (s->thread == 0) {
+      update_regs(s, R);
     }
   }
   int err = R->err;
   if (err) snprintf(T->err, sizeof T->err, "sync: %s", R->errmsg);
   if ((rc = bar(s, 0)) != 0) return rc; /* Bend */
-  /* The queues of this superstep are spent. */
-  if (T->has_out)
-    for (int q = 0; q < R->nprocs; q++) T->out[q].len = 0;
-  if (T->has_gets)
-    for (int k = 0; k < P; k++) T->rgets[k].len = 0;
-  T->lgets.len = T->tmp.len = T->pushes.len = T->pops.len = 0;
-  T->tag_set = T->has_gets = T->has_out = T->procs_pending = 0;
+  spend(R, T);
   return err;
 }
