@@ -575,6 +575,35 @@ static void end_at_exit(void) {
   finish();
 }
 
+/* Whether MPI's thread level serves every node, one verdict for the job
+ * (nodes differ in thread count), told in one line by the first node
+ * concerned. Collective over the library's communicator. */
+static int thread_level(const simple__node_t *n, int provided, int we_init) {
+  int low = (n->threads > 1 || n->watchdog_s > 0) && provided < MPI_THREAD_MULTIPLE;
+  int me = low ? n->node : n->nodes, first_low = n->nodes;
+  MPI_Allreduce(&me, &first_low, 1, MPI_INT, MPI_MIN, job.comm);
+  if (n->node == first_low)
+    fprintf(stderr, "simple: node %d: %s (%s)\n", n->node,
+            we_init ? "this MPI library was not built with MPI_THREAD_MULTIPLE support"
+                    : "MPI was initialized below MPI_THREAD_MULTIPLE, which a node running"
+                      " more than one thread needs",
+            simple_strerror(SIMPLE_ERR_THREAD_LEVEL));
+  return first_low < n->nodes ? SIMPLE_ERR_THREAD_LEVEL : 0;
+}
+
+/* Undoes a start that failed (after the layers opened, or tried to:
+ * layers): the node's state, the library's communicator, and MPI where
+ * the library initialized it. Returns rc. */
+static int unwind(simple_t *team, pthread_t *tids, int we_init, int rank, int layers, int rc) {
+  if (layers) close_layers(&job.node);
+  free(team);
+  free(tids);
+  free_node(&job.node);
+  MPI_Comm_free(&job.comm);
+  if (we_init && MPI_Finalize() == MPI_SUCCESS) finalized_node = rank;
+  return rc;
+}
+
 int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void *arg) {
   if (!fn) return SIMPLE_ERR_ARG;
   if (running) return SIMPLE_ERR_ARG; /* one job at a time in a process */
@@ -617,19 +646,7 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
    * watchdog's thread may abort while the node's thread is inside MPI.
    * The verdict is collective (nodes differ in thread count), so that no
    * node goes on to set up communicators that the others never join. */
-  if (rc == 0) {
-    int low = (node->threads > 1 || node->watchdog_s > 0) && provided < MPI_THREAD_MULTIPLE;
-    int me = low ? rank : node->nodes, first_low = node->nodes;
-    MPI_Allreduce(&me, &first_low, 1, MPI_INT, MPI_MIN, comm);
-    /* One line for the job, from the first node concerned. */
-    if (rank == first_low)
-      fprintf(stderr, "simple: node %d: %s (%s)\n", rank,
-              we_init ? "this MPI library was not built with MPI_THREAD_MULTIPLE support"
-                      : "MPI was initialized below MPI_THREAD_MULTIPLE, which a node running"
-                        " more than one thread needs",
-              simple_strerror(SIMPLE_ERR_THREAD_LEVEL));
-    if (first_low < node->nodes) rc = SIMPLE_ERR_THREAD_LEVEL;
-  }
+  if (rc == 0) rc = thread_level(node, provided, we_init);
   simple_t *team = NULL;
   pthread_t *tids = NULL;
   if (rc == 0) {
@@ -638,24 +655,10 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
     tids = calloc((size_t)node->threads, sizeof *tids);
     if (!team || !tids) rc = SIMPLE_ERR_NOMEM;
   }
-  if (rc != 0) {
-    free(team);
-    free(tids);
-    free_node(node);
-    MPI_Comm_free(&job.comm);
-    if (we_init && MPI_Finalize() == MPI_SUCCESS) finalized_node = rank;
-    return rc;
-  }
-
-  if ((rc = open_layers(node, comm)) != 0) {
-    close_layers(node);
-    free(team);
-    free(tids);
-    free_node(node);
-    MPI_Comm_free(&job.comm);
-    if (we_init && MPI_Finalize() == MPI_SUCCESS) finalized_node = rank;
-    return startup_error(rank, rc, "could not set up the inter-node communicators");
-  }
+  if (rc != 0) return unwind(team, tids, we_init, rank, 0, rc);
+  if ((rc = open_layers(node, comm)) != 0)
+    return startup_error(rank, unwind(team, tids, we_init, rank, 1, rc),
+                         "could not set up the inter-node communicators");
   job.team = team;
   job.tids = tids;
   job.main = pthread_self();
