@@ -45,16 +45,17 @@
 /* The small path's regions: its largest vector. */
 #define SMALL_STRIDE SIMPLE__INLINE_BYTES
 
-/* buf = x (op) buf, count elements, through a stack accumulator. */
+/* out = x (op) in, count elements (in and out may be one buffer), through
+ * a stack accumulator: the operation combines into its left operand. */
 static void apply_left(simple_op_t op, simple_type_t type, const unsigned char *x,
-                       unsigned char *buf, size_t count) {
+                       const unsigned char *in, unsigned char *out, size_t count) {
   _Alignas(SIMPLE__CACHE_LINE) unsigned char acc[CHUNK_BYTES];
   size_t es = simple_type_size(type), per = CHUNK_BYTES / es;
   for (size_t off = 0; off < count; off += per) {
     size_t m = count - off < per ? count - off : per;
     memcpy(acc, x + off * es, m * es);
-    simple__op_apply(op, type, acc, buf + off * es, m);
-    memcpy(buf + off * es, acc, m * es);
+    simple__op_apply(op, type, acc, in + off * es, m);
+    memcpy(out + off * es, acc, m * es);
   }
 }
 
@@ -146,7 +147,7 @@ static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, s
     if (exclusive && me == 0)
       memcpy(out, x, (l1 - l0) * es);
     else
-      apply_left(op, type, x, out, l1 - l0);
+      apply_left(op, type, x, out, out, l1 - l0);
   }
   return 0;
 }
@@ -196,17 +197,7 @@ static int scan_alone(simple__node_t *n, const void *send, void *recv, unsigned 
     simple__op_apply(op, type, recv, send, count);
     return 0;
   }
-  /* recv = X op send, through a stack accumulator. */
-  _Alignas(SIMPLE__CACHE_LINE) unsigned char acc[CHUNK_BYTES];
-  size_t es = simple_type_size(type), per = CHUNK_BYTES / es;
-  const unsigned char *in = send;
-  unsigned char *out = recv;
-  for (size_t off = 0; off < count; off += per) {
-    size_t m = count - off < per ? count - off : per;
-    memcpy(acc, x + off * es, m * es);
-    simple__op_apply(op, type, acc, in + off * es, m);
-    memcpy(out + off * es, acc, m * es);
-  }
+  apply_left(op, type, x, send, recv, count); /* recv = X op send */
   return 0;
 }
 
