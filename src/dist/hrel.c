@@ -28,6 +28,52 @@ static inline void put(unsigned char *d, const unsigned char *s, size_t es) {
   }
 }
 
+/* Bytes per destination q (c[q] = n[2 q] records of rec bytes, as an
+ * announcement holds them) and their displacements, in order. */
+static void by_destination(const size_t *n, int p, size_t rec, size_t *c, size_t *d) {
+  size_t at = 0;
+  for (int q = 0; q < p; q++) {
+    c[q] = n[2 * q] * rec;
+    d[q] = at;
+    at += c[q];
+  }
+}
+
+/* The checks that need the announcement (got: per source, its count for
+ * this thread and, at 2 q + 1, thread q's capacity): room at the receiver
+ * (the receiver checks its total; senders check their indices against
+ * their destinations' capacities), then the packing buffer (send bytes,
+ * plus the incoming records with indices). Returns the thread's error. */
+static int check_room(simple__buf_t *pack, const size_t *got, int p, size_t count, size_t rec,
+                      const int *dest, const size_t *index, void *recv, size_t capacity,
+                      size_t bytes, size_t *total) {
+  size_t in_bytes = 0, need = bytes;
+  *total = 0;
+  for (int q = 0; q < p; q++)
+    if (simple__size_add(total, got[2 * q])) return SIMPLE_ERR_COUNT;
+  if (!index && *total > capacity) return SIMPLE_ERR_COUNT;
+  if (*total && !recv) return SIMPLE_ERR_NULL;
+  for (size_t e = 0; index && e < count; e++)
+    if (index[e] >= got[2 * (size_t)dest[e] + 1]) return SIMPLE_ERR_RANK;
+  if (simple__size_mul(*total, rec, &in_bytes) || in_bytes > (size_t)PTRDIFF_MAX ||
+      (index && simple__size_add(&need, in_bytes)))
+    return SIMPLE_ERR_COUNT;
+  return simple__buf_grow(pack, need) ? SIMPLE_ERR_NOMEM : 0;
+}
+
+/* Packs by destination (records of [index] element), in element order
+ * within a destination, so that the permutation is stable; pos[q] starts
+ * at destination q's displacement. */
+static void pack(unsigned char *pk, const unsigned char *src, size_t count, size_t es, size_t rec,
+                 const int *dest, const size_t *index, size_t *pos) {
+  for (size_t e = 0; e < count; e++) {
+    unsigned char *d = pk + pos[dest[e]];
+    if (index) memcpy(d, &index[e], sizeof(size_t));
+    put(d + (index ? sizeof(size_t) : 0), src + e * es, es);
+    pos[dest[e]] += rec;
+  }
+}
+
 int simple_hrelation(simple_t *s, const void *send, size_t count, size_t es, const int *dest,
                      const size_t *index, void *recv, size_t capacity, size_t *received) {
   if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
@@ -68,70 +114,28 @@ int simple_hrelation(simple_t *s, const void *send, size_t count, size_t es, con
   if (!err)
     for (size_t e = 0; e < count; e++) ann[2 * (size_t)dest[e]]++;
   if ((rc = simple_alltoall(s, ann, got, 2, SIZE_TYPE))) return rc;
-
-  /* Checks that need the announcement: room at the receiver (the
-   * receiver checks its total; senders check their indices against
-   * their destinations' capacities), then the packing buffer. */
-  size_t total = 0, in_bytes = 0;
-  for (int q = 0; q < p && !err; q++)
-    if (simple__size_add(&total, got[2 * q])) err = SIMPLE_ERR_COUNT;
+  size_t total = 0;
+  if (!err)
+    err = check_room(&st->pack[me], got, p, count, rec, dest, index, recv, capacity, bytes, &total);
   if (received) *received = total;
-  if (!err && !index && total > capacity) err = SIMPLE_ERR_COUNT;
-  if (!err && total && !recv) err = SIMPLE_ERR_NULL;
-  if (index)
-    for (size_t e = 0; e < count && !err; e++)
-      if (index[e] >= got[2 * (size_t)dest[e] + 1]) err = SIMPLE_ERR_RANK;
-  if (!err && (simple__size_mul(total, rec, &in_bytes) || in_bytes > (size_t)PTRDIFF_MAX))
-    err = SIMPLE_ERR_COUNT;
-  size_t need = bytes;
-  if (!err && index && simple__size_add(&need, in_bytes)) err = SIMPLE_ERR_COUNT;
-  if (!err && simple__buf_grow(&st->pack[me], need)) err = SIMPLE_ERR_NOMEM;
 
   /* One verdict for the whole job before anything moves. */
   int32_t bad = err != 0, any = 0;
   if ((rc = simple_allreduce(s, &bad, &any, 1, SIMPLE_INT32, SIMPLE_MAX))) return rc;
   if (any) return err ? err : SIMPLE_ERR_PEER;
 
-  /* Pack by destination (records of [index] element), in element order
-   * within a destination, so that the permutation is stable. */
   unsigned char *pk = st->pack[me].p, *in = index ? pk + bytes : recv;
-  const unsigned char *src = send;
-  size_t at = 0;
-  for (int q = 0; q < p; q++) {
-    sc[q] = ann[2 * q] * rec;
-    sd[q] = at;
-    pos[q] = at;
-    at += sc[q];
-  }
-  if (index) {
-    for (size_t e = 0; e < count; e++) {
-      unsigned char *d = pk + pos[dest[e]];
-      memcpy(d, &index[e], sizeof(size_t));
-      put(d + sizeof(size_t), src + e * es, es);
-      pos[dest[e]] += rec;
-    }
-  } else {
-    for (size_t e = 0; e < count; e++) {
-      put(pk + pos[dest[e]], src + e * es, es);
-      pos[dest[e]] += rec;
-    }
-  }
-  at = 0;
-  for (int q = 0; q < p; q++) {
-    rcn[q] = got[2 * q] * rec;
-    rd[q] = at;
-    at += rcn[q];
-  }
+  by_destination(ann, p, rec, sc, sd);
+  memcpy(pos, sd, (size_t)p * sizeof *pos);
+  pack(pk, send, count, es, rec, dest, index, pos);
+  by_destination(got, p, rec, rcn, rd);
   if ((rc = simple_alltoallv(s, pk, sc, sd, in, rcn, rd, SIMPLE_BYTE))) return rc;
 
   /* Into place. */
-  if (index) {
-    unsigned char *out = recv;
-    for (size_t e = 0; e < total; e++) {
-      size_t idx;
-      memcpy(&idx, in + e * rec, sizeof(size_t));
-      put(out + idx * es, in + e * rec + sizeof(size_t), es);
-    }
+  for (size_t e = 0; index && e < total; e++) {
+    size_t idx;
+    memcpy(&idx, in + e * rec, sizeof(size_t));
+    put((unsigned char *)recv + idx * es, in + e * rec + sizeof(size_t), es);
   }
   return 0;
 }
