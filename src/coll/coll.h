@@ -47,11 +47,6 @@
 int simple__coll_net_allreduce_rd_sig(simple__node_t *n, int lane, const void *in, void *buf,
                                       void *tmp, size_t count, simple_type_t type, simple_op_t op,
                                       int bad, unsigned sig);
-static inline int simple__coll_net_allreduce_rd(simple__node_t *n, int lane, void *buf, void *tmp,
-                                                size_t count, simple_type_t type, simple_op_t op,
-                                                int bad) {
-  return simple__coll_net_allreduce_rd_sig(n, lane, NULL, buf, tmp, count, type, op, bad, 0);
-}
 int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, const void *in, void *buf,
                                    void *tmp, size_t count, simple_type_t type, simple_op_t op,
                                    int bad, unsigned sig);

@@ -200,7 +200,6 @@ struct simple {
   unsigned call; /* node collectives made so far: selects the slot and line parity */
   void (*fn)(simple_t *, void *);
   void *arg;
-  struct simple__pin *pin;
   simple__call_t last; /* the collective called last */
   unsigned sig;        /* the signature the next publish posts (src/coll: SIMPLE__COLL_CHECK) */
   int mismatch;        /* the last publish found the node's threads calling differently */
