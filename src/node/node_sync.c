@@ -49,17 +49,22 @@ int simple__node_mismatch(simple_t *s, int *ref) {
   return mine->err ? mine->err : SIMPLE_ERR_PEER;
 }
 
+/* A call's arguments into the thread's slot. */
+static inline void put_args(simple__slot_t *mine, const void *send, void *recv, void *ptr,
+                            size_t n) {
+  mine->send = send;
+  mine->recv = recv;
+  mine->ptr = ptr;
+  mine->n = n;
+}
+
 simple__slot_t *simple__node_publish(simple_t *s, const void *send, void *recv, void *ptr, size_t n,
                                      int err, int *rc) {
   if (s->node->nodes == 1) {
     /* One node: no call here has a leader (simple__node_publish_lead is
      * for inter-node steps), so every call can start with the exchange,
      * whose data line the caller may already have filled. */
-    simple__slot_t *mine = simple__node_my_slot(s);
-    mine->send = send;
-    mine->recv = recv;
-    mine->ptr = ptr;
-    mine->n = n;
+    put_args(simple__node_my_slot(s), send, recv, ptr, n);
     return simple__node_exchange(s, NULL, 0, err, rc);
   }
   int lead;
@@ -73,10 +78,7 @@ simple__slot_t *simple__node_publish_lead(simple_t *s, const void *send, void *r
   simple__node_t *node = s->node;
   simple__slot_t *slots = node->slots[s->call++ & 1];
   simple__slot_t *mine = &slots[s->thread];
-  mine->send = send;
-  mine->recv = recv;
-  mine->ptr = ptr;
-  mine->n = n;
+  put_args(mine, send, recv, ptr, n);
   mine->err = err;
   mine->sig = s->sig;
   s->sig = 0;
