@@ -188,7 +188,7 @@ static int one_node(simple_t *s, const void *send, size_t count, void *recv, con
                     size_t es, size_t all, int in_place, int err) {
   int r = s->node->threads, rc;
   size_t most = count;
-  for (int u = 0; u < r && l->counts; u++)
+  for (int u = 0; u < r && l->counts && !err; u++)
     if (l->counts[u] > most) most = l->counts[u];
   if (err || most <= SIMPLE__SV_COUNTED_CAP / es) {
     simple__slot_t *mine = simple__node_my_slot(s);
