@@ -43,21 +43,26 @@ const char *bench_where(int vcluster, int multi);
 /* A suite's command-line options, as a table: a flag (-> int, set to 1), a
  * whole number in [lo, hi] (-> long), a word (-> const char *, not
  * starting with '-'), or a size in bytes in [lo, hi] (-> size_t; 64K,
- * 4MiB: bench_parse_bytes). */
+ * 4MiB: bench_parse_bytes). A bad value is told "NAME needs a whole
+ * number from LO to HI, not 'VALUE'" (a size, a value), or when `what`
+ * is set "NAME needs " and `what` as a format of VALUE, and a missing one
+ * "NAME needs a value". An entry without dst refuses its option: "NAME
+ * what", or without `what` as an unknown one. A table ends with {0}. */
 typedef enum { BENCH_FLAG, BENCH_NUM, BENCH_WORD, BENCH_BYTES } bench_opt_kind_t;
 typedef struct {
   const char *name;
   bench_opt_kind_t kind;
   void *dst;
   long lo, hi;
+  const char *what;
 } bench_opt_t;
-/* Parses argv[2..] (argv[1] is the suite) against opts. -h/--help prints
- * usage to stdout: returns 1 (exit 0). An unknown option, a missing or bad
- * value: a message naming it and usage on stderr, returns 2 (the exit
- * status). Otherwise 0. */
 /* A size in bytes with an optional binary suffix (4K, 4KiB, 4M, 4MiB, 1G):
  * 0, or -1 when s is not one. */
 int bench_parse_bytes(const char *s, size_t *out);
+/* Parses argv[2..] (argv[1] is the suite) against opts. -h/--help prints
+ * usage to stdout: returns 1 (exit 0). An unknown option, a missing or bad
+ * value: a message naming it (and usage on stderr after an unknown one),
+ * returns 2 (the exit status). Otherwise 0. */
 int bench_parse(int argc, char **argv, const bench_opt_t *opts, void (*usage)(FILE *));
 
 /* Where a suite runs its sides: the binaries' directory, the cores here,
@@ -91,12 +96,13 @@ typedef struct {
 } bench_suite_t;
 #define BENCH_SUITE_MAX_EXTRA 8 /* a suite's own options */
 /* Parses -N, -t, --vcluster, --quick, --rounds (1 to max_rounds), --csv
- * and the suite's own options (extra, NULL-terminated, at most
- * BENCH_SUITE_MAX_EXTRA) into s. On entry s->T and s->rounds hold the
- * suite's defaults (T -1: the suite chooses once N is known; rounds:
- * without --quick, which makes it 1); N is 2 on the virtual cluster, else
- * 1, unless given. Returns 0 to go on, -1 after --help (exit 0), or 2
- * after a message (bench_parse). */
+ * and the suite's own options (extra, at most BENCH_SUITE_MAX_EXTRA) into
+ * s. An entry of extra named like a common option replaces it (another
+ * range or message, or no dst: a suite without it). On entry s holds the
+ * suite's defaults: N (0: 2 on the virtual cluster, else 1), T (-1: the
+ * suite chooses once N is known) and rounds (without --quick, which makes
+ * it 1). Returns 0 to go on, -1 after --help (exit 0), or 2 after a
+ * message (bench_parse). */
 int bench_suite_parse(bench_suite_t *s, int argc, char **argv, long max_rounds,
                       const bench_opt_t *extra, void (*usage)(FILE *));
 /* Opens --csv and places procs processors (bench_place); 1 on error,

@@ -673,11 +673,11 @@ int bench_as_suite(int argc, char **argv) {
   long max_h = -1, step = -1;
   int json = 0;
   const char *plot = NULL;
-  const bench_opt_t opts[] = {{"--json", BENCH_FLAG, &json, 0, 0},
-                              {"--max-h", BENCH_NUM, &max_h, 1, AS_MAX_H},
-                              {"--probe-step", BENCH_NUM, &step, 1, AS_PROBE_H},
-                              {"--plot", BENCH_WORD, &plot, 0, 0},
-                              {NULL, 0, NULL, 0, 0}};
+  const bench_opt_t opts[] = {{"--json", BENCH_FLAG, &json, 0, 0, NULL},
+                              {"--max-h", BENCH_NUM, &max_h, 1, AS_MAX_H, NULL},
+                              {"--probe-step", BENCH_NUM, &step, 1, AS_PROBE_H, NULL},
+                              {"--plot", BENCH_WORD, &plot, 0, 0, NULL},
+                              {0}};
   int rc = bench_suite_parse(&b, argc, argv, AS_MAX_ROUNDS, opts, as_usage_named);
   if (rc) return rc < 0 ? 0 : rc;
   long N = b.N, T = b.T, rounds = b.rounds, P = N * T;

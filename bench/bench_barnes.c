@@ -90,9 +90,9 @@ static void busage(FILE *f) {
 int bench_barnes_suite(int argc, char **argv) {
   static bench_speedup_t b = {.suite = "barnes", .nextra = 3, .check = bcheck};
   long bodies = 0, steps = 0;
-  const bench_opt_t opts[] = {{"--bodies", BENCH_NUM, &bodies, 2, SIMPLE_BARNES_MAX_BODIES},
-                              {"--steps", BENCH_NUM, &steps, 0, 1000},
-                              {NULL, 0, NULL, 0, 0}};
+  const bench_opt_t opts[] = {{"--bodies", BENCH_NUM, &bodies, 2, SIMPLE_BARNES_MAX_BODIES, NULL},
+                              {"--steps", BENCH_NUM, &steps, 0, 1000, NULL},
+                              {0}};
   int rc = bench_speedup_parse(&b, argc, argv, opts, busage);
   if (rc) return rc < 0 ? 0 : rc;
   if (!bodies) bodies = b.c.quick ? 5000 : 25000;

@@ -249,10 +249,10 @@ int bench_cholesky_suite(int argc, char **argv) {
   static bench_speedup_t b = {.suite = "cholesky"};
   long n = 0, nb = 64;
   const char *matrix = C_DEFAULT_MATRIX;
-  const bench_opt_t opts[] = {{"--n", BENCH_NUM, &n, 1, SIMPLE_CHOLESKY_MAX_N},
-                              {"--nb", BENCH_NUM, &nb, 1, 1024},
-                              {"--matrix", BENCH_WORD, &matrix, 0, 0},
-                              {NULL, 0, NULL, 0, 0}};
+  const bench_opt_t opts[] = {{"--n", BENCH_NUM, &n, 1, SIMPLE_CHOLESKY_MAX_N, NULL},
+                              {"--nb", BENCH_NUM, &nb, 1, 1024, NULL},
+                              {"--matrix", BENCH_WORD, &matrix, 0, 0, NULL},
+                              {0}};
   int rc = bench_speedup_parse(&b, argc, argv, opts, cusage);
   if (rc) return rc < 0 ? 0 : rc;
   if (!n) n = b.c.quick ? 500 : 1000;

@@ -409,9 +409,9 @@ int bench_fft_suite(int argc, char **argv) {
   bench_suite_t b = {.T = 2, .rounds = 3};
   long max_n = 4096;
   int patient = 0;
-  const bench_opt_t opts[] = {{"--patient", BENCH_FLAG, &patient, 0, 0},
-                              {"--max-n", BENCH_NUM, &max_n, 256, 65536},
-                              {NULL, 0, NULL, 0, 0}};
+  const bench_opt_t opts[] = {{"--patient", BENCH_FLAG, &patient, 0, 0, NULL},
+                              {"--max-n", BENCH_NUM, &max_n, 256, 65536, NULL},
+                              {0}};
   int rc = bench_suite_parse(&b, argc, argv, MAX_ROUNDS, opts, fusage);
   if (rc) return rc < 0 ? 0 : rc;
   long N = b.N, T = b.T, rounds = b.rounds, P = N * T;

@@ -79,10 +79,10 @@ int bench_groebner_suite(int argc, char **argv) {
   static bench_speedup_t b = {.suite = "groebner", .nextra = 1, .check = gcheck};
   long cyc = 0, kat = 0;
   int laz = 0;
-  const bench_opt_t opts[] = {{"--cyclic", BENCH_NUM, &cyc, 2, SIMPLE_GROEBNER_MAXV},
-                              {"--katsura", BENCH_NUM, &kat, 1, SIMPLE_GROEBNER_MAXV - 1},
-                              {"--lazard", BENCH_FLAG, &laz, 0, 0},
-                              {NULL, 0, NULL, 0, 0}};
+  const bench_opt_t opts[] = {{"--cyclic", BENCH_NUM, &cyc, 2, SIMPLE_GROEBNER_MAXV, NULL},
+                              {"--katsura", BENCH_NUM, &kat, 1, SIMPLE_GROEBNER_MAXV - 1, NULL},
+                              {"--lazard", BENCH_FLAG, &laz, 0, 0, NULL},
+                              {0}};
   int rc = bench_speedup_parse(&b, argc, argv, opts, gusage);
   if (rc) return rc < 0 ? 0 : rc;
   if (!!cyc + !!kat + laz > 1) {

@@ -375,7 +375,7 @@ static void mm_fmt(char *b, size_t len, double v, const char *f) {
 int bench_matmul_suite(int argc, char **argv) {
   bench_suite_t b = {.T = -1, .rounds = 3};
   long max_n = 2048;
-  const bench_opt_t opts[] = {{"--max-n", BENCH_NUM, &max_n, 1, 32768}, {NULL, 0, NULL, 0, 0}};
+  const bench_opt_t opts[] = {{"--max-n", BENCH_NUM, &max_n, 1, 32768, NULL}, {0}};
   int rc = bench_suite_parse(&b, argc, argv, MM_MAX_ROUNDS, opts, mm_usage);
   if (rc) return rc < 0 ? 0 : rc;
   if (b.T < 0) b.T = b.N == 1 ? 4 : b.N == 2 ? 2 : b.N == 4 ? 1 : 4;

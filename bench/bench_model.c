@@ -361,13 +361,13 @@ int bench_model_suite(int argc, char **argv) {
   int measure = 0, vcluster = 0;
   fill_only = 0;
   const char *dir = "model-data", *csv = NULL, *model = SIMPLE_MODEL_DIR "/model.tsv";
-  const bench_opt_t opts[] = {{"--measure", BENCH_FLAG, &measure, 0, 0},
-                              {"--fill", BENCH_FLAG, &fill_only, 0, 0},
-                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
-                              {"--dir", BENCH_WORD, &dir, 0, 0},
-                              {"--csv", BENCH_WORD, &csv, 0, 0},
-                              {"--model", BENCH_WORD, &model, 0, 0},
-                              {NULL, 0, NULL, 0, 0}};
+  const bench_opt_t opts[] = {{"--measure", BENCH_FLAG, &measure, 0, 0, NULL},
+                              {"--fill", BENCH_FLAG, &fill_only, 0, 0, NULL},
+                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0, NULL},
+                              {"--dir", BENCH_WORD, &dir, 0, 0, NULL},
+                              {"--csv", BENCH_WORD, &csv, 0, 0, NULL},
+                              {"--model", BENCH_WORD, &model, 0, 0, NULL},
+                              {0}};
   int prc = bench_parse(argc, argv, opts, model_usage);
   if (prc) return prc == 1 ? 0 : prc;
   if (load_model(model)) return 1;

@@ -322,26 +322,8 @@ int bench_pingpong_mpi(int argc, char **argv, const bench_opts_t *o) {
 
 /* ------------------------------------------------------------------------
  * The driver. */
-typedef struct {
-  char row[32];
-  size_t bytes;
-  double v[2][PP_MAX_ROUNDS]; /* [simple, mpi][round] */
-  int n[2];
-} pp_row_t;
-
-static pp_row_t pp_rows[PP_MAX_ROWS];
-static int pp_nrows;
-
-static pp_row_t *pp_row(const char *row, size_t bytes) {
-  for (int i = 0; i < pp_nrows; i++)
-    if (pp_rows[i].bytes == bytes && strcmp(pp_rows[i].row, row) == 0) return &pp_rows[i];
-  if (pp_nrows == PP_MAX_ROWS) return NULL;
-  pp_row_t *r = &pp_rows[pp_nrows++];
-  memset(r, 0, sizeof *r);
-  snprintf(r->row, sizeof r->row, "%s", row);
-  r->bytes = bytes;
-  return r;
-}
+static bench_row_t pp_rows[PP_MAX_ROWS];
+static bench_table_t pp_table = {pp_rows, 0, PP_MAX_ROWS};
 
 /* Runs a worker job; files its R lines under side (0 simple, 1 MPI),
  * leaving out rows whose name starts with `skip` (the MPI probe anchor is
@@ -357,26 +339,17 @@ static int pp_line(const char *line, void *arg) {
   size_t bytes;
   double us;
   if (sscanf(line, "R %31s %zu %lf", row, &bytes, &us) != 3) return 0;
-  if (c->skip && strncmp(row, c->skip, strlen(c->skip)) == 0) return 1;
-  pp_row_t *r = pp_row(row, bytes);
-  if (r && r->n[c->side] < PP_MAX_ROUNDS) r->v[c->side][r->n[c->side]++] = us;
+  if (!c->skip || strncmp(row, c->skip, strlen(c->skip)) != 0)
+    bench_row_add(bench_row(&pp_table, row, bytes), c->side, us);
   return 1;
-}
-
-static int pp_run(const char *cmd, int side, const char *skip) {
-  pp_run_ctx_t c = {side, skip};
-  return bench_run_worker(cmd, pp_line, &c);
 }
 
 /* Job j of a round: side j % 2; the MPI probe anchor comes from the intra
  * job (same host), so job 3 skips its probe rows. */
 static int pp_job(int job, long round, void *cmds) {
   (void)round;
-  return pp_run(((const bench_cmd_t *)cmds)[job], job % 2, job == 3 ? "probe" : NULL);
-}
-
-static double pp_med(pp_row_t *r, int side) {
-  return r->n[side] ? bench_median(r->v[side], (size_t)r->n[side]) : NAN;
+  pp_run_ctx_t c = {job % 2, job == 3 ? "probe" : NULL};
+  return bench_run_worker(((const bench_cmd_t *)cmds)[job], pp_line, &c);
 }
 
 static void pp_usage(FILE *f) {
@@ -386,79 +359,74 @@ static void pp_usage(FILE *f) {
 }
 
 static int pp_cmp(const void *a, const void *b) {
-  const pp_row_t *x = a, *y = b;
-  int c = strcmp(x->row, y->row);
+  const bench_row_t *x = a, *y = b;
+  int c = strcmp(x->op, y->op);
   if (c) return c;
   return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
 }
 
 int bench_pingpong_suite(int argc, char **argv) {
-  int quick = 0, vcluster = 0;
-  long rounds = -1;
+  bench_suite_t b = {.rounds = 5};
   size_t max_bytes = 4u << 20;
-  const char *csv = NULL;
-  const bench_opt_t opts[] = {{"--quick", BENCH_FLAG, &quick, 0, 0},
-                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
-                              {"--rounds", BENCH_NUM, &rounds, 1, PP_MAX_ROUNDS},
-                              {"--max-bytes", BENCH_BYTES, &max_bytes, 0, 1l << 30},
-                              {"--csv", BENCH_WORD, &csv, 0, 0},
-                              {NULL, 0, NULL, 0, 0}};
-  int rc = bench_parse(argc, argv, opts, pp_usage);
-  if (rc) return rc == 1 ? 0 : rc;
-  if (rounds < 0) rounds = quick ? 1 : 5;
-  FILE *out;
-  if (bench_open_csv(csv, &out)) return 1;
+  const bench_opt_t opts[] = {{"--max-bytes", BENCH_BYTES, &max_bytes, 0, 1l << 30, NULL},
+                              {"-N", BENCH_NUM, NULL, 0, 0, NULL},
+                              {"-t", BENCH_NUM, NULL, 0, 0, NULL},
+                              {0}};
+  int rc = bench_suite_parse(&b, argc, argv, PP_MAX_ROUNDS, opts, pp_usage);
+  if (rc) return rc < 0 ? 0 : rc;
+  int quick = b.quick, vcluster = b.vcluster;
+  if (bench_suite_start(&b, 2)) return 1;
+  FILE *out = b.out;
   char args[128];
   /* Jobs: [0] simple intra, [1] MPI intra, [2] simple inter, [3] MPI inter.
    * Inside a node (always on this host) both sides are pinned one processor
    * per core when two fit; between nodes on the virtual cluster each
    * node's cgroup places them. */
   bench_cmd_t cmd[4];
-  bench_place_t here, nodes;
+  bench_place_t here, *nodes = &b.pl;
   bench_place(&here, 0, 2);
-  bench_place(&nodes, vcluster, 2);
   snprintf(args, sizeof args, "--only intra --max-bytes %zu%s", max_bytes, quick ? " --quick" : "");
   bench_worker_cmd(cmd[0], sizeof cmd[0], &here, 0, BENCH_HYBRID, 1, 2, "", "pingpong-hybrid",
                    args);
   bench_worker_cmd(cmd[1], sizeof cmd[1], &here, 0, BENCH_FLAT, 1, 2, "", "pingpong-mpi", args);
   snprintf(args, sizeof args, "--only inter --max-bytes %zu%s", max_bytes, quick ? " --quick" : "");
-  bench_worker_cmd(cmd[2], sizeof cmd[2], &nodes, vcluster, BENCH_HYBRID, 2, 1, "",
+  bench_worker_cmd(cmd[2], sizeof cmd[2], nodes, vcluster, BENCH_HYBRID, 2, 1, "",
                    "pingpong-hybrid", args);
-  bench_worker_cmd(cmd[3], sizeof cmd[3], &nodes, vcluster, BENCH_FLAT, 2, 1, "", "pingpong-mpi",
+  bench_worker_cmd(cmd[3], sizeof cmd[3], nodes, vcluster, BENCH_FLAT, 2, 1, "", "pingpong-mpi",
                    args);
   printf(
       "simple-bench pingpong: half round trip (OSU latency), simple vs raw MPI, 2 processors;"
       " inter-node: %s; %ld round(s)\n",
-      vcluster ? "virtual cluster (TCP)" : "2 local processes", rounds);
+      vcluster ? "virtual cluster (TCP)" : "2 local processes", b.rounds);
   fflush(stdout);
-  if (bench_alternate(rounds, 4, pp_job, cmd) != 0) {
-    if (out) fclose(out);
+  if (bench_alternate(b.rounds, 4, pp_job, cmd) != 0) {
+    bench_suite_close(&b);
     return 1;
   }
-  qsort(pp_rows, (size_t)pp_nrows, sizeof pp_rows[0], pp_cmp);
+  qsort(pp_rows, (size_t)pp_table.nrows, sizeof pp_rows[0], pp_cmp);
   printf("%-10s %8s %11s %11s %9s %12s %12s\n", "row", "bytes", "simple_us", "mpi_us", "mpi/simp",
          "simple_MB/s", "mpi_MB/s");
   if (out) fprintf(out, "suite,row,bytes,simple_us,mpi_us,ratio,simple_MBps,mpi_MBps\n");
-  for (int i = 0; i < pp_nrows; i++) {
-    pp_row_t *r = &pp_rows[i];
-    double h = pp_med(r, 0), m = pp_med(r, 1);
+  for (int i = 0; i < pp_table.nrows; i++) {
+    bench_row_t *r = &pp_rows[i];
+    double h = bench_row_median(r, 0), m = bench_row_median(r, 1);
     double ratio = h > 0 ? m / h : NAN;
-    int probe = strncmp(r->row, "probe", 5) == 0;
-    if (strcmp(r->row, "floor") == 0) {
+    int probe = strncmp(r->op, "probe", 5) == 0;
+    if (strcmp(r->op, "floor") == 0) {
       /* No MPI side: the least any intra-node message can cost here. */
-      printf("%-10s %8zu %11.3f %11s %9s %12s %12s\n", r->row, r->bytes, h, "-", "-", "-", "-");
+      printf("%-10s %8zu %11.3f %11s %9s %12s %12s\n", r->op, r->bytes, h, "-", "-", "-", "-");
       if (out) fprintf(out, "pingpong,floor,%zu,%.5f,,,,\n", r->bytes, h);
       continue;
     }
     double bh = r->bytes && h > 0 ? r->bytes / h : NAN, bm = r->bytes && m > 0 ? r->bytes / m : NAN;
     if (probe)
-      printf("%-10s %8s %9.1fns %9.1fns %9.2f %12s %12s\n", r->row, "-", 1e3 * h, 1e3 * m, ratio,
+      printf("%-10s %8s %9.1fns %9.1fns %9.2f %12s %12s\n", r->op, "-", 1e3 * h, 1e3 * m, ratio,
              "-", "-");
     else
-      printf("%-10s %8zu %11.3f %11.3f %9.2f %12.1f %12.1f\n", r->row, r->bytes, h, m, ratio, bh,
+      printf("%-10s %8zu %11.3f %11.3f %9.2f %12.1f %12.1f\n", r->op, r->bytes, h, m, ratio, bh,
              bm);
     if (out)
-      fprintf(out, "pingpong,%s,%zu,%.5f,%.5f,%.4f,%.2f,%.2f\n", r->row, r->bytes, h, m, ratio, bh,
+      fprintf(out, "pingpong,%s,%zu,%.5f,%.5f,%.4f,%.2f,%.2f\n", r->op, r->bytes, h, m, ratio, bh,
               bm);
   }
   printf(
@@ -466,16 +434,12 @@ int bench_pingpong_suite(int argc, char **argv) {
       " simple_iprobe that finds nothing (probe1: 1 node, probe2: 2 nodes) vs one MPI_Iprobe."
       " floor: a bare ping-pong on one cache line between the intra row's two threads (no"
       " library, no MPI), the least one intra-node message can cost on this machine.\n");
-  pp_row_t *fl = pp_row("floor", 8), *i8 = pp_row("intra", 8);
-  double f = fl ? pp_med(fl, 0) : NAN;
+  bench_row_t *fl = bench_row(&pp_table, "floor", 8), *i8 = bench_row(&pp_table, "intra", 8);
+  double f = fl ? bench_row_median(fl, 0) : NAN;
   if (i8 && f > 0)
     printf(
         "intra 8 B in floors: simple %.2f, MPI %.2f (simple at half of MPI's latency needs MPI"
         " at 2 floors or more)\n",
-        pp_med(i8, 0) / f, pp_med(i8, 1) / f);
-  if (out && fclose(out) != 0) {
-    fprintf(stderr, "simple-bench: writing %s failed\n", csv);
-    return 1;
-  }
-  return 0;
+        bench_row_median(i8, 0) / f, bench_row_median(i8, 1) / f);
+  return bench_suite_finish(&b);
 }

@@ -234,10 +234,10 @@ int bench_queens_suite(int argc, char **argv) {
   bench_suite_t b = {.T = 2, .rounds = 3};
   long only_n = 0;
   int symmetry = 0, stat = 0;
-  const bench_opt_t opts[] = {{"--symmetry", BENCH_FLAG, &symmetry, 0, 0},
-                              {"--static", BENCH_FLAG, &stat, 0, 0},
-                              {"--n", BENCH_NUM, &only_n, 4, 18},
-                              {NULL, 0, NULL, 0, 0}};
+  const bench_opt_t opts[] = {{"--symmetry", BENCH_FLAG, &symmetry, 0, 0, NULL},
+                              {"--static", BENCH_FLAG, &stat, 0, 0, NULL},
+                              {"--n", BENCH_NUM, &only_n, 4, 18, NULL},
+                              {0}};
   int rc = bench_suite_parse(&b, argc, argv, Q_MAX_ROUNDS, opts, qusage);
   if (rc) return rc < 0 ? 0 : rc;
   long N = b.N, T = b.T, rounds = b.rounds;

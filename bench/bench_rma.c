@@ -221,8 +221,7 @@ static void rma_usage(FILE *f) {
 int bench_rma_suite(int argc, char **argv) {
   bench_suite_t b = {.T = 2, .rounds = 5};
   size_t max_bytes = 4u << 20;
-  const bench_opt_t opts[] = {{"--max-bytes", BENCH_BYTES, &max_bytes, 8, 1l << 30},
-                              {NULL, 0, NULL, 0, 0}};
+  const bench_opt_t opts[] = {{"--max-bytes", BENCH_BYTES, &max_bytes, 8, 1l << 30, NULL}, {0}};
   int rc = bench_suite_parse(&b, argc, argv, MAX_ROUNDS, opts, rma_usage);
   if (rc) return rc < 0 ? 0 : rc;
   long N = b.N, T = b.T, rounds = b.rounds;

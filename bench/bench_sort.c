@@ -545,11 +545,11 @@ int bench_sort_suite(int argc, char **argv) {
   bench_suite_t b = {.T = 2, .rounds = 3};
   long bits = 32, max_n = 1l << 26, qmax = 1l << 24;
   const char *algo = "simple";
-  const bench_opt_t opts[] = {{"--bits", BENCH_NUM, &bits, 32, 64},
-                              {"--max-n", BENCH_NUM, &max_n, 1, 1l << 40},
-                              {"--qsort-max", BENCH_NUM, &qmax, 0, 1l << 40},
-                              {"--algo", BENCH_WORD, &algo, 0, 0},
-                              {NULL, 0, NULL, 0, 0}};
+  const bench_opt_t opts[] = {{"--bits", BENCH_NUM, &bits, 32, 64, NULL},
+                              {"--max-n", BENCH_NUM, &max_n, 1, 1l << 40, NULL},
+                              {"--qsort-max", BENCH_NUM, &qmax, 0, 1l << 40, NULL},
+                              {"--algo", BENCH_WORD, &algo, 0, 0, NULL},
+                              {0}};
   int rc = bench_suite_parse(&b, argc, argv, SMAX_ROUNDS, opts, susage);
   if (rc) return rc < 0 ? 0 : rc;
   simple_sort_algo_t al;

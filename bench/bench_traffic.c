@@ -521,28 +521,24 @@ static void traffic_usage(FILE *f) {
 }
 
 int bench_traffic_suite(int argc, char **argv) {
-  long N = 2, T = 2;
-  int vcluster = 0, quick = 0;
+  bench_suite_t b = {.N = 2, .T = 2};
   size_t bytes = 4096;
-  const char *csv = NULL;
-  const bench_opt_t opts[] = {{"-N", BENCH_NUM, &N, 1, 256},
-                              {"-t", BENCH_NUM, &T, 1, 256},
-                              {"--vcluster", BENCH_FLAG, &vcluster, 0, 0},
-                              {"--quick", BENCH_FLAG, &quick, 0, 0},
-                              {"--bytes", BENCH_BYTES, &bytes, 8, 1 << 24},
-                              {"--csv", BENCH_WORD, &csv, 0, 0},
-                              {NULL, 0, NULL, 0, 0}};
-  int prc = bench_parse(argc, argv, opts, traffic_usage);
-  if (prc) return prc == 1 ? 0 : prc;
-  FILE *out = NULL;
-  if (bench_open_csv(csv, &out)) return 1;
-  bench_place_t pl;
-  bench_place(&pl, vcluster, N * T);
-  pl.pin = 0; /* counts, not times: no pinning */
+  const bench_opt_t opts[] = {{"-t", BENCH_NUM, &b.T, 1, 256, NULL},
+                              {"--rounds", BENCH_NUM, NULL, 0, 0, NULL},
+                              {"--bytes", BENCH_BYTES, &bytes, 8, 1 << 24, NULL},
+                              {0}};
+  int prc = bench_suite_parse(&b, argc, argv, 1, opts, traffic_usage);
+  if (prc) return prc < 0 ? 0 : prc;
+  long N = b.N, T = b.T;
+  int vcluster = b.vcluster, quick = b.quick;
+  if (bench_suite_start(&b, N * T)) return 1;
+  FILE *out = b.out;
+  b.pl.pin = 0; /* counts, not times: no pinning */
   char lib[4200];
-  snprintf(lib, sizeof lib, "%s/../lib/libsimple-traffic.so", pl.dir);
+  snprintf(lib, sizeof lib, "%s/../lib/libsimple-traffic.so", b.pl.dir);
   if (access(lib, R_OK) != 0) {
     fprintf(stderr, "simple-bench traffic: %s not found (build target simple-traffic)\n", lib);
+    bench_suite_close(&b);
     return 1;
   }
   char *real = realpath(lib, NULL);
@@ -554,18 +550,15 @@ int bench_traffic_suite(int argc, char **argv) {
              side ? T : 1);
     snprintf(args, sizeof args, "%s--ppn %ld --bytes %zu --tn %ld%s", side ? "--flat " : "",
              side ? T : 1, bytes, tn, quick ? " --quick" : "");
-    if (bench_worker_cmd(cmd, sizeof cmd, &pl, vcluster, side ? BENCH_FLAT : BENCH_HYBRID, N, T,
-                         env, "traffic", args)) {
-      free(real);
-      return 1;
-    }
     tctx_t c = {side};
-    fprintf(stderr, "  %s side\n", side ? "flat MPI" : "hybrid");
-    if (bench_run_worker(cmd, traffic_line, &c) != 0) {
-      free(real);
-      if (out) fclose(out);
-      return 1;
+    if (bench_worker_cmd(cmd, sizeof cmd, &b.pl, vcluster, side ? BENCH_FLAT : BENCH_HYBRID, N, T,
+                         env, "traffic", args) == 0) {
+      fprintf(stderr, "  %s side\n", side ? "flat MPI" : "hybrid");
+      if (bench_run_worker(cmd, traffic_line, &c) == 0) continue;
     }
+    free(real);
+    bench_suite_close(&b);
+    return 1;
   }
   free(real);
   printf(
@@ -617,7 +610,7 @@ int bench_traffic_suite(int argc, char **argv) {
               tmem[0][i][1], tmem[1][i][0], tmem[1][i][1]);
   }
   if (out && fclose(out) != 0) {
-    fprintf(stderr, "simple-bench traffic: writing %s failed\n", csv);
+    fprintf(stderr, "simple-bench traffic: writing %s failed\n", b.csv);
     return 1;
   }
   return 0;

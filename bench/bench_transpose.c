@@ -462,9 +462,9 @@ int bench_transpose_suite(int argc, char **argv) {
   bench_suite_t b = {.T = 2, .rounds = 3};
   long max_n = 8192;
   const char *ops_list = "transpose";
-  const bench_opt_t opts[] = {{"--ops", BENCH_WORD, &ops_list, 0, 0},
-                              {"--max-n", BENCH_NUM, &max_n, 1, 65536},
-                              {NULL, 0, NULL, 0, 0}};
+  const bench_opt_t opts[] = {{"--ops", BENCH_WORD, &ops_list, 0, 0, NULL},
+                              {"--max-n", BENCH_NUM, &max_n, 1, 65536, NULL},
+                              {0}};
   int rc = bench_suite_parse(&b, argc, argv, MAX_ROUNDS, opts, tusage);
   if (rc) return rc < 0 ? 0 : rc;
   int ops[NOPS], nops = parse_ops(ops_list, ops);

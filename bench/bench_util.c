@@ -162,6 +162,22 @@ int bench_parse_bytes(const char *s, size_t *out) {
   return 0;
 }
 
+/* Tells a bad or missing value v of option o (see bench_opt_t); 2. */
+static int bad_value(const bench_opt_t *o, const char *v) {
+  fprintf(stderr, "simple-bench: %s needs ", o->name);
+  if (o->what ? !v : o->kind == BENCH_WORD)
+    fprintf(stderr, "a value");
+  else if (o->what)
+    fprintf(stderr, o->what, v);
+  else if (o->kind == BENCH_NUM)
+    fprintf(stderr, "a whole number from %ld to %ld, not '%s'", o->lo, o->hi, v ? v : "");
+  else
+    fprintf(stderr, "a size from %ld to %ld bytes (suffixes K, KiB, M, MiB, G), not '%s'", o->lo,
+            o->hi, v ? v : "");
+  fputc('\n', stderr);
+  return 2;
+}
+
 int bench_parse(int argc, char **argv, const bench_opt_t *opts, void (*usage)(FILE *)) {
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -171,7 +187,11 @@ int bench_parse(int argc, char **argv, const bench_opt_t *opts, void (*usage)(FI
     }
     const bench_opt_t *o = opts;
     while (o->name && strcmp(o->name, a) != 0) o++;
-    if (!o->name) {
+    if (o->name && !o->dst && o->what) {
+      fprintf(stderr, "simple-bench: %s %s\n", a, o->what);
+      return 2;
+    }
+    if (!o->name || !o->dst) {
       fprintf(stderr, "simple-bench: unknown option '%s'\n", a);
       usage(stderr);
       return 2;
@@ -180,28 +200,14 @@ int bench_parse(int argc, char **argv, const bench_opt_t *opts, void (*usage)(FI
       *(int *)o->dst = 1;
       continue;
     }
-    if (o->kind == BENCH_NUM && parse_num(v, o->lo, o->hi, (long *)o->dst) != 0) {
-      fprintf(stderr, "simple-bench: %s needs a whole number from %ld to %ld, not '%s'\n", a, o->lo,
-              o->hi, v ? v : "");
-      return 2;
-    }
     size_t bytes;
-    if (o->kind == BENCH_BYTES && (!v || bench_parse_bytes(v, &bytes) != 0 ||
-                                   bytes < (size_t)o->lo || bytes > (size_t)o->hi)) {
-      fprintf(stderr,
-              "simple-bench: %s needs a size from %ld to %ld bytes (suffixes K, KiB, M, MiB, G),"
-              " not '%s'\n",
-              a, o->lo, o->hi, v ? v : "");
-      return 2;
-    }
+    if (!v || (o->kind == BENCH_NUM && parse_num(v, o->lo, o->hi, (long *)o->dst) != 0) ||
+        (o->kind == BENCH_BYTES &&
+         (bench_parse_bytes(v, &bytes) != 0 || bytes < (size_t)o->lo || bytes > (size_t)o->hi)) ||
+        (o->kind == BENCH_WORD && (!v[0] || v[0] == '-')))
+      return bad_value(o, v);
     if (o->kind == BENCH_BYTES) *(size_t *)o->dst = bytes;
-    if (o->kind == BENCH_WORD) {
-      if (!v || !v[0] || v[0] == '-') {
-        fprintf(stderr, "simple-bench: %s needs a value\n", a);
-        return 2;
-      }
-      *(const char **)o->dst = v;
-    }
+    if (o->kind == BENCH_WORD) *(const char **)o->dst = v;
     i++;
   }
   return 0;
@@ -209,23 +215,22 @@ int bench_parse(int argc, char **argv, const bench_opt_t *opts, void (*usage)(FI
 
 int bench_suite_parse(bench_suite_t *s, int argc, char **argv, long max_rounds,
                       const bench_opt_t *extra, void (*usage)(FILE *)) {
-  enum { COMMON = 6 };
-  long rounds = -1;
-  s->N = -1, s->quick = 0, s->vcluster = 0, s->csv = NULL, s->out = NULL;
-  bench_opt_t opts[COMMON + BENCH_SUITE_MAX_EXTRA + 1] = {
-      {"--quick", BENCH_FLAG, &s->quick, 0, 0},
-      {"--vcluster", BENCH_FLAG, &s->vcluster, 0, 0},
-      {"-N", BENCH_NUM, &s->N, 1, 256},
-      {"-t", BENCH_NUM, &s->T, 1, 1024},
-      {"--rounds", BENCH_NUM, &rounds, 1, max_rounds},
-      {"--csv", BENCH_WORD, &s->csv, 0, 0}};
-  int k = COMMON;
-  for (; extra && extra->name && k < COMMON + BENCH_SUITE_MAX_EXTRA; extra++) opts[k++] = *extra;
-  opts[k] = (bench_opt_t){NULL, 0, NULL, 0, 0};
+  long rounds = s->rounds, nodes = s->N;
+  s->N = s->rounds = -1, s->quick = 0, s->vcluster = 0, s->csv = NULL, s->out = NULL;
+  bench_opt_t opts[BENCH_SUITE_MAX_EXTRA + 7] = {{0}};
+  int k = 0;
+  for (; extra && extra->name && k < BENCH_SUITE_MAX_EXTRA; extra++) opts[k++] = *extra;
+  const bench_opt_t common[] = {{"--quick", BENCH_FLAG, &s->quick, 0, 0, NULL},
+                                {"--vcluster", BENCH_FLAG, &s->vcluster, 0, 0, NULL},
+                                {"-N", BENCH_NUM, &s->N, 1, 256, NULL},
+                                {"-t", BENCH_NUM, &s->T, 1, 1024, NULL},
+                                {"--rounds", BENCH_NUM, &s->rounds, 1, max_rounds, NULL},
+                                {"--csv", BENCH_WORD, &s->csv, 0, 0, NULL}};
+  memcpy(opts + k, common, sizeof common);
   int rc = bench_parse(argc, argv, opts, usage);
   if (rc) return rc == 1 ? -1 : rc;
-  if (s->N < 0) s->N = s->vcluster ? 2 : 1;
-  s->rounds = rounds > 0 ? rounds : s->quick ? 1 : s->rounds;
+  if (s->N < 0) s->N = nodes > 0 ? nodes : s->vcluster ? 2 : 1;
+  if (s->rounds < 0) s->rounds = s->quick ? 1 : rounds;
   return 0;
 }
 

@@ -66,10 +66,10 @@ static void wusage(FILE *f) {
 int bench_water_suite(int argc, char **argv) {
   static bench_speedup_t b = {.suite = "water", .nextra = 1, .check = wcheck};
   long mol = 0, steps = 0;
-  const bench_opt_t opts[] = {
-      {"--molecules", BENCH_NUM, &mol, SIMPLE_WATER_MIN_MOLECULES, SIMPLE_WATER_MAX_MOLECULES},
-      {"--steps", BENCH_NUM, &steps, 1, 1000},
-      {NULL, 0, NULL, 0, 0}};
+  const bench_opt_t opts[] = {{"--molecules", BENCH_NUM, &mol, SIMPLE_WATER_MIN_MOLECULES,
+                               SIMPLE_WATER_MAX_MOLECULES, NULL},
+                              {"--steps", BENCH_NUM, &steps, 1, 1000, NULL},
+                              {0}};
   int rc = bench_speedup_parse(&b, argc, argv, opts, wusage);
   if (rc) return rc < 0 ? 0 : rc;
   if (!mol) mol = b.c.quick ? 512 : 1728;
