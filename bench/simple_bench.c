@@ -225,10 +225,9 @@ static int worker(int argc, char **argv) {
 /* ------------------------------------------------------------------------
  * Options. */
 typedef struct {
-  long threads, nodes, rounds;
-  int quick, vcluster;
+  bench_suite_t b; /* -t 2 and 5 rounds unless given */
   size_t max_bytes;
-  const char *csv, *plot, *only;
+  const char *plot, *only;
 } opts_t;
 
 static int bad(const char *fmt, const char *v) {
@@ -238,21 +237,10 @@ static int bad(const char *fmt, const char *v) {
   return 2;
 }
 
-static int parse_count(const char *v, long lo, long hi, long *out) {
-  char *end;
-  errno = 0;
-  if (!v || !v[0]) return -1;
-  long x = strtol(v, &end, 10);
-  if (errno || *end || x < lo || x > hi) return -1;
-  *out = x;
-  return 0;
-}
-
 /* Checks a --only list: known names, no empty entries. */
 static int check_only(const char *list) {
   const bench_coll_info_t *cl;
   int nc = bench_coll_list(&cl);
-  if (!list[0]) return bad("--only needs a comma-separated list of collectives%s", "");
   const char *p = list;
   for (;;) {
     const char *comma = strchr(p, ',');
@@ -273,79 +261,35 @@ static int check_only(const char *list) {
   return 0;
 }
 
+#define COLL_ONLY "is an option of the coll suite only"
+
+/* The options of node and coll, in their own words for a bad value; node
+ * runs on one process and refuses coll's own options. Returns as
+ * bench_suite_parse does. */
 static int parse_opts(int argc, char **argv, int coll, opts_t *o) {
-  o->threads = -1;
-  o->nodes = -1;
-  o->rounds = -1;
-  o->quick = o->vcluster = 0;
+  bench_suite_t *b = &o->b;
+  *b = (bench_suite_t){.T = 2, .rounds = 5};
   o->max_bytes = 4u << 20;
-  o->csv = o->plot = o->only = NULL;
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    int takes = strcmp(a, "-t") == 0 || strcmp(a, "-N") == 0 || strcmp(a, "--rounds") == 0 ||
-                strcmp(a, "--max-bytes") == 0 || strcmp(a, "--csv") == 0 ||
-                strcmp(a, "--plot") == 0 || strcmp(a, "--only") == 0;
-    int coll_only = strcmp(a, "-N") == 0 || strcmp(a, "--vcluster") == 0 ||
-                    strcmp(a, "--plot") == 0 || strcmp(a, "--only") == 0;
-    if (coll_only && !coll) return bad("%s is an option of the coll suite only", a);
-    if (takes && !v) return bad("%s needs a value", a);
-    if (strcmp(a, "--quick") == 0) {
-      o->quick = 1;
-    } else if (strcmp(a, "--vcluster") == 0) {
-      o->vcluster = 1;
-    } else if (strcmp(a, "-t") == 0) {
-      if (parse_count(v, 1, MAX_THREADS, &o->threads) != 0)
-        return bad("-t needs a thread count from 1 to 1024 (the same on every node), not '%s'", v);
-      i++;
-    } else if (strcmp(a, "-N") == 0) {
-      if (parse_count(v, 1, MAX_NODES, &o->nodes) != 0)
-        return bad("-N needs a node count from 1 to 256, not '%s'", v);
-      i++;
-    } else if (strcmp(a, "--rounds") == 0) {
-      if (parse_count(v, 1, MAX_ROUNDS, &o->rounds) != 0)
-        return bad("--rounds needs a count from 1 to 32, not '%s'", v);
-      i++;
-    } else if (strcmp(a, "--max-bytes") == 0) {
-      if (bench_parse_bytes(v, &o->max_bytes) != 0 || o->max_bytes < 8 ||
-          o->max_bytes > MAX_BYTES_LIMIT)
-        return bad(
-            "--max-bytes needs a byte count from 8 to 1 GiB (e.g. 65536, 64K, 4MiB),"
-            " not '%s'",
-            v);
-      i++;
-    } else if (strcmp(a, "--csv") == 0 || strcmp(a, "--plot") == 0) {
-      if (!v[0] || v[0] == '-') return bad("%s needs a file name", a);
-      if (a[2] == 'c')
-        o->csv = v;
-      else
-        o->plot = v;
-      i++;
-    } else if (strcmp(a, "--only") == 0) {
-      if (check_only(v) != 0) return 2;
-      o->only = v;
-      i++;
-    } else {
-      fprintf(stderr, "simple-bench: unknown option '%s'\n", a);
-      usage(stderr);
-      return 2;
-    }
-  }
-  if (o->threads < 0) o->threads = 2;
-  if (o->nodes < 0) o->nodes = o->vcluster ? 2 : 1;
-  if (o->rounds < 0) o->rounds = o->quick ? 1 : 5;
-  if (o->nodes * o->threads > 4096) return bad("%s: more than 4096 processors in all", "-N x -t");
+  o->plot = o->only = NULL;
+  const bench_opt_t opts[] = {
+      {"-t", BENCH_NUM, &b->T, 1, MAX_THREADS,
+       "a thread count from 1 to 1024 (the same on every node), not '%s'"},
+      {"--rounds", BENCH_NUM, &b->rounds, 1, MAX_ROUNDS, "a count from 1 to 32, not '%s'"},
+      {"--max-bytes", BENCH_BYTES, &o->max_bytes, 8, MAX_BYTES_LIMIT,
+       "a byte count from 8 to 1 GiB (e.g. 65536, 64K, 4MiB), not '%s'"},
+      {"--csv", BENCH_WORD, &b->csv, 0, 0, "a file name"},
+      {"-N", BENCH_NUM, coll ? &b->N : NULL, 1, MAX_NODES,
+       coll ? "a node count from 1 to 256, not '%s'" : COLL_ONLY},
+      {"--vcluster", BENCH_FLAG, coll ? &b->vcluster : NULL, 0, 0, COLL_ONLY},
+      {"--plot", BENCH_WORD, coll ? &o->plot : NULL, 0, 0, coll ? "a file name" : COLL_ONLY},
+      {"--only", BENCH_WORD, coll ? &o->only : NULL, 0, 0,
+       coll ? "a comma-separated list of collectives" : COLL_ONLY},
+      {0}};
+  int rc = bench_suite_parse(b, argc, argv, MAX_ROUNDS, opts, usage);
+  if (rc) return rc;
+  if (o->only && check_only(o->only) != 0) return 2;
+  if (b->N * b->T > 4096) return bad("%s: more than 4096 processors in all", "-N x -t");
   return 0;
-}
-
-static FILE *open_csv(const char *csv) {
-  FILE *out = fopen(csv, "w");
-  if (!out) fprintf(stderr, "simple-bench: cannot write %s: %s\n", csv, strerror(errno));
-  return out;
-}
-
-static double med(row_t *r, int side) {
-  return r->n[side] ? bench_median(r->side[side], (size_t)r->n[side]) : NAN;
 }
 
 /* ------------------------------------------------------------------------
@@ -353,52 +297,47 @@ static double med(row_t *r, int side) {
 /* The node suite's sides: ctx holds the commands of SIDE_HYBRID (0) and
  * SIDE_MPI (1). */
 static int node_side(int side, long round, void *ctx) {
-  const char *const *cmd = ctx;
-  return run_side(cmd[side], side, (int)round);
+  return run_side(((const bench_cmd_t *)ctx)[side], side, (int)round);
 }
 
 static int suite_node(int argc, char **argv) {
   opts_t o;
   int rc = parse_opts(argc, argv, 0, &o);
-  if (rc) return rc;
+  if (rc) return rc < 0 ? 0 : rc;
+  bench_suite_t *b = &o.b;
   size_t max_bytes = o.max_bytes;
-  if (o.quick && max_bytes > 65536) max_bytes = 65536;
-  FILE *out = NULL;
-  if (o.csv && !(out = open_csv(o.csv))) return 1;
-
+  if (b->quick && max_bytes > 65536) max_bytes = 65536;
   /* Both sides pinned one core per processor when they fit: the anchor at
    * its best settings (Open MPI binds ranks to cores by default for small
    * jobs); with more processors than cores neither is bound. */
-  bench_place_t pl;
-  bench_place(&pl, 0, o.threads);
-  char hybrid[2 * PATH_MAX + 256], anchor[2 * PATH_MAX + 256], args[64];
-  snprintf(args, sizeof args, "--max-bytes %zu%s", max_bytes, o.quick ? " --quick" : "");
-  bench_worker_cmd(hybrid, sizeof hybrid, &pl, 0, BENCH_HYBRID, 1, o.threads, "", "node-hybrid",
+  if (bench_suite_start(b, b->T)) return 1;
+  bench_cmd_t cmd[2];
+  char args[64];
+  snprintf(args, sizeof args, "--max-bytes %zu%s", max_bytes, b->quick ? " --quick" : "");
+  bench_worker_cmd(cmd[SIDE_HYBRID], sizeof cmd[0], &b->pl, 0, BENCH_HYBRID, 1, b->T, "",
+                   "node-hybrid", args);
+  bench_worker_cmd(cmd[SIDE_MPI], sizeof cmd[0], &b->pl, 0, BENCH_FLAT, 1, b->T, "", "node-mpi",
                    args);
-  bench_worker_cmd(anchor, sizeof anchor, &pl, 0, BENCH_FLAT, 1, o.threads, "", "node-mpi", args);
-
   printf(
       "simple-bench node: 1 process x %ld threads (simple) against %ld MPI ranks x 1 thread"
       " (MPI), %ld round(s)%s\n",
-      o.threads, o.threads, o.rounds,
-      pl.pin ? ", pinned" : ", not pinned (more processors than cores)");
+      b->T, b->T, b->rounds, b->pl.pin ? ", pinned" : ", not pinned (more processors than cores)");
   fflush(stdout);
-  const char *node_cmd[2] = {hybrid, anchor};
-  if (bench_alternate(o.rounds, 2, node_side, node_cmd) != 0) {
-    if (out) fclose(out);
+  if (bench_alternate(b->rounds, 2, node_side, cmd) != 0) {
+    bench_suite_close(b);
     return 1;
   }
-
+  FILE *out = b->out;
   if (out) fprintf(out, "suite,op,bytes,simple_us,mpi_us,ratio\n");
   printf("%-10s %10s %12s %12s %10s\n", "op", "bytes", "simple_us", "mpi_us", "mpi/simple");
   for (int i = 0; i < table.nrows; i++) {
     row_t *r = &rows[i];
-    double h = med(r, SIDE_HYBRID), m = med(r, SIDE_MPI);
+    double h = bench_row_median(r, SIDE_HYBRID), m = bench_row_median(r, SIDE_MPI);
     double ratio = h > 0 ? m / h : 0;
     printf("%-10s %10zu %12.3f %12.3f %10.2f\n", r->op, r->bytes, h, m, ratio);
     if (out) fprintf(out, "node,%s,%zu,%.4f,%.4f,%.4f\n", r->op, r->bytes, h, m, ratio);
   }
-  if (out) fclose(out);
+  bench_suite_close(b);
   return 0;
 }
 
@@ -422,7 +361,7 @@ static int cmp_rows(const void *a, const void *b) {
 
 /* The anchor of a row: the faster MPI variant; returns its side or -1. */
 static int anchor_of(row_t *r, double *t) {
-  double d = med(r, SIDE_MPI), h = med(r, SIDE_HAN);
+  double d = bench_row_median(r, SIDE_MPI), h = bench_row_median(r, SIDE_HAN);
   if (isnan(d) && isnan(h)) return -1;
   if (isnan(h) || (!isnan(d) && d <= h)) {
     *t = d;
@@ -474,7 +413,8 @@ static int write_plot(const char *png, const char *title) {
       if (i) fprintf(d, "\n\n");
       first[nblocks++] = i;
     }
-    double at, v[4] = {med(r, SIDE_HYBRID), NAN, med(r, SIDE_MPI), med(r, SIDE_HAN)};
+    double at, v[4] = {bench_row_median(r, SIDE_HYBRID), NAN, bench_row_median(r, SIDE_MPI),
+                       bench_row_median(r, SIDE_HAN)};
     if (anchor_of(r, &at) >= 0) v[1] = at;
     /* The barrier has no size: drawn at x = 1. */
     fprintf(d, "%zu", r->bytes ? r->bytes : 1);
@@ -569,65 +509,43 @@ static int simplerun_has(const char *dir, const char *opt) {
 static int suite_coll(int argc, char **argv) {
   opts_t o;
   int rc = parse_opts(argc, argv, 1, &o);
-  if (rc) return rc;
+  if (rc) return rc < 0 ? 0 : rc;
+  bench_suite_t *b = &o.b;
+  long N = b->N, T = b->T, P = N * T;
   if (o.plot && bench_plot_check(o.plot)) return 1;
-  char dir[PATH_MAX];
-  bench_self_dir(dir, sizeof dir);
   /* On several hosts (the virtual cluster, or a Slurm allocation, where
    * simplerun starts one process per node) the MPI side needs THREADS
-   * ranks on each of NODES nodes: simplerun --procs-per-node. */
-  int slurm = !o.vcluster && getenv("SLURM_JOB_ID") != NULL;
-  int multi = o.vcluster || slurm;
-  if (multi && !simplerun_has(dir, "--procs-per-node")) {
+   * ranks on each of NODES nodes: simplerun --procs-per-node. Local runs:
+   * both sides pinned one processor per core when they fit (the anchor at
+   * its best settings). On the virtual cluster each node's cgroup confines
+   * its processes, under Slurm the allocation does, and neither side is
+   * bound. */
+  bench_place(&b->pl, b->vcluster, P);
+  if (b->pl.multi && !simplerun_has(b->pl.dir, "--procs-per-node")) {
     fprintf(stderr,
             "simple-bench: %s: this build's simplerun has no --procs-per-node, which the MPI side"
             " needs (THREADS single-threaded ranks on each of NODES nodes)\n",
-            o.vcluster ? "--vcluster" : "under Slurm");
+            b->vcluster ? "--vcluster" : "under Slurm");
     return 1;
   }
-  FILE *out = NULL;
-  if (o.csv && !(out = open_csv(o.csv))) return 1;
-  if (o.plot) {
-    FILE *f = fopen(o.plot, "w");
-    if (!f) {
-      fprintf(stderr, "simple-bench: cannot write %s: %s\n", o.plot, strerror(errno));
-      if (out) fclose(out);
-      return 1;
-    }
-    fclose(f);
-  }
-
-  long N = o.nodes, T = o.threads, P = N * T;
-  int cores = bench_usable_cores();
-  /* Local runs: both sides pinned one processor per core when they fit
-   * (the anchor at its best settings). On the virtual cluster each node's
-   * cgroup confines its processes, under Slurm the allocation does, and
-   * neither side is bound. */
-  int pin = !multi && P <= cores;
-  char args[512];
-  snprintf(args, sizeof args, "--max-bytes %zu%s%s%s", o.max_bytes, o.quick ? " --quick" : "",
+  if (bench_suite_start(b, P)) return 1;
+  FILE *out = b->out;
+  char args[512], han_args[520];
+  snprintf(args, sizeof args, "--max-bytes %zu%s%s%s", o.max_bytes, b->quick ? " --quick" : "",
            o.only ? " --only " : "", o.only ? o.only : "");
+  snprintf(han_args, sizeof han_args, "%s --han", args);
   bench_cmd_t cmd[NSIDES];
-  snprintf(cmd[SIDE_HYBRID], sizeof cmd[0],
-           "%s'%s/simplerun'%s -N %ld -t %ld '%s/simple-bench' --worker coll-hybrid %s",
-           pin ? "SIMPLE_PIN=1 " : "", dir, o.vcluster ? " --vcluster" : "", N, T, dir, args);
-  char flat[256];
-  if (multi)
-    snprintf(flat, sizeof flat, "%s-N %ld --procs-per-node %ld -t 1",
-             o.vcluster ? "--vcluster " : "", N, T);
-  else
-    snprintf(flat, sizeof flat, "--bind %s -N %ld -t 1", pin ? "core" : "none", P);
-  snprintf(cmd[SIDE_MPI], sizeof cmd[0], "'%s/simplerun' %s '%s/simple-bench' --worker coll-mpi %s",
-           dir, flat, dir, args);
-  snprintf(cmd[SIDE_HAN], sizeof cmd[0],
-           "OMPI_MCA_coll_han_priority=100 '%s/simplerun' %s '%s/simple-bench' --worker coll-mpi"
-           " %s --han",
-           dir, flat, dir, args);
-
+  bench_worker_cmd(cmd[SIDE_HYBRID], sizeof cmd[0], &b->pl, b->vcluster, BENCH_HYBRID, N, T, "",
+                   "coll-hybrid", args);
+  bench_worker_cmd(cmd[SIDE_MPI], sizeof cmd[0], &b->pl, b->vcluster, BENCH_FLAT, N, T, "",
+                   "coll-mpi", args);
+  bench_worker_cmd(cmd[SIDE_HAN], sizeof cmd[0], &b->pl, b->vcluster, BENCH_FLAT, N, T,
+                   "OMPI_MCA_coll_han_priority=100 ", "coll-mpi", han_args);
+  const char *where = bench_where(b->vcluster, b->pl.multi);
   printf(
       "simple-bench coll: %ld node(s) x %ld thread(s) (simple) against %ld MPI rank(s) x 1"
       " thread (%s), %ld round(s)%s\n",
-      N, T, P, bench_where(o.vcluster, slurm), o.rounds, pin ? ", pinned" : "");
+      N, T, P, where, b->rounds, b->pl.pin ? ", pinned" : "");
   fflush(stdout);
   /* HAN is measured only where it can run: Open MPI, ranks on more than
    * one host (on one host HAN disqualifies itself and would only repeat
@@ -635,8 +553,8 @@ static int suite_coll(int argc, char **argv) {
    * the same thing would flatter the anchor). Round 1 runs the default
    * side first, whose worker reports the library and the hosts. */
   coll_sides_t sides = {cmd, 1, NULL};
-  if (bench_alternate(o.rounds, NSIDES, coll_side, &sides) != 0) {
-    if (out) fclose(out);
+  if (bench_alternate(b->rounds, NSIDES, coll_side, &sides) != 0) {
+    bench_suite_close(b);
     return 1;
   }
   const char *no_han = sides.no_han;
@@ -658,8 +576,10 @@ static int suite_coll(int argc, char **argv) {
             "anchor_us,ratio,mpi_same_us,same_ratio\n");
   for (int i = 0; i < table.nrows; i++) {
     row_t *r = &rows[i];
-    double h = med(r, SIDE_HYBRID), m = med(r, SIDE_MPI), n = med(r, SIDE_HAN), at = NAN;
-    double same_us = med(r, SIDE_SAME), same_ratio = med(r, SIDE_SAME_RATIO);
+    double h = bench_row_median(r, SIDE_HYBRID), m = bench_row_median(r, SIDE_MPI),
+           n = bench_row_median(r, SIDE_HAN), at = NAN;
+    double same_us = bench_row_median(r, SIDE_SAME),
+           same_ratio = bench_row_median(r, SIDE_SAME_RATIO);
     int a = anchor_of(r, &at);
     const char *an = a == SIDE_MPI ? "default" : a == SIDE_HAN ? "han" : "-";
     double ratio = h > 0 && !isnan(at) ? at / h : NAN;
@@ -684,17 +604,11 @@ static int suite_coll(int argc, char **argv) {
       csv_num(out, same_ratio, "\n");
     }
   }
-  if (out && fclose(out) != 0) {
-    fprintf(stderr, "simple-bench: writing %s failed\n", o.csv);
-    return 1;
-  }
+  if (bench_suite_finish(b)) return 1;
   if (o.plot) {
     char title[256];
-    snprintf(title, sizeof title, "simple-bench coll: %ld x %ld (simple) vs %ld MPI ranks%s", N, T,
-             P,
-             o.vcluster ? " (virtual cluster)"
-             : slurm    ? " (Slurm)"
-                        : " (one host)");
+    snprintf(title, sizeof title, "simple-bench coll: %ld x %ld (simple) vs %ld MPI ranks (%s)", N,
+             T, P, where);
     if (write_plot(o.plot, title) != 0) return 1;
     printf("plot: %s\n", o.plot);
   }
