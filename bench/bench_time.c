@@ -17,12 +17,34 @@ int bench_timed_samples(double first, double budget, int most) {
   return S < 3 ? 3 : S;
 }
 
-/* The slowest thread's value, on every thread. */
-static double job_max(simple_t *s, double v) {
-  double m = v;
-  int rc = simple_allreduce(s, &v, &m, 1, SIMPLE_DOUBLE, SIMPLE_MAX);
-  if (rc) simple_abort(s, "simple-bench: allreduce of the times: %s", simple_errname(rc));
-  return m;
+/* A side's barrier before each call, its clock, and the maximum of n
+ * values over its processors (in place, on every processor). */
+typedef struct {
+  void (*sync)(simple_t *s);
+  double (*now)(void);
+  void (*max)(simple_t *s, double *v, int n);
+  simple_t *s; /* the hybrid side's thread; NULL on the flat side */
+} side_t;
+
+static double time_side(const side_t *d, const bench_timed_t *t) {
+  double v[BENCH_MAX_TIMED];
+  if (t->prepare) t->prepare(t->ctx);
+  d->sync(d->s);
+  double t0 = d->now();
+  t->call(t->ctx);
+  double first = d->now() - t0;
+  d->max(d->s, &first, 1);
+  if (t->check) t->check(t->ctx);
+  int S = bench_timed_samples(first, t->budget, t->most);
+  for (int j = 0; j < S; j++) {
+    if (t->prepare) t->prepare(t->ctx);
+    d->sync(d->s);
+    t0 = d->now();
+    t->call(t->ctx);
+    v[j] = d->now() - t0;
+  }
+  d->max(d->s, v, S);
+  return bench_median(v, (size_t)S);
 }
 
 /* The job barrier, then a node barrier: threads that slept in the first
@@ -32,45 +54,29 @@ static void job_sync(simple_t *s) {
   simple_node_barrier(s);
 }
 
-double bench_time_hybrid(struct simple *s, const bench_timed_t *t) {
-  double v[BENCH_MAX_TIMED];
-  if (t->prepare) t->prepare(t->ctx);
-  job_sync(s);
-  double t0 = simple_time();
-  t->call(t->ctx);
-  double first = job_max(s, simple_time() - t0);
-  if (t->check) t->check(t->ctx);
-  int S = bench_timed_samples(first, t->budget, t->most);
-  for (int j = 0; j < S; j++) {
-    if (t->prepare) t->prepare(t->ctx);
-    job_sync(s);
-    t0 = simple_time();
-    t->call(t->ctx);
-    v[j] = simple_time() - t0;
-  }
-  for (int j = 0; j < S; j++) v[j] = job_max(s, v[j]);
-  return bench_median(v, (size_t)S);
+static void job_max(simple_t *s, double *v, int n) {
+  int rc = simple_allreduce(s, SIMPLE_IN_PLACE, v, (size_t)n, SIMPLE_DOUBLE, SIMPLE_MAX);
+  if (rc) simple_abort(s, "simple-bench: allreduce of the times: %s", simple_errname(rc));
+}
+
+static void world_sync(simple_t *s) {
+  (void)s;
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void world_max(simple_t *s, double *v, int n) {
+  (void)s;
+  MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+}
+
+double bench_time_hybrid(simple_t *s, const bench_timed_t *t) {
+  const side_t d = {job_sync, simple_time, job_max, s};
+  return time_side(&d, t);
 }
 
 double bench_time_flat(const bench_timed_t *t) {
-  double v[BENCH_MAX_TIMED];
-  if (t->prepare) t->prepare(t->ctx);
-  MPI_Barrier(MPI_COMM_WORLD);
-  double t0 = MPI_Wtime(), first;
-  t->call(t->ctx);
-  first = MPI_Wtime() - t0;
-  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  if (t->check) t->check(t->ctx);
-  int S = bench_timed_samples(first, t->budget, t->most);
-  for (int j = 0; j < S; j++) {
-    if (t->prepare) t->prepare(t->ctx);
-    MPI_Barrier(MPI_COMM_WORLD);
-    t0 = MPI_Wtime();
-    t->call(t->ctx);
-    v[j] = MPI_Wtime() - t0;
-  }
-  MPI_Allreduce(MPI_IN_PLACE, v, S, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return bench_median(v, (size_t)S);
+  const side_t d = {world_sync, MPI_Wtime, world_max, NULL};
+  return time_side(&d, t);
 }
 
 long bench_arg_long(int argc, char **argv, const char *name, long dflt) {
