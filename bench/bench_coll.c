@@ -453,17 +453,16 @@ static int paired(simple_t *s) {
 
 static void hybrid_main(simple_t *s, void *arg) {
   const bench_opts_t *o = arg;
-  side_t d = {0};
-  d.rank = simple_pid(s);
-  d.nprocs = simple_nprocs(s);
-  d.s = s;
-  d.op = hybrid_op;
-  d.sync = hybrid_sync;
-  d.max = hybrid_max;
-  d.now = simple_time;
-  d.fail = hybrid_fail;
-  d.errstr = simple_errname;
-  d.same = paired(s) ? mpi_op : NULL;
+  side_t d = {.rank = simple_pid(s),
+              .nprocs = simple_nprocs(s),
+              .s = s,
+              .op = hybrid_op,
+              .same = paired(s) ? mpi_op : NULL,
+              .sync = hybrid_sync,
+              .max = hybrid_max,
+              .now = simple_time,
+              .fail = hybrid_fail,
+              .errstr = simple_errname};
   if (d.rank == 0) {
     printf("I layout %d nodes x %d threads\n", simple_nodes(s), simple_threads(s));
     fflush(stdout);
@@ -557,16 +556,15 @@ int bench_coll_mpi(int argc, char **argv, const bench_opts_t *o) {
    * every rank whatever the launcher forwards. MPICH ignores it. */
   if (o->han) setenv("OMPI_MCA_coll_han_priority", "100", 0);
   MPI_Init(&argc, &argv);
-  side_t d = {0};
+  side_t d = {.op = mpi_op,
+              .sync = mpi_sync,
+              .max = mpi_max,
+              .now = MPI_Wtime,
+              .fail = mpi_fail,
+              .errstr = mpi_errstr};
   MPI_Comm_rank(MPI_COMM_WORLD, &d.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &d.nprocs);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  d.op = mpi_op;
-  d.sync = mpi_sync;
-  d.max = mpi_max;
-  d.now = MPI_Wtime;
-  d.fail = mpi_fail;
-  d.errstr = mpi_errstr;
   /* Hosts the ranks are on: Open MPI's HAN disqualifies itself on a
    * communicator whose processes all share one host. */
   MPI_Comm local;

@@ -77,6 +77,18 @@ static long pp_bad(const unsigned char *b, size_t n, int who) {
 
 static int pp_warmup(size_t bytes) { return bytes >= (1u << 20) ? 5 : bytes >= 65536 ? 20 : 200; }
 
+/* Microseconds per probe that finds nothing: the median of 5 runs of
+ * `reps` probes. */
+static double pp_probe_us(void (*probe)(simple_t *s), simple_t *s, double (*now)(void), int reps) {
+  double v[5];
+  for (int j = 0; j < 5; j++) {
+    double t = now();
+    for (int i = 0; i < reps; i++) probe(s);
+    v[j] = (now() - t) / reps;
+  }
+  return 1e6 * bench_median(v, 5);
+}
+
 /* ------------------------------------------------------------------------
  * simple side. */
 typedef struct {
@@ -139,6 +151,12 @@ static double pp_floor_sample(simple_t *s, int me, int iters) {
     }
   }
   return (simple_time() - t) / iters / 2;
+}
+
+static void hybrid_probe(simple_t *s) {
+  int flag = 0;
+  PP_CHECK(simple_iprobe(s, SIMPLE_ANY_SOURCE, SIMPLE_ANY_TAG, &flag, NULL), "iprobe");
+  if (flag) simple_abort(s, "pingpong: a probe found a message where none was sent");
 }
 
 static void pp_hybrid_main(simple_t *s, void *arg) {
@@ -218,17 +236,8 @@ static void pp_hybrid_main(simple_t *s, void *arg) {
     fflush(stdout);
   }
   /* Empty probes: nothing is in flight (every message was received). */
-  int reps = o->quick ? 200000 : 1000000;
-  for (int j = 0; j < 5; j++) {
-    int flag = 0;
-    double t = simple_time();
-    for (int i = 0; i < reps; i++) {
-      PP_CHECK(simple_iprobe(s, SIMPLE_ANY_SOURCE, SIMPLE_ANY_TAG, &flag, NULL), "iprobe");
-      if (flag) simple_abort(s, "pingpong: a probe found a message where none was sent");
-    }
-    samples[j] = (simple_time() - t) / reps;
-  }
-  if (me == 0) printf("R probe%d 0 %.5f\n", simple_nodes(s), 1e6 * bench_median(samples, 5));
+  double us = pp_probe_us(hybrid_probe, s, simple_time, o->quick ? 200000 : 1000000);
+  if (me == 0) printf("R probe%d 0 %.5f\n", simple_nodes(s), us);
   fflush(stdout);
   PP_CHECK(simple_barrier(s), "barrier");
   free(samples);
@@ -249,6 +258,13 @@ static void rt_mpi(int me, unsigned char *sb, unsigned char *rb, size_t n) {
     MPI_Recv(rb, (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Send(sb, (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
   }
+}
+
+static void mpi_probe(simple_t *s) {
+  int flag = 0;
+  (void)s;
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+  if (flag) MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
 int bench_pingpong_mpi(int argc, char **argv, const bench_opts_t *o) {
@@ -298,21 +314,9 @@ int bench_pingpong_mpi(int argc, char **argv, const bench_opts_t *o) {
     free(rb);
     MPI_Barrier(MPI_COMM_WORLD);
   }
-  int reps = o->quick ? 20000 : 100000;
-  for (int j = 0; j < 5; j++) {
-    int flag = 0;
-    double t = MPI_Wtime();
-    for (int i = 0; i < reps; i++) {
-      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-      if (flag) MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    samples[j] = (MPI_Wtime() - t) / reps;
-  }
-  if (me == 0) {
-    double v = 1e6 * bench_median(samples, 5);
-    /* The same MPI probe is the anchor of both simple probe rows. */
-    printf("R probe1 0 %.5f\nR probe2 0 %.5f\n", v, v);
-  }
+  double us = pp_probe_us(mpi_probe, NULL, MPI_Wtime, o->quick ? 20000 : 100000);
+  /* The same MPI probe is the anchor of both simple probe rows. */
+  if (me == 0) printf("R probe1 0 %.5f\nR probe2 0 %.5f\n", us, us);
   fflush(stdout);
   MPI_Barrier(MPI_COMM_WORLD);
   free(samples);
