@@ -688,11 +688,11 @@ int simple_rma_sync(simple_t *s) {
   int onesided = R->cur == SIMPLE_RMA_ONESIDED;
   simple__xchg_t pkts = plan_of(R, 0), reps = plan_of(R, 1);
   if (P > 1 && (rc = packets(s, R, T, &pkts, onesided)) != 0) return rc;
-  const lget_t *g = (const lget_t *)T->lgets.p;
+  const lget_t *lg = (const lget_t *)T->lgets.p; /* its gets inside the node */
   if (R->any_gets) {
     /* Reads: every get sees the memory as the computation left it. */
     for (size_t i = 0; i < NITEMS(T->lgets, lget_t); i++)
-      memcpy(T->tmp.p + g[i].tmp, g[i].src, g[i].len);
+      memcpy(T->tmp.p + lg[i].tmp, lg[i].src, lg[i].len);
     /* Replies land after the P packet regions, at region me (of C2). Each
      * driver serves the requests of the nodes it sends replies to. */
     if (P > 1) move(s, R, T, &reps, (size_t)P * R->C + (size_t)me * R->C2, "the reply exchange");
@@ -710,18 +710,20 @@ int simple_rma_sync(simple_t *s) {
   write_mine(s, R, T);
   if (R->any_gets) {
     for (size_t i = 0; i < NITEMS(T->lgets, lget_t); i++)
-      memcpy(g[i].dst, T->tmp.p + g[i].tmp, g[i].len);
+      memcpy(lg[i].dst, T->tmp.p + lg[i].tmp, lg[i].len);
     if ((rc = land_gets(s, R, T, &reps, onesided)) != 0) return rc;
   }
   if (R->regchange || R->tagchange || R->procchange || R->err) {
     if ((rc = bar(s, 0)) != 0) return rc;
-    if (s->thread == 0 && R->err) {
-      for (int u = 0; u < R->r; u++) {
-        reg_t *rg = (reg_t *)R->th[u].regs.p;
-        for (size_t i = 0; i < NITEMS(R->th[u].regs, reg_t); i++) rg[i].popping = 0;
+    if (s->thread == 0) {
+      if (R->err) {
+        for (int u = 0; u < R->r; u++) {
+          reg_t *g = (reg_t *)R->th[u].regs.p;
+          for (size_t i = 0; i < NITEMS(R->th[u].regs, reg_t); i++) g[i].popping = 0;
+        }
+      } else {
+        update_regs(s, R);
       }
-    } else if (s->thread == 0) {
-      update_regs(s, R);
     }
   }
   int err = R->err;
