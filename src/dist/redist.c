@@ -544,13 +544,13 @@ static size_t layout(const xc_t *c, int in, size_t *sz, size_t *off) {
   size_t at = 0;
   for (int k = 0; k < c->P; k++) {
     sz[k] = 0;
-    if (c->pl->bynode && k != c->node) {
-      build(c->pl, in ? k : c->node, in ? c->node : k, c->work, &x);
-      sz[k] = piece_bytes(c->pl, &x);
-    } else if (!c->pl->bynode) {
+    if (!c->pl->bynode) {
       for (int t = 0; t < c->r; t++)
         for (int v = n->first_pid[k]; v < n->first_pid[k + 1]; v++)
           sz[k] += tab[(size_t)t * n->nprocs + v];
+    } else if (k != c->node) {
+      build(c->pl, in ? k : c->node, in ? c->node : k, c->work, &x);
+      sz[k] = piece_bytes(c->pl, &x);
     }
     off[k] = at;
     at += (sz[k] + SIMPLE__CACHE_LINE - 1) & ~(size_t)(SIMPLE__CACHE_LINE - 1);
