@@ -332,17 +332,10 @@ static void share(const piece_t *x, int me, int r, long *kb, long *ke) {
 }
 
 static end_t storage_src(const void *base, const piece_t *x) {
-  end_t e = {(unsigned char *)(uintptr_t)base, x->as, x->bs, x->sts};
-  return e;
+  return (end_t){(unsigned char *)(uintptr_t)base, x->as, x->bs, x->sts};
 }
-static end_t storage_dst(void *base, const piece_t *x) {
-  end_t e = {base, x->ad, x->bd, 1};
-  return e;
-}
-static end_t message(void *base) {
-  end_t e = {base, NULL, NULL, 1};
-  return e;
-}
+static end_t storage_dst(void *base, const piece_t *x) { return (end_t){base, x->ad, x->bd, 1}; }
+static end_t message(void *base) { return (end_t){base, NULL, NULL, 1}; }
 
 /* ------------------------------------------------------------------------
  * Checks and the plan. */
@@ -486,27 +479,20 @@ static void local_pieces(const xc_t *c, poll_t *pl) {
   }
 }
 
-/* Sizes of the calling thread's outgoing and incoming remote pieces, into
- * its row of each table. */
+/* Sizes of the calling thread's outgoing (X(pid, v)) and incoming
+ * (X(v, pid)) remote pieces, into its row of each table. */
 static void size_pieces(const xc_t *c) {
-  int p = c->n->nprocs, r = c->r, me = c->me;
+  int p = c->n->nprocs;
   piece_t x;
-  for (int v = 0; v < p; v++) {
-    size_t b = 0;
-    if (v < c->first || v >= c->first + r) {
-      build(c->pl, c->pid, v, c->work, &x);
-      b = piece_bytes(c->pl, &x);
+  for (int in = 0; in < 2; in++)
+    for (int v = 0; v < p; v++) {
+      size_t b = 0;
+      if (v < c->first || v >= c->first + c->r) {
+        build(c->pl, in ? v : c->pid, in ? c->pid : v, c->work, &x);
+        b = piece_bytes(c->pl, &x);
+      }
+      (in ? c->in : c->out)[(size_t)c->me * p + v] = b;
     }
-    c->out[(size_t)me * p + v] = b;
-  }
-  for (int u = 0; u < p; u++) {
-    size_t b = 0;
-    if (u < c->first || u >= c->first + r) {
-      build(c->pl, u, c->pid, c->work, &x);
-      b = piece_bytes(c->pl, &x);
-    }
-    c->in[(size_t)me * p + u] = b;
-  }
 }
 
 /* The node's messages as src/xchg's engine asks for them (ctx: the xc_t). */
@@ -726,6 +712,70 @@ static int vote_failed(simple_t *s, const xc_t *c, int voted, int rc) {
   return r2 == SIMPLE_ERR_FATAL ? r2 : rc;
 }
 
+/* redist on several nodes, once the slots are published (mine: this
+ * thread's verdict on its arguments; bad: the node's). */
+static int several_nodes(simple_t *s, xc_t *c, int mine, int bad, int parity) {
+  simple__node_t *n = c->n;
+  simple__dist_t *st = c->st;
+  int rc;
+  /* Drivers and chunks as src/xchg splits an all-pairs exchange: as in
+   * simple_alltoall, but when the nodes are fewer than the threads that
+   * could drive, each message is cut into C chunks on C lanes (several
+   * streams between two nodes, as many threads copying). */
+  simple__xchg_split_t split = simple__xchg_split(n, 1);
+  c->C = split.chunks;
+  c->D = split.drivers;
+  /* One verdict for the job: the node masters start it (a nonblocking
+   * allreduce on lane 0, one word) while the other threads size their
+   * pieces. A node that erred waits for it here and returns after the
+   * node barrier that follows; the others wait for it once packed
+   * (exchange). Without a node state (it could not be made) the node is
+   * in error and waits at once: the frame's vote serves. */
+  simple__comm_vote_t vote;
+  int voted = 0; /* thread 0: the vote started (and, on a failed node, ended) */
+  /* A kept plan (the same decision on every thread: thread 0's slot, and
+   * no error on the node) has its sizes, its messages and its requests:
+   * no sizing, no growth, no barrier before the exchange. */
+  const struct simple__dist_plan *plan = bad ? NULL : c->slots[0].ptr;
+  size_t rp = (size_t)c->r * (size_t)n->nprocs, msg_bytes = 0; /* thread 0: grown for */
+  if (c->me == 0) {
+    /* The messages and requests first: their growth is part of the
+     * verdict. */
+    int g = bad || plan ? 0 : grow_messages(s, c->pl, st, &msg_bytes);
+    if (g) mine = g, bad = 1;
+    c->vote = st ? &st->vote : &vote;
+    int e = simple__comm_vote_start(simple__xchg_lane(n, 0), bad, SIMPLE__TAG_REDIST_VOTE, c->vote);
+    if (!e && bad) e = simple__comm_vote_wait(c->vote);
+    voted = !e;
+    if (e && plan) c->vote_err = e; /* told at the barrier after packing */
+    if (e) mine = e, bad = 1;
+  }
+  if (plan) {
+    if (!c->pl->bynode) { /* over the nodes every thread sizes the pieces itself */
+      c->out = plan->tab.p;
+      c->in = c->out + rp;
+    }
+  } else {
+    if (!bad) {
+      c->out = st->tab[parity].p;
+      c->in = c->out + rp;
+      if (!c->pl->bynode) size_pieces(c);
+    }
+    if ((rc = simple__sync_rc(s, mine))) return vote_failed(s, c, voted, rc);
+    /* Every thread has sized its pieces, and none reads a kept plan
+     * before the next call's publish. */
+    if (c->me == 0) plan_keep(st, c->pl, c->out, c->pl->bynode ? 0 : 2 * rp, msg_bytes);
+  }
+  /* Every thread computes the message sizes and offsets itself, into its
+   * own room after its requests (grown by thread 0 before the barrier). */
+  c->osz = (size_t *)(void *)((simple__net_req_t *)st->reqs[c->me].p + st->req_room);
+  c->ooff = c->osz + c->P;
+  c->isz = c->ooff + c->P;
+  c->ioff = c->isz + c->P;
+  c->mout = st->msg;
+  return exchange(s, c);
+}
+
 static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,
                   const simple_dist_t *ddst, size_t es, int mode, long k) {
   if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
@@ -755,92 +805,32 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, src, dst, kept, (size_t)err, 0, &rc);
   if (!slots) return rc;
-  int bad = 0;
+  int bad = 0, ok = !err;
   for (int t = 0; t < n->threads; t++) {
-    bad |= slots[t].n != 0;
     /* Node-shared storage: one pointer on every thread of the node. */
-    if (!err && pl.bynode && (slots[t].send != slots[0].send || slots[t].recv != slots[0].recv))
-      bad = 1;
+    int differs =
+        ok && pl.bynode && (slots[t].send != slots[0].send || slots[t].recv != slots[0].recv);
+    bad |= slots[t].n != 0 || differs;
+    if (differs && t == s->thread) err = SIMPLE_ERR_ARG;
   }
-  if (!err && pl.bynode &&
-      (slots[s->thread].send != slots[0].send || slots[s->thread].recv != slots[0].recv))
-    err = SIMPLE_ERR_ARG;
   if (n->nodes == 1 && bad) return err ? err : SIMPLE_ERR_PEER;
-  xc_t c;
-  memset(&c, 0, sizeof c);
-  c.n = n;
-  c.pl = &pl;
-  c.st = st = simple__dist_of(n);
-  c.slots = slots;
-  c.r = n->threads;
-  c.me = s->thread;
-  c.pid = s->pid;
-  c.P = n->nodes;
-  c.node = n->node;
-  c.first = n->first_pid[n->node];
-  if (!bad) c.work = st->work[parity][c.me].p;
+  st = simple__dist_of(n);
+  xc_t c = {.n = n,
+            .pl = &pl,
+            .st = st,
+            .slots = slots,
+            .r = n->threads,
+            .me = s->thread,
+            .pid = s->pid,
+            .P = n->nodes,
+            .node = n->node,
+            .first = n->first_pid[n->node],
+            .work = bad ? NULL : st->work[parity][s->thread].p};
   if (c.P == 1) {
     local_pieces(&c, NULL);
     return simple__sync_rc(s, 0);
   }
-  /* Drivers and chunks as src/xchg splits an all-pairs exchange: as in
-   * simple_alltoall, but when the nodes are fewer than the threads that
-   * could drive, each message is cut into C chunks on C lanes (several
-   * streams between two nodes, as many threads copying). */
-  simple__xchg_split_t split = simple__xchg_split(n, 1);
-  c.C = split.chunks;
-  c.D = split.drivers;
-  /* One verdict for the job: the node masters start it (a nonblocking
-   * allreduce on lane 0, one word) while the other threads size their
-   * pieces. A node that erred waits for it here and returns after the
-   * node barrier that follows; the others wait for it once packed
-   * (exchange). */
-  int mine = err;
-  /* Without a node state (it could not be made) the node is in error and
-   * waits at once: the frame's vote serves. */
-  simple__comm_vote_t vote;
-  int voted = 0; /* thread 0: the vote started (and, on a failed node, ended) */
-  /* A kept plan (the same decision on every thread: thread 0's slot, and
-   * no error on the node) has its sizes, its messages and its requests:
-   * no sizing, no growth, no barrier before the exchange. */
-  const struct simple__dist_plan *plan = bad ? NULL : slots[0].ptr;
-  size_t rp = (size_t)c.r * (size_t)n->nprocs, msg_bytes = 0; /* thread 0: grown for */
-  if (c.me == 0) {
-    /* The messages and requests first: their growth is part of the
-     * verdict. */
-    int g = bad || plan ? 0 : grow_messages(s, &pl, st, &msg_bytes);
-    if (g) mine = g, bad = 1;
-    c.vote = st ? &st->vote : &vote;
-    int e = simple__comm_vote_start(simple__xchg_lane(n, 0), bad, SIMPLE__TAG_REDIST_VOTE, c.vote);
-    if (!e && bad) e = simple__comm_vote_wait(c.vote);
-    voted = !e;
-    if (e && plan) c.vote_err = e; /* told at the barrier after packing */
-    if (e) mine = e, bad = 1;
-  }
-  if (plan) {
-    if (!pl.bynode) { /* over the nodes every thread sizes the pieces itself */
-      c.out = plan->tab.p;
-      c.in = c.out + rp;
-    }
-  } else {
-    if (!bad) {
-      c.out = st->tab[parity].p;
-      c.in = c.out + rp;
-      if (!pl.bynode) size_pieces(&c);
-    }
-    if ((rc = simple__sync_rc(s, mine))) return vote_failed(s, &c, voted, rc);
-    /* Every thread has sized its pieces, and none reads a kept plan
-     * before the next call's publish. */
-    if (c.me == 0) plan_keep(st, &pl, c.out, pl.bynode ? 0 : 2 * rp, msg_bytes);
-  }
-  /* Every thread computes the message sizes and offsets itself, into its
-   * own room after its requests (grown by thread 0 before the barrier). */
-  c.osz = (size_t *)(void *)((simple__net_req_t *)st->reqs[c.me].p + st->req_room);
-  c.ooff = c.osz + c.P;
-  c.isz = c.ooff + c.P;
-  c.ioff = c.isz + c.P;
-  c.mout = st->msg;
-  return exchange(s, &c);
+  return several_nodes(s, &c, err, bad, parity);
 }
 
 int simple_redistribute(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,
