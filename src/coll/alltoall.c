@@ -165,24 +165,17 @@ static int contiguous(const size_t *cnt, const size_t *dsp, int first, int last,
 }
 
 /* A node of one thread sends its message to node k straight from its send
- * buffer (never in place: then everything is staged). */
-static int direct_out(const a2a_t *c, int k, size_t *base) {
-  if (c->r != 1 || c->in_place) return 0;
+ * buffer (out 1; never in place: then everything is staged), and receives
+ * node k's message straight into its recv buffer (out 0). */
+static int direct(const a2a_t *c, int out, int k, size_t *base) {
+  if (c->r != 1 || (out && c->in_place)) return 0;
   if (!c->v) {
     *base = (size_t)c->first_pid[k] * c->count;
     return 1;
   }
-  return contiguous(va(c, 0)->sc, va(c, 0)->sd, c->first_pid[k], c->first_pid[k + 1], base);
-}
-
-/* ... and receives node k's message straight into its recv buffer. */
-static int direct_in(const a2a_t *c, int k, size_t *base) {
-  if (c->r != 1) return 0;
-  if (!c->v) {
-    *base = (size_t)c->first_pid[k] * c->count;
-    return 1;
-  }
-  return contiguous(va(c, 0)->rc, va(c, 0)->rd, c->first_pid[k], c->first_pid[k + 1], base);
+  const varrays_t *a = va(c, 0);
+  return contiguous(out ? a->sc : a->rc, out ? a->sd : a->rd, c->first_pid[k], c->first_pid[k + 1],
+                    base);
 }
 
 /* ------------------------------------------------------------------------
@@ -245,8 +238,8 @@ static int plan(const a2a_t *c, size_t *tab, size_t *total) {
         size_t x;
         if (node_bytes(c, to, &o, &x) || node_bytes(c, from, &x, &in)) return SIMPLE_ERR_COUNT;
       }
-      if (!c->direct && !c->in_place && !direct_out(c, to, &base) && o > mo) mo = o;
-      if (!c->direct && !direct_in(c, from, &base) && in > mi) mi = in;
+      if (!c->direct && !c->in_place && !direct(c, 1, to, &base) && o > mo) mo = o;
+      if (!c->direct && !direct(c, 0, from, &base) && in > mi) mi = in;
     }
     if (simple__size_align(&mo, ALIGN) || simple__size_align(&mi, ALIGN)) return SIMPLE_ERR_COUNT;
     if (tab) tab[T_DOUT(c, l)] = at;
@@ -385,7 +378,7 @@ static const void *x_out(void *ctx, int k, int d) {
   const a2a_t *c = ctx;
   size_t base;
   if (c->in_place) return c->room + c->tab[T_STAGE(c, k)];
-  if (direct_out(c, k, &base)) return src_of(c, 0) + base * c->es;
+  if (direct(c, 1, k, &base)) return src_of(c, 0) + base * c->es;
   unsigned char *o = c->room + c->tab[T_DOUT(c, d)];
   pack(c, k, o);
   return o;
@@ -396,7 +389,7 @@ static const void *x_out(void *ctx, int k, int d) {
 static void *x_in(void *ctx, int k, int d, int *unpack) {
   const a2a_t *c = ctx;
   size_t base;
-  *unpack = !direct_in(c, k, &base);
+  *unpack = !direct(c, 0, k, &base);
   return *unpack ? c->room + c->tab[T_DIN(c, d)] : dst_of(c, 0) + base * c->es;
 }
 

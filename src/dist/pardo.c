@@ -139,14 +139,8 @@ simple_dist_t simple_dist_1d(long n, simple_kind_t kind, long block, simple_over
 
 simple_dist_t simple_dist_2d(long rows, long cols, simple_axis_t axis, simple_kind_t kind,
                              long block, simple_over_t over) {
-  simple_dist_t d;
-  d.rows = rows;
-  d.cols = cols;
-  d.axis = axis;
-  d.kind = kind;
-  d.block = block;
-  d.over = over;
-  return d;
+  return (simple_dist_t){
+      .rows = rows, .cols = cols, .axis = axis, .kind = kind, .block = block, .over = over};
 }
 
 int simple__layout(const simple_t *s, const simple_dist_t *d, simple__layout_t *l) {
@@ -186,11 +180,16 @@ int simple_dist_my_part(const simple_t *s, const simple_dist_t *d) {
   return me;
 }
 
-int simple_dist_domain(const simple_t *s, const simple_dist_t *d, int part, simple_domain_t *out) {
+/* The queries' common checks: a caller in the job, an answer to write
+ * (out), a valid descriptor (its layout into l). */
+static int query(const simple_t *s, const simple_dist_t *d, const void *out, simple__layout_t *l) {
   if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
-  if (!out) return SIMPLE_ERR_ARG;
+  return !out ? SIMPLE_ERR_ARG : simple__layout(s, d, l);
+}
+
+int simple_dist_domain(const simple_t *s, const simple_dist_t *d, int part, simple_domain_t *out) {
   simple__layout_t l;
-  int err = simple__layout(s, d, &l);
+  int err = query(s, d, out, &l);
   if (err) return err;
   if (part < 0 || part >= l.np) return SIMPLE_ERR_RANK;
   simple__axis_range(&l.ax[0], l.dim == 0 ? part : 0, &out->row);
@@ -202,10 +201,8 @@ int simple_dist_domain(const simple_t *s, const simple_dist_t *d, int part, simp
 
 int simple_dist_owner(const simple_t *s, const simple_dist_t *d, long i, long j, int *part,
                       long *li, long *lj) {
-  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
-  if (!part) return SIMPLE_ERR_ARG;
   simple__layout_t l;
-  int err = simple__layout(s, d, &l);
+  int err = query(s, d, part, &l);
   if (err) return err;
   if (i < 0 || i >= d->rows || j < 0 || j >= d->cols) return SIMPLE_ERR_RANK;
   long g[2] = {i, j};
