@@ -145,25 +145,6 @@ static const unsigned char *src_of(const a2a_t *c, int u) {
 }
 static unsigned char *dst_of(const a2a_t *c, int u) { return c->slots[u].recv; }
 
-/* Whether the blocks of global ranks [first, last) lie one after the other
- * in rank order (empty ones anywhere); *base: where the first non-empty
- * one starts (elements). */
-static int contiguous(const size_t *cnt, const size_t *dsp, int first, int last, size_t *base) {
-  int seen = 0;
-  size_t pos = 0;
-  *base = 0;
-  for (int i = first; i < last; i++) {
-    if (cnt[i] == 0) continue;
-    if (!seen)
-      *base = dsp[i];
-    else if (dsp[i] != pos)
-      return 0;
-    seen = 1;
-    pos = dsp[i] + cnt[i];
-  }
-  return 1;
-}
-
 /* A node of one thread sends its message to node k straight from its send
  * buffer (out 1; never in place: then everything is staged), and receives
  * node k's message straight into its recv buffer (out 0). */
@@ -174,8 +155,9 @@ static int direct(const a2a_t *c, int out, int k, size_t *base) {
     return 1;
   }
   const varrays_t *a = va(c, 0);
-  return contiguous(out ? a->sc : a->rc, out ? a->sd : a->rd, c->first_pid[k], c->first_pid[k + 1],
-                    base);
+  size_t total;
+  return simple__coll_contiguous(out ? a->sc : a->rc, out ? a->sd : a->rd, c->first_pid[k],
+                                 c->first_pid[k + 1], base, &total);
 }
 
 /* ------------------------------------------------------------------------

@@ -211,6 +211,12 @@ static inline int simple__coll_plan(simple_t *s, size_t room_bytes, size_t words
   return 0;
 }
 
+/* Whether the non-empty blocks of ranks [first, last) in a v layout
+ * (counts, displs) follow each other in rank order without gaps; *base:
+ * where the first one starts, *total: their elements (gather.c). */
+int simple__coll_contiguous(const size_t *counts, const size_t *displs, int first, int last,
+                            size_t *base, size_t *total);
+
 /* Between nodes, where a verdict word from every node reaches every node
  * (allgather): word k (at base + off[k], the signature above bit 0) holds
  * node k's signature. Returns SIMPLE_ERR_ARG if node `me`'s differs from

@@ -72,26 +72,34 @@ static size_t dsp(const layout_t *l, int i) {
   return l->counts ? l->displs[i] : (size_t)i * l->count;
 }
 
+int simple__coll_contiguous(const size_t *counts, const size_t *displs, int first, int last,
+                            size_t *base, size_t *total) {
+  int contiguous = 1, seen = 0;
+  size_t pos = 0, sum = 0;
+  *base = 0;
+  for (int i = first; i < last; i++) {
+    if (counts[i] == 0) continue;
+    if (!seen)
+      *base = displs[i];
+    else if (displs[i] != pos)
+      contiguous = 0;
+    seen = 1;
+    pos = displs[i] + counts[i];
+    sum += counts[i];
+  }
+  *total = sum;
+  return contiguous;
+}
+
 /* Node k's blocks in big: their total (elements), and whether the non-empty
  * ones follow each other in rank order without gaps, starting at *base. */
 static int node_contiguous(const simple__node_t *n, const layout_t *l, int k, size_t *base,
                            size_t *total) {
-  int contiguous = 1, seen = 0;
-  size_t pos = 0, sum = 0;
-  *base = 0;
-  for (int i = n->first_pid[k]; i < n->first_pid[k + 1]; i++) {
-    size_t c = cnt(l, i);
-    if (c == 0) continue;
-    if (!seen)
-      *base = dsp(l, i);
-    else if (dsp(l, i) != pos)
-      contiguous = 0;
-    seen = 1;
-    pos = dsp(l, i) + c;
-    sum += c;
-  }
-  *total = sum;
-  return contiguous;
+  int first = n->first_pid[k], last = n->first_pid[k + 1];
+  if (l->counts) return simple__coll_contiguous(l->counts, l->displs, first, last, base, total);
+  *base = (size_t)first * l->count;
+  *total = (size_t)(last - first) * l->count;
+  return 1;
 }
 
 /* Staging bytes the root's node needs: the non-contiguous nodes' blocks. */
