@@ -9,6 +9,18 @@
  * verdict (error marks) and the call's signature (in the MPI tag). */
 #define SIGNATURE_DIFFERS SIMPLE__XCHG_SIG_DIFFERS
 
+/* buf = theirs (op) buf where the partner's block lies below ours, else
+ * buf = buf (op) theirs: rank order whatever the op (theirs is destroyed). */
+static void combine_in_order(simple_op_t op, simple_type_t type, unsigned char *buf,
+                             unsigned char *theirs, size_t count, int theirs_below) {
+  if (!theirs_below) {
+    simple__op_apply(op, type, buf, theirs, count);
+    return;
+  }
+  simple__op_apply(op, type, theirs, buf, count);
+  memcpy(buf, theirs, count * simple_type_size(type));
+}
+
 /* Non-power-of-two node counts: nodes 2i and 2i+1 (i < rem) fold into one,
  * the odd one keeping (even op odd); every other node keeps its data.
  * Returns this node's rank among the pof2 survivors, or -1 if it sat out. */
@@ -23,11 +35,7 @@ static int fold_in(simple__node_t *n, int lane, void *buf, void *tmp, size_t cou
     return -1;
   }
   *rc = simple__xchg_sendrecv(n, lane, NULL, 0, -1, tmp, bytes, me - 1, SIMPLE__TAG_FOLD, bad, sig);
-  if (!*rc && !*bad) {
-    /* buf = tmp (op) buf: the even node is the lower rank. */
-    simple__op_apply(op, type, tmp, buf, count);
-    memcpy(buf, tmp, bytes);
-  }
+  if (!*rc && !*bad) combine_in_order(op, type, buf, tmp, count, 1); /* the even node is lower */
   return me / 2;
 }
 
@@ -129,13 +137,7 @@ int simple__coll_net_allreduce_rd_sig(simple__node_t *n, int lane, const void *i
       rc = simple__xchg_sendrecv(n, lane, buf, bytes, partner, tmp, bytes, partner, SIMPLE__TAG_RD,
                                  &bad, sig);
       if (rc) return rc;
-      if (bad) continue;
-      if (newpartner < newrank) {
-        simple__op_apply(op, type, tmp, buf, count); /* tmp = theirs (op) mine */
-        memcpy(buf, tmp, bytes);
-      } else {
-        simple__op_apply(op, type, buf, tmp, count);
-      }
+      if (!bad) combine_in_order(op, type, buf, tmp, count, newpartner < newrank);
     }
   }
   rc = fold_out(n, lane, buf, bytes, pof2, &bad, sig);
@@ -184,13 +186,8 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, const void *in, 
                                    bad ? NULL : t + k0 * es, (k1 - k0) * es, partner,
                                    SIMPLE__TAG_RS, &bad, sig);
       if (rc) return rc;
-      if (bad || first) {
-      } else if (newpartner < newrank) {
-        simple__op_apply(op, type, t + k0 * es, b + k0 * es, k1 - k0);
-        memcpy(b + k0 * es, t + k0 * es, (k1 - k0) * es);
-      } else {
-        simple__op_apply(op, type, b + k0 * es, t + k0 * es, k1 - k0);
-      }
+      if (!bad && !first)
+        combine_in_order(op, type, b + k0 * es, t + k0 * es, k1 - k0, newpartner < newrank);
       lo = keep_lo;
       hi = keep_hi;
     }
