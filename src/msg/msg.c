@@ -6,12 +6,9 @@
 #include "msg/msg.h"
 
 #include <limits.h>
-#include <sched.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
-#include "base/sync.h"
 #include "node/ops.h"
 
 /* An iprobe that finds nothing polls MPI once every this many calls: MPI's
@@ -21,14 +18,14 @@
 
 /* ------------------------------------------------------------------------
  * Argument checks. */
-static int check_rank(const simple__node_t *n, int r, int any_ok) {
-  if (any_ok && r == SIMPLE_ANY_SOURCE) return 0;
-  return r < 0 || r >= n->nprocs ? SIMPLE_ERR_RANK : 0;
-}
 
-static int check_tag(const simple__msg_node_t *m, int tag, int any_ok) {
-  if (any_ok && tag == SIMPLE_ANY_TAG) return 0;
-  return tag < 0 || tag > m->tag_ub ? SIMPLE_ERR_ARG : 0;
+/* 0, or the error of a peer's rank r, then of tag (the wildcards allowed
+ * when any_ok). */
+static int check_peer(const simple_t *s, const simple__msg_node_t *m, int r, int tag, int any_ok) {
+  if (!(any_ok && r == SIMPLE_ANY_SOURCE) && (r < 0 || r >= s->node->nprocs))
+    return SIMPLE_ERR_RANK;
+  if (!(any_ok && tag == SIMPLE_ANY_TAG) && (tag < 0 || tag > m->tag_ub)) return SIMPLE_ERR_ARG;
+  return 0;
 }
 
 /* Whether a receive from `src` may be matched by a message from another
@@ -38,14 +35,6 @@ static int may_remote(const simple__node_t *n, int src) {
   return src == SIMPLE_ANY_SOURCE || src < n->first_pid[n->node] ||
          src >= n->first_pid[n->node + 1];
 }
-
-/* The common start of every call: the job, the node state, the thread. */
-#define MSG_ENTER(s, m, me)                             \
-  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB; \
-  simple__msg_node_t *m = simple__msg_state(s);         \
-  if (!m) return SIMPLE_ERR_NOMEM;                      \
-  simple__mth_t *me = &m->th[(s)->thread];              \
-  (void)me
 
 int simple_tag_ub(simple_t *s) {
   if (!SIMPLE__IN_JOB(s)) return -1;
@@ -115,17 +104,14 @@ static int send_local(simple__msg_node_t *m, simple__mth_t *me, simple_t *s, con
 static int send_check(simple_t *s, const simple__msg_node_t *m, const void *buf, size_t count,
                       simple_type_t type, int dest, int tag) {
   int err = simple__check_buffer(buf, count, type);
-  if (!err) err = check_rank(s->node, dest, 0);
-  if (!err) err = check_tag(m, tag, 0);
-  if (!err &&
-      (dest < s->node->first_pid[s->node->node] || dest >= s->node->first_pid[s->node->node + 1]) &&
-      count * simple_type_size(type) > INT_MAX)
+  if (!err) err = check_peer(s, m, dest, tag, 0);
+  if (!err && may_remote(s->node, dest) && count * simple_type_size(type) > INT_MAX)
     err = SIMPLE_ERR_COUNT;
   return err;
 }
 
 int simple_send(simple_t *s, const void *buf, size_t count, simple_type_t type, int dest, int tag) {
-  MSG_ENTER(s, m, me);
+  SIMPLE__MSG_ENTER(s, m, me);
   int err = send_check(s, m, buf, count, type, dest, tag);
   if (err) return err;
   simple__node_t *n = s->node;
@@ -144,7 +130,7 @@ int simple_send(simple_t *s, const void *buf, size_t count, simple_type_t type, 
 
 int simple_isend(simple_t *s, const void *buf, size_t count, simple_type_t type, int dest, int tag,
                  simple_request_t *req) {
-  MSG_ENTER(s, m, me);
+  SIMPLE__MSG_ENTER(s, m, me);
   int err = req ? send_check(s, m, buf, count, type, dest, tag) : SIMPLE_ERR_ARG;
   if (err) return err;
   simple__node_t *n = s->node;
@@ -182,9 +168,7 @@ int simple_isend(simple_t *s, const void *buf, size_t count, simple_type_t type,
 static int recv_check(simple_t *s, const simple__msg_node_t *m, const void *buf, size_t count,
                       simple_type_t type, int source, int tag) {
   int err = simple__check_buffer(buf, count, type);
-  if (!err) err = check_rank(s->node, source, 1);
-  if (!err) err = check_tag(m, tag, 1);
-  return err;
+  return err ? err : check_peer(s, m, source, tag, 1);
 }
 
 static void recv_init(simple__req_t *r, int kind, const simple__node_t *n, void *buf, size_t cap,
@@ -216,15 +200,7 @@ static int post_direct(simple__msg_node_t *m, simple__mth_t *me, simple__req_t *
   simple__node_t *n = m->n;
   if (!r->remote || r->src == SIMPLE_ANY_SOURCE || (r->tag == SIMPLE_ANY_TAG && m->tbits > 0))
     return 0;
-  for (unsigned i = 0;; i++) {
-    if (!atomic_load_explicit(&m->poll_lock, memory_order_relaxed) &&
-        !atomic_exchange_explicit(&m->poll_lock, 1, memory_order_acquire))
-      break;
-    if (i < 100)
-      simple__cpu_relax();
-    else
-      sched_yield();
-  }
+  simple__msg_spin_lock(&m->poll_lock);
   simple__mailbox_t *b = &me->box;
   simple__msg_box_lock(&b->lock);
   int blocked = 0;
@@ -258,7 +234,7 @@ static int post_direct(simple__msg_node_t *m, simple__mth_t *me, simple__req_t *
 
 int simple_recv(simple_t *s, void *buf, size_t count, simple_type_t type, int source, int tag,
                 simple_status_t *status) {
-  MSG_ENTER(s, m, me);
+  SIMPLE__MSG_ENTER(s, m, me);
   int err = recv_check(s, m, buf, count, type, source, tag);
   if (err) return err;
   simple__node_t *n = s->node;
@@ -305,7 +281,7 @@ int simple_recv(simple_t *s, void *buf, size_t count, simple_type_t type, int so
 
 int simple_irecv(simple_t *s, void *buf, size_t count, simple_type_t type, int source, int tag,
                  simple_request_t *req) {
-  MSG_ENTER(s, m, me);
+  SIMPLE__MSG_ENTER(s, m, me);
   int err = req ? recv_check(s, m, buf, count, type, source, tag) : SIMPLE_ERR_ARG;
   if (err) return err;
   simple__req_t *r = simple__msg_req_get(me);
@@ -334,7 +310,7 @@ static void req_release(simple__mth_t *me, simple__req_t *r, simple_request_t *r
 static const simple_status_t empty_status = {SIMPLE_ANY_SOURCE, SIMPLE_ANY_TAG, 0};
 
 int simple_wait(simple_t *s, simple_request_t *req, simple_status_t *status) {
-  MSG_ENTER(s, m, me);
+  SIMPLE__MSG_ENTER(s, m, me);
   if (!req) return SIMPLE_ERR_ARG;
   if (*req == SIMPLE_REQUEST_NULL) {
     if (status) *status = empty_status;
@@ -361,7 +337,7 @@ int simple_waitall(simple_t *s, int count, simple_request_t *reqs, simple_status
 }
 
 int simple_test(simple_t *s, simple_request_t *req, int *flag, simple_status_t *status) {
-  MSG_ENTER(s, m, me);
+  SIMPLE__MSG_ENTER(s, m, me);
   if (!req || !flag) return SIMPLE_ERR_ARG;
   if (*req == SIMPLE_REQUEST_NULL) {
     *flag = 1;
@@ -382,8 +358,7 @@ int simple_test(simple_t *s, simple_request_t *req, int *flag, simple_status_t *
     size_t bytes = 0;
     int rc = simple__comm_test(&r->mpireq, &done, &mtag, &bytes);
     if (!done) return 0;
-    simple__msg_direct_status(m, r, rc, mtag, bytes);
-    atomic_store_explicit(r->word, SIMPLE__REQ_DONE, memory_order_relaxed);
+    simple__msg_mpi_done(m, r, rc, mtag, bytes);
   }
   *flag = 1;
   int rc = r->err;
@@ -393,11 +368,6 @@ int simple_test(simple_t *s, simple_request_t *req, int *flag, simple_status_t *
 
 /* ------------------------------------------------------------------------
  * Probes. */
-static int probe_check(simple_t *s, const simple__msg_node_t *m, int source, int tag) {
-  int err = check_rank(s->node, source, 1);
-  return err ? err : check_tag(m, tag, 1);
-}
-
 /* Looks for a matching queued message; fills *status if found. */
 static int probe_box(simple__mailbox_t *b, int source, int tag, simple_status_t *status) {
   if (!atomic_load_explicit(&b->nunexp, memory_order_acquire)) return 0;
@@ -413,9 +383,9 @@ static int probe_box(simple__mailbox_t *b, int source, int tag, simple_status_t 
 }
 
 int simple_iprobe(simple_t *s, int source, int tag, int *flag, simple_status_t *status) {
-  MSG_ENTER(s, m, me);
+  SIMPLE__MSG_ENTER(s, m, me);
   if (!flag) return SIMPLE_ERR_ARG;
-  int err = probe_check(s, m, source, tag);
+  int err = check_peer(s, m, source, tag, 1);
   if (err) return err;
   if (must_poll(me, s->node, source) && ++me->probes % PROBE_MPI_EVERY == 0) {
     simple__msg_poll_mpi(m, me);
@@ -426,8 +396,8 @@ int simple_iprobe(simple_t *s, int source, int tag, int *flag, simple_status_t *
 }
 
 int simple_probe(simple_t *s, int source, int tag, simple_status_t *status) {
-  MSG_ENTER(s, m, me);
-  int err = probe_check(s, m, source, tag);
+  SIMPLE__MSG_ENTER(s, m, me);
+  int err = check_peer(s, m, source, tag, 1);
   if (err) return err;
   int remote = must_poll(me, s->node, source);
   simple__mailbox_t *b = &me->box;
@@ -481,8 +451,7 @@ int simple__msg_buf_recv(simple_t *s, int source, int tag, simple__mbuf_t **out,
                          simple_status_t *status) {
   simple__msg_node_t *m = simple__msg_of(s->node);
   simple__mth_t *me = &m->th[s->thread];
-  int err = check_rank(s->node, source, 1);
-  if (!err) err = check_tag(m, tag, 1);
+  int err = check_peer(s, m, source, tag, 1);
   if (err) return err;
   simple__req_t *r = &me->blocking;
   recv_init(r, SIMPLE__REQ_BUFRECV, s->node, NULL, 0, source, tag);
@@ -512,6 +481,5 @@ int simple__msg_buf_recv(simple_t *s, int source, int tag, simple__mbuf_t **out,
 }
 
 int simple__msg_check_dest(simple_t *s, int dest, int tag) {
-  int err = check_rank(s->node, dest, 0);
-  return err ? err : check_tag(simple__msg_of(s->node), tag, 0);
+  return check_peer(s, simple__msg_of(s->node), dest, tag, 0);
 }

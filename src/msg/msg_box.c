@@ -4,10 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/buf.h"
-#include "base/sync.h"
-#include "node/ops.h"
-
 /* ------------------------------------------------------------------------
  * Matching. */
 static int matches(int want_src, int want_tag, int src, int tag) {

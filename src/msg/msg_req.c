@@ -7,7 +7,6 @@
 
 #include "base/buf.h"
 #include "base/sync.h"
-#include "node/ops.h"
 
 /* ------------------------------------------------------------------------
  * Node state. */
@@ -179,11 +178,5 @@ void simple__msg_req_init(simple__req_t *r, int kind) {
   r->direct = 0;
   r->mbuf = NULL;
   r->next = NULL;
-  r->st.source = SIMPLE_ANY_SOURCE;
-  r->st.tag = SIMPLE_ANY_TAG;
-  r->st.bytes = 0;
+  r->st = (simple_status_t){SIMPLE_ANY_SOURCE, SIMPLE_ANY_TAG, 0};
 }
-
-/* Publishes a request's result and wakes its owner if it sleeps. Once the
- * word is stored the owner may reuse r at once: only the two atomics are
- * touched afterwards (requests and mailboxes live until the job ends). */
