@@ -45,6 +45,13 @@ int simple_tag_ub(simple_t *s) {
 /* ------------------------------------------------------------------------
  * Sends. */
 
+/* Deposits buffer b in thread t's mailbox as a message from src. */
+static void deposit_buf(simple__mth_t *me, simple__mth_t *t, simple__mbuf_t *b, int src, int tag) {
+  b->env =
+      (simple__env_t){.src = src, .tag = tag, .bytes = b->size, .kind = SIMPLE__ENV_BUF, .buf = b};
+  simple__msg_deposit(me, t, &b->env);
+}
+
 /* Sends bytes from buf to thread dest of this node. sreq is the sender's
  * request (initialized): with *rdv = 1 on return it completes when the
  * receiver has copied the payload; otherwise the send is complete. */
@@ -78,26 +85,19 @@ static int send_local(simple__msg_node_t *m, simple__mth_t *me, simple_t *s, con
     simple__msg_deliver(me, r, &direct);
     return 0;
   }
-  simple__env_t *e;
-  if (bytes <= SIMPLE__MSG_EAGER || t == me) {
-    simple__mbuf_t *mb = simple__mbuf_new(me, bytes);
-    if (!mb) return SIMPLE_ERR_NOMEM;
-    if (bytes) memcpy(mb->data, buf, bytes);
-    mb->size = bytes;
-    e = &mb->env;
-    e->kind = SIMPLE__ENV_BUF;
-    e->buf = mb;
-  } else {
-    e = &sreq->env;
-    e->kind = SIMPLE__ENV_RDV;
-    e->sdata = buf;
-    e->sreq = sreq;
+  if (bytes > SIMPLE__MSG_EAGER && t != me) {
+    /* Rendezvous: the receiver copies from buf, then completes sreq. */
+    sreq->env = direct;
+    sreq->env.sreq = sreq;
     *rdv = 1;
+    simple__msg_deposit(me, t, &sreq->env);
+    return 0;
   }
-  e->src = s->pid;
-  e->tag = tag;
-  e->bytes = bytes;
-  simple__msg_deposit(me, t, e);
+  simple__mbuf_t *mb = simple__mbuf_new(me, bytes);
+  if (!mb) return SIMPLE_ERR_NOMEM;
+  if (bytes) memcpy(mb->data, buf, bytes);
+  mb->size = bytes;
+  deposit_buf(me, t, mb, s->pid, tag);
   return 0;
 }
 
@@ -435,15 +435,7 @@ int simple__msg_buf_send(simple_t *s, simple__mbuf_t *b, int dest, int tag) {
     me->pend[me->npend++].b = b;
     return 0;
   }
-  simple__env_t *e = &b->env;
-  e->kind = SIMPLE__ENV_BUF;
-  e->buf = b;
-  e->src = s->pid;
-  e->tag = tag;
-  e->bytes = b->size;
-  e->sdata = NULL;
-  e->sreq = NULL;
-  simple__msg_deposit(me, &m->th[dest - n->first_pid[n->node]], e);
+  deposit_buf(me, &m->th[dest - n->first_pid[n->node]], b, s->pid, tag);
   return 0;
 }
 
