@@ -101,18 +101,21 @@ static int send_local(simple__msg_node_t *m, simple__mth_t *me, simple_t *s, con
   return 0;
 }
 
-static int send_check(simple_t *s, const simple__msg_node_t *m, const void *buf, size_t count,
-                      simple_type_t type, int dest, int tag) {
+/* 0, or the error of a typed send's or receive's (recv) arguments: the
+ * buffer, the peer and the tag, and a send to another node of more bytes
+ * than MPI's int count. */
+static int typed_check(simple_t *s, const simple__msg_node_t *m, const void *buf, size_t count,
+                       simple_type_t type, int peer, int tag, int recv) {
   int err = simple__check_buffer(buf, count, type);
-  if (!err) err = check_peer(s, m, dest, tag, 0);
-  if (!err && may_remote(s->node, dest) && count * simple_type_size(type) > INT_MAX)
+  if (!err) err = check_peer(s, m, peer, tag, recv);
+  if (!err && !recv && may_remote(s->node, peer) && count * simple_type_size(type) > INT_MAX)
     err = SIMPLE_ERR_COUNT;
   return err;
 }
 
 int simple_send(simple_t *s, const void *buf, size_t count, simple_type_t type, int dest, int tag) {
   SIMPLE__MSG_ENTER(s, m, me);
-  int err = send_check(s, m, buf, count, type, dest, tag);
+  int err = typed_check(s, m, buf, count, type, dest, tag, 0);
   if (err) return err;
   simple__node_t *n = s->node;
   size_t bytes = count * simple_type_size(type);
@@ -131,7 +134,7 @@ int simple_send(simple_t *s, const void *buf, size_t count, simple_type_t type, 
 int simple_isend(simple_t *s, const void *buf, size_t count, simple_type_t type, int dest, int tag,
                  simple_request_t *req) {
   SIMPLE__MSG_ENTER(s, m, me);
-  int err = req ? send_check(s, m, buf, count, type, dest, tag) : SIMPLE_ERR_ARG;
+  int err = req ? typed_check(s, m, buf, count, type, dest, tag, 0) : SIMPLE_ERR_ARG;
   if (err) return err;
   simple__node_t *n = s->node;
   size_t bytes = count * simple_type_size(type);
@@ -165,12 +168,6 @@ int simple_isend(simple_t *s, const void *buf, size_t count, simple_type_t type,
 
 /* ------------------------------------------------------------------------
  * Receives. */
-static int recv_check(simple_t *s, const simple__msg_node_t *m, const void *buf, size_t count,
-                      simple_type_t type, int source, int tag) {
-  int err = simple__check_buffer(buf, count, type);
-  return err ? err : check_peer(s, m, source, tag, 1);
-}
-
 static void recv_init(simple__req_t *r, int kind, const simple__node_t *n, void *buf, size_t cap,
                       int source, int tag) {
   simple__msg_req_init(r, kind);
@@ -235,7 +232,7 @@ static int post_direct(simple__msg_node_t *m, simple__mth_t *me, simple__req_t *
 int simple_recv(simple_t *s, void *buf, size_t count, simple_type_t type, int source, int tag,
                 simple_status_t *status) {
   SIMPLE__MSG_ENTER(s, m, me);
-  int err = recv_check(s, m, buf, count, type, source, tag);
+  int err = typed_check(s, m, buf, count, type, source, tag, 1);
   if (err) return err;
   simple__node_t *n = s->node;
   size_t cap = count * simple_type_size(type);
@@ -282,7 +279,7 @@ int simple_recv(simple_t *s, void *buf, size_t count, simple_type_t type, int so
 int simple_irecv(simple_t *s, void *buf, size_t count, simple_type_t type, int source, int tag,
                  simple_request_t *req) {
   SIMPLE__MSG_ENTER(s, m, me);
-  int err = req ? recv_check(s, m, buf, count, type, source, tag) : SIMPLE_ERR_ARG;
+  int err = req ? typed_check(s, m, buf, count, type, source, tag, 1) : SIMPLE_ERR_ARG;
   if (err) return err;
   simple__req_t *r = simple__msg_req_get(me);
   if (!r) return SIMPLE_ERR_NOMEM;

@@ -65,11 +65,8 @@ void simple__msg_deliver(simple__mth_t *me, simple__req_t *r, simple__env_t *e) 
   r->st.tag = e->tag;
   r->st.bytes = n;
   if (r->kind == SIMPLE__REQ_RECV) {
-    size_t take = n;
-    if (n > r->cap) {
-      take = r->cap;
-      r->err = SIMPLE_ERR_TRUNCATE;
-    }
+    size_t take = n > r->cap ? r->cap : n;
+    if (n > r->cap) r->err = SIMPLE_ERR_TRUNCATE;
     if (e->kind == SIMPLE__ENV_BUF) {
       if (take) memcpy(r->buf, e->buf->data, take);
       simple__mbuf_free(me, e->buf);
@@ -97,31 +94,27 @@ void simple__msg_deliver(simple__mth_t *me, simple__req_t *r, simple__env_t *e) 
       free(e);
     }
   } else {
-    simple__mbuf_t *b = NULL;
-    if (e->kind == SIMPLE__ENV_BUF) {
-      b = e->buf;
-    } else {
-      b = simple__mbuf_new(me, n);
-      if (!b) r->err = SIMPLE_ERR_NOMEM;
-      if (e->kind == SIMPLE__ENV_RDV) {
-        if (b && n) memcpy(b->data, e->sdata, n);
-        if (e->sreq) simple__msg_req_complete(e->sreq, SIMPLE__REQ_DONE);
-      } else {
-        if (b) {
-          int rc = simple__comm_imrecv(&e->mpimsg, b->data, n, &r->mpireq);
-          if (rc) {
-            r->err = rc;
-            simple__mbuf_free(me, b);
-            b = NULL;
-          } else {
-            state = SIMPLE__REQ_MPI;
-          }
-        }
-        free(e);
+    /* A buffer message's buffer is handed over as it is (its size is n). */
+    simple__mbuf_t *b = e->kind == SIMPLE__ENV_BUF ? e->buf : simple__mbuf_new(me, n);
+    if (!b) r->err = SIMPLE_ERR_NOMEM;
+    if (e->kind == SIMPLE__ENV_RDV) {
+      if (b && n) memcpy(b->data, e->sdata, n);
+      if (e->sreq) simple__msg_req_complete(e->sreq, SIMPLE__REQ_DONE);
+    } else if (e->kind == SIMPLE__ENV_MPI) {
+      int rc = b ? simple__comm_imrecv(&e->mpimsg, b->data, n, &r->mpireq) : 0;
+      if (rc) {
+        r->err = rc;
+        simple__mbuf_free(me, b);
+        b = NULL;
+      } else if (b) {
+        state = SIMPLE__REQ_MPI;
       }
-      if (b) b->size = n;
+      free(e);
     }
-    if (b) b->rpos = 0;
+    if (b) {
+      b->size = n;
+      b->rpos = 0;
+    }
     r->mbuf = b;
   }
   simple__msg_req_complete(r, state);

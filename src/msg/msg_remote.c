@@ -31,16 +31,12 @@ void simple__msg_poll_mpi(simple__msg_node_t *m, simple__mth_t *me) {
       atomic_store_explicit(&m->poll_lock, 0, memory_order_release);
       simple_abort(NULL, "simple msg: out of memory for an incoming message");
     }
-    int dth = mtag & mask;
-    e->kind = SIMPLE__ENV_MPI;
-    e->src = n->first_pid[node] + ((mtag >> m->tbits) & mask);
-    e->tag = mtag >> (2 * m->tbits);
-    e->bytes = bytes;
-    e->mpimsg = msg;
-    e->buf = NULL;
-    e->sdata = NULL;
-    e->sreq = NULL;
-    simple__msg_deposit(me, &m->th[dth], e);
+    *e = (simple__env_t){.src = n->first_pid[node] + ((mtag >> m->tbits) & mask),
+                         .tag = mtag >> (2 * m->tbits),
+                         .bytes = bytes,
+                         .kind = SIMPLE__ENV_MPI,
+                         .mpimsg = msg};
+    simple__msg_deposit(me, &m->th[mtag & mask], e);
   }
   atomic_store_explicit(&m->poll_lock, 0, memory_order_release);
 }
