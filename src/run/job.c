@@ -396,11 +396,9 @@ static int make_slots(simple__node_t *n) {
  * the waiting policy. Collective over the world; every process reaches the
  * same verdict, so a bad configuration fails everywhere, never half-way. */
 static int configure(simple__node_t *n, MPI_Comm comm) {
-  int rank, size;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  n->node = rank;
-  n->nodes = size;
+  MPI_Comm_rank(comm, &n->node);
+  MPI_Comm_size(comm, &n->nodes);
+  int rank = n->node, size = n->nodes;
   char err[256] = "";
   int bad = 0;
   long opt[OPTS];
