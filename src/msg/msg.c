@@ -220,12 +220,8 @@ static int post_direct(simple__msg_node_t *m, simple__mth_t *me, simple__req_t *
   r->st.source = r->src;
   r->st.tag = r->tag;
   r->direct = 1;
-  if (rc) {
-    r->err = rc;
-    atomic_store_explicit(r->word, SIMPLE__REQ_DONE, memory_order_relaxed);
-  } else {
-    atomic_store_explicit(r->word, SIMPLE__REQ_MPI, memory_order_relaxed);
-  }
+  r->err = rc; /* a new request's error is 0 */
+  atomic_store_explicit(r->word, rc ? SIMPLE__REQ_DONE : SIMPLE__REQ_MPI, memory_order_relaxed);
   return 1;
 }
 

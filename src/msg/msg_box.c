@@ -86,11 +86,9 @@ void simple__msg_deliver(simple__mth_t *me, simple__req_t *r, simple__env_t *e) 
       }
       free(e);
     } else {
-      int rc = simple__comm_imrecv(&e->mpimsg, r->buf, n, &r->mpireq);
-      if (rc)
-        r->err = rc;
-      else
-        state = SIMPLE__REQ_MPI;
+      /* Not truncated: r's error is still 0. */
+      r->err = simple__comm_imrecv(&e->mpimsg, r->buf, n, &r->mpireq);
+      if (!r->err) state = SIMPLE__REQ_MPI;
       free(e);
     }
   } else {

@@ -46,10 +46,9 @@ static void *msg_create(simple__node_t *n) {
   memset(th, 0, sizeof *th * (size_t)n->threads);
   m->n = n;
   m->th = th;
-  int maxt = 1;
+  /* Bits for a thread index of the largest node. */
   for (int k = 0; k < n->nodes; k++)
-    if (n->threads_of[k] > maxt) maxt = n->threads_of[k];
-  while ((1 << m->tbits) < maxt) m->tbits++;
+    while ((1 << m->tbits) < n->threads_of[k]) m->tbits++;
   /* The same bound on every node and in every layout with the same
    * largest node, whether the message crosses nodes or not. */
   m->comm = *simple__layer_slot(n, &comm_key);
