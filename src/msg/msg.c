@@ -67,15 +67,11 @@ static int send_local(simple__msg_node_t *m, simple__mth_t *me, simple_t *s, con
   simple__req_t *r = simple__msg_take_armed(t, &direct);
   if (r && b->finline && bytes <= b->fcap) {
     /* The receiver is blocked on this line: envelope and payload go in it. */
-    b->rsrc = direct.src;
-    b->rtag = tag;
     b->rbytes = (uint8_t)bytes;
     size_t head = bytes < SIMPLE__MSG_INLINE_HEAD ? bytes : SIMPLE__MSG_INLINE_HEAD;
     if (head) memcpy(b->fdata, buf, head);
     if (bytes > head) memcpy(b->fext, (const unsigned char *)buf + head, bytes - head);
-    simple__msg_box_unlock(&b->lock);
-    atomic_store_explicit(&b->fstate, SIMPLE__REQ_INLINE, memory_order_seq_cst);
-    simple__wake_all(&b->fstate, &b->fsleepers);
+    simple__msg_inline_done(b, direct.src, tag);
     return 0;
   }
   /* A posted receive gets the payload straight from buf: one copy. */

@@ -244,6 +244,17 @@ static inline void simple__msg_req_complete(simple__req_t *r, unsigned state) {
   simple__wake_all(word, sleepers);
 }
 
+/* Ends an inline delivery to the blocked receiver of mailbox b (under its
+ * lock, the payload written): the envelope goes into b's first line, and
+ * the receiver is released. */
+static inline void simple__msg_inline_done(simple__mailbox_t *b, int src, int tag) {
+  b->rsrc = src;
+  b->rtag = tag;
+  simple__msg_box_unlock(&b->lock);
+  atomic_store_explicit(&b->fstate, SIMPLE__REQ_INLINE, memory_order_seq_cst);
+  simple__wake_all(&b->fstate, &b->fsleepers);
+}
+
 /* The MPI tag of a message: (user tag, source thread, destination thread). */
 static inline int simple__msg_mpi_tag(const simple__msg_node_t *m, int tag, int sth, int dth) {
   return (((tag << m->tbits) | sth) << m->tbits) | dth;

@@ -131,12 +131,8 @@ void simple__msg_deposit(simple__mth_t *me, simple__mth_t *t, simple__env_t *e) 
      * request line and the buffer's header stay untouched here, two of
      * the four or five cache-line transfers of the general path (each
      * 50-200 ns between two cores of the development VM). */
-    b->rsrc = e->src;
-    b->rtag = e->tag;
     memcpy(b->fdata, &e->buf, sizeof e->buf);
-    simple__msg_box_unlock(&b->lock);
-    atomic_store_explicit(&b->fstate, SIMPLE__REQ_INLINE, memory_order_seq_cst);
-    simple__wake_all(&b->fstate, &b->fsleepers);
+    simple__msg_inline_done(b, e->src, e->tag);
     return;
   }
   if (!r) r = simple__msg_take_posted(b, e);
