@@ -6,12 +6,9 @@
 #include "msg/msg.h"
 
 #include <limits.h>
-#include <sched.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
-#include "base/sync.h"
 #include "node/ops.h"
 
 /* An iprobe that finds nothing polls MPI once every this many calls: MPI's
@@ -21,14 +18,14 @@
 
 /* ------------------------------------------------------------------------
  * Argument checks. */
-static int check_rank(const simple__node_t *n, int r, int any_ok) {
-  if (any_ok && r == SIMPLE_ANY_SOURCE) return 0;
-  return r < 0 || r >= n->nprocs ? SIMPLE_ERR_RANK : 0;
-}
 
-static int check_tag(const simple__msg_node_t *m, int tag, int any_ok) {
-  if (any_ok && tag == SIMPLE_ANY_TAG) return 0;
-  return tag < 0 || tag > m->tag_ub ? SIMPLE_ERR_ARG : 0;
+/* 0, or the error of a peer's rank r, then of tag (the wildcards allowed
+ * when any_ok). */
+static int check_peer(const simple_t *s, const simple__msg_node_t *m, int r, int tag, int any_ok) {
+  if (!(any_ok && r == SIMPLE_ANY_SOURCE) && (r < 0 || r >= s->node->nprocs))
+    return SIMPLE_ERR_RANK;
+  if (!(any_ok && tag == SIMPLE_ANY_TAG) && (tag < 0 || tag > m->tag_ub)) return SIMPLE_ERR_ARG;
+  return 0;
 }
 
 /* Whether a receive from `src` may be matched by a message from another
@@ -39,14 +36,6 @@ static int may_remote(const simple__node_t *n, int src) {
          src >= n->first_pid[n->node + 1];
 }
 
-/* The common start of every call: the job, the node state, the thread. */
-#define MSG_ENTER(s, m, me)                             \
-  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB; \
-  simple__msg_node_t *m = simple__msg_state(s);         \
-  if (!m) return SIMPLE_ERR_NOMEM;                      \
-  simple__mth_t *me = &m->th[(s)->thread];              \
-  (void)me
-
 int simple_tag_ub(simple_t *s) {
   if (!SIMPLE__IN_JOB(s)) return -1;
   simple__msg_node_t *m = simple__msg_state(s);
@@ -55,6 +44,13 @@ int simple_tag_ub(simple_t *s) {
 
 /* ------------------------------------------------------------------------
  * Sends. */
+
+/* Deposits buffer b in thread t's mailbox as a message from src. */
+static void deposit_buf(simple__mth_t *me, simple__mth_t *t, simple__mbuf_t *b, int src, int tag) {
+  b->env =
+      (simple__env_t){.src = src, .tag = tag, .bytes = b->size, .kind = SIMPLE__ENV_BUF, .buf = b};
+  simple__msg_deposit(me, t, &b->env);
+}
 
 /* Sends bytes from buf to thread dest of this node. sreq is the sender's
  * request (initialized): with *rdv = 1 on return it completes when the
@@ -71,15 +67,11 @@ static int send_local(simple__msg_node_t *m, simple__mth_t *me, simple_t *s, con
   simple__req_t *r = simple__msg_take_armed(t, &direct);
   if (r && b->finline && bytes <= b->fcap) {
     /* The receiver is blocked on this line: envelope and payload go in it. */
-    b->rsrc = direct.src;
-    b->rtag = tag;
     b->rbytes = (uint8_t)bytes;
     size_t head = bytes < SIMPLE__MSG_INLINE_HEAD ? bytes : SIMPLE__MSG_INLINE_HEAD;
     if (head) memcpy(b->fdata, buf, head);
     if (bytes > head) memcpy(b->fext, (const unsigned char *)buf + head, bytes - head);
-    simple__msg_box_unlock(&b->lock);
-    atomic_store_explicit(&b->fstate, SIMPLE__REQ_INLINE, memory_order_seq_cst);
-    simple__wake_all(&b->fstate, &b->fsleepers);
+    simple__msg_inline_done(b, direct.src, tag);
     return 0;
   }
   /* A posted receive gets the payload straight from buf: one copy. */
@@ -89,44 +81,37 @@ static int send_local(simple__msg_node_t *m, simple__mth_t *me, simple_t *s, con
     simple__msg_deliver(me, r, &direct);
     return 0;
   }
-  simple__env_t *e;
-  if (bytes <= SIMPLE__MSG_EAGER || t == me) {
-    simple__mbuf_t *mb = simple__mbuf_new(me, bytes);
-    if (!mb) return SIMPLE_ERR_NOMEM;
-    if (bytes) memcpy(mb->data, buf, bytes);
-    mb->size = bytes;
-    e = &mb->env;
-    e->kind = SIMPLE__ENV_BUF;
-    e->buf = mb;
-  } else {
-    e = &sreq->env;
-    e->kind = SIMPLE__ENV_RDV;
-    e->sdata = buf;
-    e->sreq = sreq;
+  if (bytes > SIMPLE__MSG_EAGER && t != me) {
+    /* Rendezvous: the receiver copies from buf, then completes sreq. */
+    sreq->env = direct;
+    sreq->env.sreq = sreq;
     *rdv = 1;
+    simple__msg_deposit(me, t, &sreq->env);
+    return 0;
   }
-  e->src = s->pid;
-  e->tag = tag;
-  e->bytes = bytes;
-  simple__msg_deposit(me, t, e);
+  simple__mbuf_t *mb = simple__mbuf_new(me, bytes);
+  if (!mb) return SIMPLE_ERR_NOMEM;
+  if (bytes) memcpy(mb->data, buf, bytes);
+  mb->size = bytes;
+  deposit_buf(me, t, mb, s->pid, tag);
   return 0;
 }
 
-static int send_check(simple_t *s, const simple__msg_node_t *m, const void *buf, size_t count,
-                      simple_type_t type, int dest, int tag) {
+/* 0, or the error of a typed send's or receive's (recv) arguments: the
+ * buffer, the peer and the tag, and a send to another node of more bytes
+ * than MPI's int count. */
+static int typed_check(simple_t *s, const simple__msg_node_t *m, const void *buf, size_t count,
+                       simple_type_t type, int peer, int tag, int recv) {
   int err = simple__check_buffer(buf, count, type);
-  if (!err) err = check_rank(s->node, dest, 0);
-  if (!err) err = check_tag(m, tag, 0);
-  if (!err &&
-      (dest < s->node->first_pid[s->node->node] || dest >= s->node->first_pid[s->node->node + 1]) &&
-      count * simple_type_size(type) > INT_MAX)
+  if (!err) err = check_peer(s, m, peer, tag, recv);
+  if (!err && !recv && may_remote(s->node, peer) && count * simple_type_size(type) > INT_MAX)
     err = SIMPLE_ERR_COUNT;
   return err;
 }
 
 int simple_send(simple_t *s, const void *buf, size_t count, simple_type_t type, int dest, int tag) {
-  MSG_ENTER(s, m, me);
-  int err = send_check(s, m, buf, count, type, dest, tag);
+  SIMPLE__MSG_ENTER(s, m, me);
+  int err = typed_check(s, m, buf, count, type, dest, tag, 0);
   if (err) return err;
   simple__node_t *n = s->node;
   size_t bytes = count * simple_type_size(type);
@@ -144,8 +129,8 @@ int simple_send(simple_t *s, const void *buf, size_t count, simple_type_t type, 
 
 int simple_isend(simple_t *s, const void *buf, size_t count, simple_type_t type, int dest, int tag,
                  simple_request_t *req) {
-  MSG_ENTER(s, m, me);
-  int err = req ? send_check(s, m, buf, count, type, dest, tag) : SIMPLE_ERR_ARG;
+  SIMPLE__MSG_ENTER(s, m, me);
+  int err = req ? typed_check(s, m, buf, count, type, dest, tag, 0) : SIMPLE_ERR_ARG;
   if (err) return err;
   simple__node_t *n = s->node;
   size_t bytes = count * simple_type_size(type);
@@ -179,14 +164,6 @@ int simple_isend(simple_t *s, const void *buf, size_t count, simple_type_t type,
 
 /* ------------------------------------------------------------------------
  * Receives. */
-static int recv_check(simple_t *s, const simple__msg_node_t *m, const void *buf, size_t count,
-                      simple_type_t type, int source, int tag) {
-  int err = simple__check_buffer(buf, count, type);
-  if (!err) err = check_rank(s->node, source, 1);
-  if (!err) err = check_tag(m, tag, 1);
-  return err;
-}
-
 static void recv_init(simple__req_t *r, int kind, const simple__node_t *n, void *buf, size_t cap,
                       int source, int tag) {
   simple__msg_req_init(r, kind);
@@ -216,15 +193,7 @@ static int post_direct(simple__msg_node_t *m, simple__mth_t *me, simple__req_t *
   simple__node_t *n = m->n;
   if (!r->remote || r->src == SIMPLE_ANY_SOURCE || (r->tag == SIMPLE_ANY_TAG && m->tbits > 0))
     return 0;
-  for (unsigned i = 0;; i++) {
-    if (!atomic_load_explicit(&m->poll_lock, memory_order_relaxed) &&
-        !atomic_exchange_explicit(&m->poll_lock, 1, memory_order_acquire))
-      break;
-    if (i < 100)
-      simple__cpu_relax();
-    else
-      sched_yield();
-  }
+  simple__msg_spin_lock(&m->poll_lock);
   simple__mailbox_t *b = &me->box;
   simple__msg_box_lock(&b->lock);
   int blocked = 0;
@@ -247,19 +216,15 @@ static int post_direct(simple__msg_node_t *m, simple__mth_t *me, simple__req_t *
   r->st.source = r->src;
   r->st.tag = r->tag;
   r->direct = 1;
-  if (rc) {
-    r->err = rc;
-    atomic_store_explicit(r->word, SIMPLE__REQ_DONE, memory_order_relaxed);
-  } else {
-    atomic_store_explicit(r->word, SIMPLE__REQ_MPI, memory_order_relaxed);
-  }
+  r->err = rc; /* a new request's error is 0 */
+  atomic_store_explicit(r->word, rc ? SIMPLE__REQ_DONE : SIMPLE__REQ_MPI, memory_order_relaxed);
   return 1;
 }
 
 int simple_recv(simple_t *s, void *buf, size_t count, simple_type_t type, int source, int tag,
                 simple_status_t *status) {
-  MSG_ENTER(s, m, me);
-  int err = recv_check(s, m, buf, count, type, source, tag);
+  SIMPLE__MSG_ENTER(s, m, me);
+  int err = typed_check(s, m, buf, count, type, source, tag, 1);
   if (err) return err;
   simple__node_t *n = s->node;
   size_t cap = count * simple_type_size(type);
@@ -305,8 +270,8 @@ int simple_recv(simple_t *s, void *buf, size_t count, simple_type_t type, int so
 
 int simple_irecv(simple_t *s, void *buf, size_t count, simple_type_t type, int source, int tag,
                  simple_request_t *req) {
-  MSG_ENTER(s, m, me);
-  int err = req ? recv_check(s, m, buf, count, type, source, tag) : SIMPLE_ERR_ARG;
+  SIMPLE__MSG_ENTER(s, m, me);
+  int err = req ? typed_check(s, m, buf, count, type, source, tag, 1) : SIMPLE_ERR_ARG;
   if (err) return err;
   simple__req_t *r = simple__msg_req_get(me);
   if (!r) return SIMPLE_ERR_NOMEM;
@@ -334,7 +299,7 @@ static void req_release(simple__mth_t *me, simple__req_t *r, simple_request_t *r
 static const simple_status_t empty_status = {SIMPLE_ANY_SOURCE, SIMPLE_ANY_TAG, 0};
 
 int simple_wait(simple_t *s, simple_request_t *req, simple_status_t *status) {
-  MSG_ENTER(s, m, me);
+  SIMPLE__MSG_ENTER(s, m, me);
   if (!req) return SIMPLE_ERR_ARG;
   if (*req == SIMPLE_REQUEST_NULL) {
     if (status) *status = empty_status;
@@ -361,7 +326,7 @@ int simple_waitall(simple_t *s, int count, simple_request_t *reqs, simple_status
 }
 
 int simple_test(simple_t *s, simple_request_t *req, int *flag, simple_status_t *status) {
-  MSG_ENTER(s, m, me);
+  SIMPLE__MSG_ENTER(s, m, me);
   if (!req || !flag) return SIMPLE_ERR_ARG;
   if (*req == SIMPLE_REQUEST_NULL) {
     *flag = 1;
@@ -382,8 +347,7 @@ int simple_test(simple_t *s, simple_request_t *req, int *flag, simple_status_t *
     size_t bytes = 0;
     int rc = simple__comm_test(&r->mpireq, &done, &mtag, &bytes);
     if (!done) return 0;
-    simple__msg_direct_status(m, r, rc, mtag, bytes);
-    atomic_store_explicit(r->word, SIMPLE__REQ_DONE, memory_order_relaxed);
+    simple__msg_mpi_done(m, r, rc, mtag, bytes);
   }
   *flag = 1;
   int rc = r->err;
@@ -393,11 +357,6 @@ int simple_test(simple_t *s, simple_request_t *req, int *flag, simple_status_t *
 
 /* ------------------------------------------------------------------------
  * Probes. */
-static int probe_check(simple_t *s, const simple__msg_node_t *m, int source, int tag) {
-  int err = check_rank(s->node, source, 1);
-  return err ? err : check_tag(m, tag, 1);
-}
-
 /* Looks for a matching queued message; fills *status if found. */
 static int probe_box(simple__mailbox_t *b, int source, int tag, simple_status_t *status) {
   if (!atomic_load_explicit(&b->nunexp, memory_order_acquire)) return 0;
@@ -413,9 +372,9 @@ static int probe_box(simple__mailbox_t *b, int source, int tag, simple_status_t 
 }
 
 int simple_iprobe(simple_t *s, int source, int tag, int *flag, simple_status_t *status) {
-  MSG_ENTER(s, m, me);
+  SIMPLE__MSG_ENTER(s, m, me);
   if (!flag) return SIMPLE_ERR_ARG;
-  int err = probe_check(s, m, source, tag);
+  int err = check_peer(s, m, source, tag, 1);
   if (err) return err;
   if (must_poll(me, s->node, source) && ++me->probes % PROBE_MPI_EVERY == 0) {
     simple__msg_poll_mpi(m, me);
@@ -426,8 +385,8 @@ int simple_iprobe(simple_t *s, int source, int tag, int *flag, simple_status_t *
 }
 
 int simple_probe(simple_t *s, int source, int tag, simple_status_t *status) {
-  MSG_ENTER(s, m, me);
-  int err = probe_check(s, m, source, tag);
+  SIMPLE__MSG_ENTER(s, m, me);
+  int err = check_peer(s, m, source, tag, 1);
   if (err) return err;
   int remote = must_poll(me, s->node, source);
   simple__mailbox_t *b = &me->box;
@@ -465,15 +424,7 @@ int simple__msg_buf_send(simple_t *s, simple__mbuf_t *b, int dest, int tag) {
     me->pend[me->npend++].b = b;
     return 0;
   }
-  simple__env_t *e = &b->env;
-  e->kind = SIMPLE__ENV_BUF;
-  e->buf = b;
-  e->src = s->pid;
-  e->tag = tag;
-  e->bytes = b->size;
-  e->sdata = NULL;
-  e->sreq = NULL;
-  simple__msg_deposit(me, &m->th[dest - n->first_pid[n->node]], e);
+  deposit_buf(me, &m->th[dest - n->first_pid[n->node]], b, s->pid, tag);
   return 0;
 }
 
@@ -481,8 +432,7 @@ int simple__msg_buf_recv(simple_t *s, int source, int tag, simple__mbuf_t **out,
                          simple_status_t *status) {
   simple__msg_node_t *m = simple__msg_of(s->node);
   simple__mth_t *me = &m->th[s->thread];
-  int err = check_rank(s->node, source, 1);
-  if (!err) err = check_tag(m, tag, 1);
+  int err = check_peer(s, m, source, tag, 1);
   if (err) return err;
   simple__req_t *r = &me->blocking;
   recv_init(r, SIMPLE__REQ_BUFRECV, s->node, NULL, 0, source, tag);
@@ -512,6 +462,5 @@ int simple__msg_buf_recv(simple_t *s, int source, int tag, simple__mbuf_t **out,
 }
 
 int simple__msg_check_dest(simple_t *s, int dest, int tag) {
-  int err = check_rank(s->node, dest, 0);
-  return err ? err : check_tag(simple__msg_of(s->node), tag, 0);
+  return check_peer(s, simple__msg_of(s->node), dest, tag, 0);
 }

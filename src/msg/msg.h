@@ -174,6 +174,14 @@ typedef struct {
 
 /* The node's message state, created on first use; NULL when out of memory. */
 simple__msg_node_t *simple__msg_state(simple_t *s);
+/* The common start of every public call: the job, the node state, the
+ * thread. */
+#define SIMPLE__MSG_ENTER(s, m, me)                     \
+  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB; \
+  simple__msg_node_t *m = simple__msg_state(s);         \
+  if (!m) return SIMPLE_ERR_NOMEM;                      \
+  simple__mth_t *me = &m->th[(s)->thread];              \
+  (void)me
 /* The node's state once created (NULL before). */
 extern simple__layer_key_t simple__msg_key;
 static inline simple__msg_node_t *simple__msg_of(simple__node_t *n) {
@@ -183,7 +191,6 @@ static inline simple__msg_node_t *simple__msg_of(simple__node_t *n) {
 /* Buffers (msg_buf.c). */
 simple__mbuf_t *simple__mbuf_new(simple__mth_t *t, size_t cap);
 void simple__mbuf_free(simple__mth_t *t, simple__mbuf_t *b);
-int simple__mbuf_reserve(simple__mbuf_t *b, size_t cap);
 
 /* Handle tables: ids are (generation << 32) | (slot + 1). */
 int simple__htab_add(simple__htab_t *t, void *p, uint64_t *id);
@@ -205,9 +212,10 @@ int simple__msg_check_dest(simple_t *s, int dest, int tag);
  * first try is the exchange itself: a sender's lock line usually sits in
  * the receiver's cache, and a load before the exchange would fetch it
  * shared and then upgrade it, two coherence round trips (~30 ns each)
- * where the exchange alone takes one. Only a failed try polls by loads. */
-static inline void simple__msg_box_lock(atomic_int *l) {
-  if (!atomic_exchange_explicit(l, 1, memory_order_acquire)) return;
+ * where the exchange alone takes one. Only a failed try polls by loads
+ * (simple__msg_spin_lock, which alone takes a lock that is usually held:
+ * the node's poll lock). */
+static inline void simple__msg_spin_lock(atomic_int *l) {
   for (unsigned i = 0;; i++) {
     if (!atomic_load_explicit(l, memory_order_relaxed) &&
         !atomic_exchange_explicit(l, 1, memory_order_acquire))
@@ -219,15 +227,32 @@ static inline void simple__msg_box_lock(atomic_int *l) {
   }
 }
 
+static inline void simple__msg_box_lock(atomic_int *l) {
+  if (atomic_exchange_explicit(l, 1, memory_order_acquire)) simple__msg_spin_lock(l);
+}
+
 static inline void simple__msg_box_unlock(atomic_int *l) {
   atomic_store_explicit(l, 0, memory_order_release);
 }
 
-/* Completes a request: publishes its state and wakes its owner. */
+/* Completes a request: publishes its state and wakes its owner. Once the
+ * word is stored the owner may reuse r at once: only the two atomics are
+ * touched afterwards (requests and mailboxes live until the job ends). */
 static inline void simple__msg_req_complete(simple__req_t *r, unsigned state) {
   atomic_uint *word = r->word, *sleepers = r->wsleep;
   atomic_store_explicit(word, state, memory_order_seq_cst);
   simple__wake_all(word, sleepers);
+}
+
+/* Ends an inline delivery to the blocked receiver of mailbox b (under its
+ * lock, the payload written): the envelope goes into b's first line, and
+ * the receiver is released. */
+static inline void simple__msg_inline_done(simple__mailbox_t *b, int src, int tag) {
+  b->rsrc = src;
+  b->rtag = tag;
+  simple__msg_box_unlock(&b->lock);
+  atomic_store_explicit(&b->fstate, SIMPLE__REQ_INLINE, memory_order_seq_cst);
+  simple__wake_all(&b->fstate, &b->fsleepers);
 }
 
 /* The MPI tag of a message: (user tag, source thread, destination thread). */
@@ -264,9 +289,8 @@ void simple__msg_post_blocking(simple__mth_t *me, simple__req_t *r);
  * while polling MPI (src/run/wait.c's simple__wait_poll). */
 void simple__msg_poll_mpi(simple__msg_node_t *m, simple__mth_t *me);
 void simple__msg_progress_sends(simple__mth_t *me);
-void simple__msg_direct_status(const simple__msg_node_t *m, simple__req_t *r, int rc, int mtag,
-                               size_t bytes);
-int simple__msg_req_finish(const simple__msg_node_t *m, simple__req_t *r);
+void simple__msg_mpi_done(const simple__msg_node_t *m, simple__req_t *r, int rc, int mtag,
+                          size_t bytes);
 int simple__msg_req_wait(simple__msg_node_t *m, simple__mth_t *me, simple__req_t *r);
 int simple__msg_wait_remote(simple__msg_node_t *m, simple__mth_t *me, atomic_uint *word,
                             unsigned old, atomic_uint *sleepers);

@@ -4,10 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/buf.h"
-#include "base/sync.h"
-#include "node/ops.h"
-
 /* ------------------------------------------------------------------------
  * Matching. */
 static int matches(int want_src, int want_tag, int src, int tag) {
@@ -69,11 +65,8 @@ void simple__msg_deliver(simple__mth_t *me, simple__req_t *r, simple__env_t *e) 
   r->st.tag = e->tag;
   r->st.bytes = n;
   if (r->kind == SIMPLE__REQ_RECV) {
-    size_t take = n;
-    if (n > r->cap) {
-      take = r->cap;
-      r->err = SIMPLE_ERR_TRUNCATE;
-    }
+    size_t take = n > r->cap ? r->cap : n;
+    if (n > r->cap) r->err = SIMPLE_ERR_TRUNCATE;
     if (e->kind == SIMPLE__ENV_BUF) {
       if (take) memcpy(r->buf, e->buf->data, take);
       simple__mbuf_free(me, e->buf);
@@ -93,39 +86,33 @@ void simple__msg_deliver(simple__mth_t *me, simple__req_t *r, simple__env_t *e) 
       }
       free(e);
     } else {
-      int rc = simple__comm_imrecv(&e->mpimsg, r->buf, n, &r->mpireq);
-      if (rc)
-        r->err = rc;
-      else
-        state = SIMPLE__REQ_MPI;
+      /* Not truncated: r's error is still 0. */
+      r->err = simple__comm_imrecv(&e->mpimsg, r->buf, n, &r->mpireq);
+      if (!r->err) state = SIMPLE__REQ_MPI;
       free(e);
     }
   } else {
-    simple__mbuf_t *b = NULL;
-    if (e->kind == SIMPLE__ENV_BUF) {
-      b = e->buf;
-    } else {
-      b = simple__mbuf_new(me, n);
-      if (!b) r->err = SIMPLE_ERR_NOMEM;
-      if (e->kind == SIMPLE__ENV_RDV) {
-        if (b && n) memcpy(b->data, e->sdata, n);
-        if (e->sreq) simple__msg_req_complete(e->sreq, SIMPLE__REQ_DONE);
-      } else {
-        if (b) {
-          int rc = simple__comm_imrecv(&e->mpimsg, b->data, n, &r->mpireq);
-          if (rc) {
-            r->err = rc;
-            simple__mbuf_free(me, b);
-            b = NULL;
-          } else {
-            state = SIMPLE__REQ_MPI;
-          }
-        }
-        free(e);
+    /* A buffer message's buffer is handed over as it is (its size is n). */
+    simple__mbuf_t *b = e->kind == SIMPLE__ENV_BUF ? e->buf : simple__mbuf_new(me, n);
+    if (!b) r->err = SIMPLE_ERR_NOMEM;
+    if (e->kind == SIMPLE__ENV_RDV) {
+      if (b && n) memcpy(b->data, e->sdata, n);
+      if (e->sreq) simple__msg_req_complete(e->sreq, SIMPLE__REQ_DONE);
+    } else if (e->kind == SIMPLE__ENV_MPI) {
+      int rc = b ? simple__comm_imrecv(&e->mpimsg, b->data, n, &r->mpireq) : 0;
+      if (rc) {
+        r->err = rc;
+        simple__mbuf_free(me, b);
+        b = NULL;
+      } else if (b) {
+        state = SIMPLE__REQ_MPI;
       }
-      if (b) b->size = n;
+      free(e);
     }
-    if (b) b->rpos = 0;
+    if (b) {
+      b->size = n;
+      b->rpos = 0;
+    }
     r->mbuf = b;
   }
   simple__msg_req_complete(r, state);
@@ -144,12 +131,8 @@ void simple__msg_deposit(simple__mth_t *me, simple__mth_t *t, simple__env_t *e) 
      * request line and the buffer's header stay untouched here, two of
      * the four or five cache-line transfers of the general path (each
      * 50-200 ns between two cores of the development VM). */
-    b->rsrc = e->src;
-    b->rtag = e->tag;
     memcpy(b->fdata, &e->buf, sizeof e->buf);
-    simple__msg_box_unlock(&b->lock);
-    atomic_store_explicit(&b->fstate, SIMPLE__REQ_INLINE, memory_order_seq_cst);
-    simple__wake_all(&b->fstate, &b->fsleepers);
+    simple__msg_inline_done(b, e->src, e->tag);
     return;
   }
   if (!r) r = simple__msg_take_posted(b, e);

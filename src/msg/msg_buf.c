@@ -45,9 +45,12 @@ void simple__mbuf_free(simple__mth_t *t, simple__mbuf_t *b) {
   free(b);
 }
 
-int simple__mbuf_reserve(simple__mbuf_t *b, size_t cap) {
+/* Room in b for `more` bytes after its contents: 0, SIMPLE_ERR_COUNT (the
+ * size would pass PTRDIFF_MAX) or SIMPLE_ERR_NOMEM. */
+static int reserve(simple__mbuf_t *b, size_t more) {
+  if (more > (size_t)PTRDIFF_MAX - b->size) return SIMPLE_ERR_COUNT;
+  size_t cap = b->size + more;
   if (cap <= b->cap) return 0;
-  if (cap > (size_t)PTRDIFF_MAX) return SIMPLE_ERR_COUNT;
   size_t ncap = b->cap * 2 > cap && b->cap <= (size_t)PTRDIFF_MAX / 2 ? b->cap * 2 : cap;
   unsigned char *p;
   if (b->data == inline_data(b)) {
@@ -62,15 +65,8 @@ int simple__mbuf_reserve(simple__mbuf_t *b, size_t cap) {
   return 0;
 }
 
-/* The buffer behind id, owned by the calling thread, or NULL. */
-#define BUF_ENTER(s, m, me)                             \
-  if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB; \
-  simple__msg_node_t *m = simple__msg_state(s);         \
-  if (!m) return SIMPLE_ERR_NOMEM;                      \
-  simple__mth_t *me = &m->th[(s)->thread]
-
 int simple_buf_create(simple_t *s, size_t capacity, simple_buf_t *id) {
-  BUF_ENTER(s, m, me);
+  SIMPLE__MSG_ENTER(s, m, me);
   if (!id) return SIMPLE_ERR_ARG;
   if (capacity > (size_t)PTRDIFF_MAX / 2) return SIMPLE_ERR_COUNT;
   simple__mbuf_t *b = simple__mbuf_new(me, capacity);
@@ -81,7 +77,7 @@ int simple_buf_create(simple_t *s, size_t capacity, simple_buf_t *id) {
 }
 
 int simple_buf_free(simple_t *s, simple_buf_t id) {
-  BUF_ENTER(s, m, me);
+  SIMPLE__MSG_ENTER(s, m, me);
   simple__mbuf_t *b = simple__htab_get(&me->bufs, id);
   if (!b) return SIMPLE_ERR_ARG;
   simple__htab_del(&me->bufs, id);
@@ -90,11 +86,10 @@ int simple_buf_free(simple_t *s, simple_buf_t id) {
 }
 
 int simple_buf_extend(simple_t *s, simple_buf_t id, size_t bytes, void **ptr) {
-  BUF_ENTER(s, m, me);
+  SIMPLE__MSG_ENTER(s, m, me);
   simple__mbuf_t *b = simple__htab_get(&me->bufs, id);
   if (!b || !ptr) return SIMPLE_ERR_ARG;
-  if (bytes > (size_t)PTRDIFF_MAX - b->size) return SIMPLE_ERR_COUNT;
-  int rc = simple__mbuf_reserve(b, b->size + bytes);
+  int rc = reserve(b, bytes);
   if (rc) return rc;
   *ptr = b->data + b->size;
   b->size += bytes;
@@ -105,7 +100,7 @@ int simple_buf_extend(simple_t *s, simple_buf_t id, size_t bytes, void **ptr) {
  * checked: pack and unpack share everything but the direction. */
 static int typed_args(simple_t *s, simple_buf_t id, const void *data, size_t count,
                       simple_type_t type, simple__mbuf_t **out, size_t *bytes) {
-  BUF_ENTER(s, m, me);
+  SIMPLE__MSG_ENTER(s, m, me);
   if (!(*out = simple__htab_get(&me->bufs, id))) return SIMPLE_ERR_ARG;
   *bytes = count * simple_type_size(type);
   return simple__check_buffer(data, count, type);
@@ -117,8 +112,7 @@ int simple_buf_pack(simple_t *s, simple_buf_t id, const void *data, size_t count
   size_t bytes;
   int rc = typed_args(s, id, data, count, type, &b, &bytes);
   if (rc) return rc;
-  if (bytes > (size_t)PTRDIFF_MAX - b->size) return SIMPLE_ERR_COUNT;
-  if ((rc = simple__mbuf_reserve(b, b->size + bytes))) return rc;
+  if ((rc = reserve(b, bytes))) return rc;
   if (bytes) memcpy(b->data + b->size, data, bytes);
   b->size += bytes;
   return 0;
@@ -136,7 +130,7 @@ int simple_buf_unpack(simple_t *s, simple_buf_t id, void *data, size_t count, si
 }
 
 int simple_buf_data(simple_t *s, simple_buf_t id, void **ptr, size_t *bytes) {
-  BUF_ENTER(s, m, me);
+  SIMPLE__MSG_ENTER(s, m, me);
   simple__mbuf_t *b = simple__htab_get(&me->bufs, id);
   if (!b) return SIMPLE_ERR_ARG;
   if (ptr) *ptr = b->data;
@@ -145,7 +139,7 @@ int simple_buf_data(simple_t *s, simple_buf_t id, void **ptr, size_t *bytes) {
 }
 
 int simple_buf_send(simple_t *s, simple_buf_t id, int dest, int tag) {
-  BUF_ENTER(s, m, me);
+  SIMPLE__MSG_ENTER(s, m, me);
   simple__mbuf_t *b = simple__htab_get(&me->bufs, id);
   if (!b) return SIMPLE_ERR_ARG;
   int rc = simple__msg_check_dest(s, dest, tag);
@@ -155,7 +149,7 @@ int simple_buf_send(simple_t *s, simple_buf_t id, int dest, int tag) {
 }
 
 int simple_buf_recv(simple_t *s, int source, int tag, simple_buf_t *id, simple_status_t *status) {
-  BUF_ENTER(s, m, me);
+  SIMPLE__MSG_ENTER(s, m, me);
   if (!id) return SIMPLE_ERR_ARG;
   simple__mbuf_t *b = NULL;
   int rc = simple__msg_buf_recv(s, source, tag, &b, status);

@@ -4,9 +4,6 @@
 
 #include <stdlib.h>
 
-#include "base/buf.h"
-#include "base/sync.h"
-#include "node/ops.h"
 #include "run/wait.h"
 
 /* Messages pulled from MPI per poll at most, so one poller cannot be held
@@ -34,16 +31,12 @@ void simple__msg_poll_mpi(simple__msg_node_t *m, simple__mth_t *me) {
       atomic_store_explicit(&m->poll_lock, 0, memory_order_release);
       simple_abort(NULL, "simple msg: out of memory for an incoming message");
     }
-    int dth = mtag & mask;
-    e->kind = SIMPLE__ENV_MPI;
-    e->src = n->first_pid[node] + ((mtag >> m->tbits) & mask);
-    e->tag = mtag >> (2 * m->tbits);
-    e->bytes = bytes;
-    e->mpimsg = msg;
-    e->buf = NULL;
-    e->sdata = NULL;
-    e->sreq = NULL;
-    simple__msg_deposit(me, &m->th[dth], e);
+    *e = (simple__env_t){.src = n->first_pid[node] + ((mtag >> m->tbits) & mask),
+                         .tag = mtag >> (2 * m->tbits),
+                         .bytes = bytes,
+                         .kind = SIMPLE__ENV_MPI,
+                         .mpimsg = msg};
+    simple__msg_deposit(me, &m->th[mtag & mask], e);
   }
   atomic_store_explicit(&m->poll_lock, 0, memory_order_release);
 }
@@ -77,26 +70,16 @@ static void poll_hook(void *arg) {
   if (a->me->npend) simple__msg_progress_sends(a->me);
 }
 
-/* Takes the result of a direct MPI receive: the tag and size MPI saw. */
-void simple__msg_direct_status(const simple__msg_node_t *m, simple__req_t *r, int rc, int mtag,
-                               size_t bytes) {
+/* Takes the result of a request's completed MPI transfer (the tag and size
+ * MPI saw, for a direct receive) and marks the request DONE. */
+void simple__msg_mpi_done(const simple__msg_node_t *m, simple__req_t *r, int rc, int mtag,
+                          size_t bytes) {
   if (rc && !r->err) r->err = rc;
   if (r->direct && rc != SIMPLE_ERR_MPI) {
     r->st.tag = mtag >> (2 * m->tbits);
     r->st.bytes = bytes;
   }
-}
-
-/* Completes an MPI receive or send after the request left PENDING. */
-int simple__msg_req_finish(const simple__msg_node_t *m, simple__req_t *r) {
-  if (atomic_load_explicit(r->word, memory_order_acquire) == SIMPLE__REQ_MPI) {
-    int mtag = 0;
-    size_t bytes = 0;
-    int rc = simple__comm_wait(&r->mpireq, &mtag, &bytes);
-    simple__msg_direct_status(m, r, rc, mtag, bytes);
-    atomic_store_explicit(r->word, SIMPLE__REQ_DONE, memory_order_relaxed);
-  }
-  return r->err;
+  atomic_store_explicit(r->word, SIMPLE__REQ_DONE, memory_order_relaxed);
 }
 
 int simple__msg_req_wait(simple__msg_node_t *m, simple__mth_t *me, simple__req_t *r) {
@@ -107,7 +90,14 @@ int simple__msg_req_wait(simple__msg_node_t *m, simple__mth_t *me, simple__req_t
                  : simple__wait_while(r->word, SIMPLE__REQ_PENDING, r->wsleep);
     if (rc) return rc;
   }
-  return simple__msg_req_finish(m, r);
+  /* Left PENDING: an MPI receive or send may remain to complete. */
+  if (atomic_load_explicit(r->word, memory_order_acquire) == SIMPLE__REQ_MPI) {
+    int mtag = 0;
+    size_t bytes = 0;
+    int rc = simple__comm_wait(&r->mpireq, &mtag, &bytes);
+    simple__msg_mpi_done(m, r, rc, mtag, bytes);
+  }
+  return r->err;
 }
 
 int simple__msg_wait_remote(simple__msg_node_t *m, simple__mth_t *me, atomic_uint *word,

@@ -7,7 +7,6 @@
 
 #include "base/buf.h"
 #include "base/sync.h"
-#include "node/ops.h"
 
 /* ------------------------------------------------------------------------
  * Node state. */
@@ -47,10 +46,9 @@ static void *msg_create(simple__node_t *n) {
   memset(th, 0, sizeof *th * (size_t)n->threads);
   m->n = n;
   m->th = th;
-  int maxt = 1;
+  /* Bits for a thread index of the largest node. */
   for (int k = 0; k < n->nodes; k++)
-    if (n->threads_of[k] > maxt) maxt = n->threads_of[k];
-  while ((1 << m->tbits) < maxt) m->tbits++;
+    while ((1 << m->tbits) < n->threads_of[k]) m->tbits++;
   /* The same bound on every node and in every layout with the same
    * largest node, whether the message crosses nodes or not. */
   m->comm = *simple__layer_slot(n, &comm_key);
@@ -179,11 +177,5 @@ void simple__msg_req_init(simple__req_t *r, int kind) {
   r->direct = 0;
   r->mbuf = NULL;
   r->next = NULL;
-  r->st.source = SIMPLE_ANY_SOURCE;
-  r->st.tag = SIMPLE_ANY_TAG;
-  r->st.bytes = 0;
+  r->st = (simple_status_t){SIMPLE_ANY_SOURCE, SIMPLE_ANY_TAG, 0};
 }
-
-/* Publishes a request's result and wakes its owner if it sleeps. Once the
- * word is stored the owner may reuse r at once: only the two atomics are
- * touched afterwards (requests and mailboxes live until the job ends). */

@@ -8,9 +8,6 @@
 #include "net/net_state.h"
 #include "simple/core.h"
 
-/* MPI counts are ints: larger messages go in pieces of this many bytes. */
-#define PART_BYTES ((size_t)1 << 30)
-
 int simple__comm_init(simple__comm_t *c, MPI_Comm base) {
   c->comm = MPI_COMM_NULL;
   if (SIMPLE__NET_WATCHED(MPI_Comm_dup(base, &c->comm)) != MPI_SUCCESS) return SIMPLE_ERR_MPI;
@@ -50,19 +47,18 @@ void simple__comm_free(simple__comm_t **c) {
 static int post(simple__comm_t *comm, void *buf, size_t bytes, int peer, int tag,
                 simple__net_req_t *req, int is_send) {
   MPI_Comm c = comm->comm;
-  size_t parts = bytes == 0 ? 1 : (bytes + PART_BYTES - 1) / PART_BYTES;
+  size_t parts = bytes == 0 ? 1 : (bytes + SIMPLE__NET_PART_BYTES - 1) / SIMPLE__NET_PART_BYTES;
   if (parts > SIMPLE__NET_REQ_PARTS) return SIMPLE_ERR_COUNT;
   req->nparts = (int)parts;
   req->markable = !is_send && bytes > 0;
   for (size_t p = 0; p < parts; p++) {
-    size_t off = p * PART_BYTES;
-    int len = (int)(bytes - off < PART_BYTES ? bytes - off : PART_BYTES);
+    size_t off = p * SIMPLE__NET_PART_BYTES;
+    int len = (int)(bytes - off < SIMPLE__NET_PART_BYTES ? bytes - off : SIMPLE__NET_PART_BYTES);
     MPI_Request r;
     int rc = is_send ? MPI_Isend((char *)buf + off, len, MPI_BYTE, peer, tag, c, &r)
                      : MPI_Irecv((char *)buf + off, len, MPI_BYTE, peer,
                                  tag < 0 ? MPI_ANY_TAG : tag, c, &r);
     if (rc != MPI_SUCCESS) return SIMPLE_ERR_MPI;
-    _Static_assert(sizeof(MPI_Request) <= sizeof(long long), "MPI_Request fits the slot");
     memcpy(&req->part[p], &r, sizeof r);
   }
   return 0;

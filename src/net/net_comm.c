@@ -9,13 +9,8 @@
 #include "net/net_state.h"
 #include "simple/core.h"
 
-/* MPI counts are ints: larger broadcasts go in pieces of this many bytes. */
-#define PART_BYTES ((size_t)1 << 30)
 /* simple__comm_bcast_word: up to this many bytes go through a stack copy. */
 #define WORD_COPY_BYTES 1024
-
-_Static_assert(sizeof(MPI_Request) <= sizeof(long long), "MPI_Request fits a long long");
-_Static_assert(sizeof(MPI_Message) <= sizeof(long long), "MPI_Message fits a long long");
 
 int simple__comm_tag_ub(const simple__comm_t *c) {
   int *ub = NULL, flag = 0;
@@ -30,14 +25,19 @@ int simple__comm_send(simple__comm_t *c, const void *buf, size_t bytes, int dest
       SIMPLE__NET_WATCHED(MPI_Send(buf, (int)bytes, MPI_BYTE, dest, tag, c->comm)));
 }
 
+/* A started request r (rc: the call that started it) into its opaque slot
+ * *req: 0, or SIMPLE_ERR_MPI. */
+static int started(int rc, const MPI_Request *r, long long *req) {
+  if (rc != MPI_SUCCESS) return SIMPLE_ERR_MPI;
+  memcpy(req, r, sizeof *r);
+  return 0;
+}
+
 int simple__comm_isend(simple__comm_t *c, const void *buf, size_t bytes, int dest, int tag,
                        long long *req) {
   if (bytes > INT_MAX) return SIMPLE_ERR_COUNT;
   MPI_Request r;
-  int rc = MPI_Isend(buf, (int)bytes, MPI_BYTE, dest, tag, c->comm, &r);
-  if (rc != MPI_SUCCESS) return SIMPLE_ERR_MPI;
-  memcpy(req, &r, sizeof r);
-  return 0;
+  return started(MPI_Isend(buf, (int)bytes, MPI_BYTE, dest, tag, c->comm, &r), &r, req);
 }
 
 int simple__comm_improbe(simple__comm_t *c, int *found, int *src, int *tag, size_t *bytes,
@@ -69,19 +69,15 @@ int simple__comm_imrecv(long long *match, void *buf, size_t bytes, long long *re
   MPI_Message m;
   MPI_Request r;
   memcpy(&m, match, sizeof m);
-  if (MPI_Imrecv(buf, (int)bytes, MPI_BYTE, &m, &r) != MPI_SUCCESS) return SIMPLE_ERR_MPI;
-  memcpy(req, &r, sizeof r);
-  return 0;
+  return started(MPI_Imrecv(buf, (int)bytes, MPI_BYTE, &m, &r), &r, req);
 }
 
 int simple__comm_irecv(simple__comm_t *c, void *buf, size_t bytes, int src, int tag,
                        long long *req) {
   MPI_Request r;
   int count = bytes > INT_MAX ? INT_MAX : (int)bytes;
-  if (MPI_Irecv(buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, c->comm, &r) != MPI_SUCCESS)
-    return SIMPLE_ERR_MPI;
-  memcpy(req, &r, sizeof r);
-  return 0;
+  return started(MPI_Irecv(buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, c->comm, &r), &r,
+                 req);
 }
 
 /* An MPI return code as ours: a truncated message is the caller's error. */
@@ -103,14 +99,12 @@ static int status_out(int rc, MPI_Status *st, int *tag, size_t *bytes) {
 
 int simple__comm_recv(simple__comm_t *c, void *buf, size_t bytes, int src, int tag, int *mtag,
                       size_t *got) {
-  MPI_Status st;
+  /* No status asked of MPI when the caller wants none. */
+  MPI_Status st, *want = mtag || got ? &st : MPI_STATUS_IGNORE;
   int count = bytes > INT_MAX ? INT_MAX : (int)bytes;
-  if (!mtag && !got)
-    return recv_rc(SIMPLE__NET_WATCHED(MPI_Recv(
-        buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, c->comm, MPI_STATUS_IGNORE)));
   int rc = SIMPLE__NET_WATCHED(
-      MPI_Recv(buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, c->comm, &st));
-  return status_out(rc, &st, mtag, got);
+      MPI_Recv(buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, c->comm, want));
+  return want == &st ? status_out(rc, &st, mtag, got) : recv_rc(rc);
 }
 
 int simple__comm_test(long long *req, int *done, int *tag, size_t *bytes) {
@@ -138,9 +132,7 @@ int simple__comm_barrier(simple__comm_t *c) {
 }
 
 int simple__comm_vote_start(simple__comm_t *c, int word, int tag, simple__comm_vote_t *v) {
-  int P = 1, me = 0;
-  MPI_Comm_size(c->comm, &P);
-  MPI_Comm_rank(c->comm, &me);
+  int P = c->size, me = c->rank;
   v->word = v->max = word;
   v->nreq = v->nrecv = 0;
   v->me = me;
@@ -183,8 +175,8 @@ int simple__comm_vote_wait(simple__comm_vote_t *v) {
 }
 
 int simple__comm_bcast(simple__comm_t *c, void *buf, size_t bytes, int root) {
-  for (size_t off = 0; off < bytes || (bytes == 0 && off == 0); off += PART_BYTES) {
-    int len = (int)(bytes - off < PART_BYTES ? bytes - off : PART_BYTES);
+  for (size_t off = 0; off < bytes || (bytes == 0 && off == 0); off += SIMPLE__NET_PART_BYTES) {
+    int len = (int)(bytes - off < SIMPLE__NET_PART_BYTES ? bytes - off : SIMPLE__NET_PART_BYTES);
     int rc = SIMPLE__NET_WATCHED(MPI_Bcast((char *)buf + off, len, MPI_BYTE, root, c->comm));
     if (rc != MPI_SUCCESS) return SIMPLE_ERR_MPI;
     if (bytes == 0) break;
@@ -196,7 +188,7 @@ int simple__comm_bcast_word(simple__comm_t *c, long long *word, void *buf, size_
   void *tmp = NULL;
   if (bytes && !buf && !(buf = tmp = calloc(1, bytes))) return SIMPLE_ERR_NOMEM;
   int rc;
-  if (bytes == 0 || bytes > PART_BYTES) {
+  if (bytes == 0 || bytes > SIMPLE__NET_PART_BYTES) {
     /* Nothing to carry the word, or more than one MPI count: the word goes
      * alone first (an extra message only beyond 1 GiB). */
     rc = simple__net_ok(SIMPLE__NET_WATCHED(MPI_Bcast(word, 1, MPI_LONG_LONG, root, c->comm)));

@@ -11,6 +11,13 @@
 #include "net/net_comm.h"
 #include "run/watchdog.h"
 
+/* MPI counts are ints: larger transfers go in pieces of this many bytes. */
+#define SIMPLE__NET_PART_BYTES ((size_t)1 << 30)
+
+/* Request and matched-message handles travel as opaque long longs. */
+_Static_assert(sizeof(MPI_Request) <= sizeof(long long), "MPI_Request fits a long long");
+_Static_assert(sizeof(MPI_Message) <= sizeof(long long), "MPI_Message fits a long long");
+
 /* A communicator handle (net_comm.h): the MPI communicator and this
  * node's place in it, read by the collectives without asking MPI. */
 struct simple__comm {

@@ -8,8 +8,6 @@
 
 #include "net/net_state.h"
 
-#define PART_BYTES ((size_t)1 << 30)
-
 struct simple__win {
   MPI_Comm comm; /* our own duplicate: the collective creation and free
                     never interleave with other node-level traffic */
@@ -22,10 +20,7 @@ static int create(MPI_Comm parent, size_t bytes, void **base, simple__win_t **ou
   if (bytes > (size_t)PTRDIFF_MAX) return SIMPLE_ERR_COUNT;
   simple__win_t *w = calloc(1, sizeof *w);
   if (!w) return SIMPLE_ERR_NOMEM;
-  if (SIMPLE__NET_WATCHED(MPI_Comm_dup(parent, &w->comm)) != MPI_SUCCESS) {
-    free(w);
-    return SIMPLE_ERR_MPI;
-  }
+  if (SIMPLE__NET_WATCHED(MPI_Comm_dup(parent, &w->comm)) != MPI_SUCCESS) goto no_comm;
   MPI_Comm_set_errhandler(w->comm, MPI_ERRORS_RETURN);
   MPI_Info info;
   MPI_Info_create(&info);
@@ -33,25 +28,23 @@ static int create(MPI_Comm parent, size_t bytes, void **base, simple__win_t **ou
   void *b = NULL;
   int rc = SIMPLE__NET_WATCHED(MPI_Win_allocate((MPI_Aint)bytes, 1, info, w->comm, &b, &w->win));
   MPI_Info_free(&info);
-  if (rc != MPI_SUCCESS) {
-    MPI_Comm_free(&w->comm);
-    free(w);
-    return SIMPLE_ERR_MPI;
-  }
+  if (rc != MPI_SUCCESS) goto no_win;
   MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN);
   memset(b, 0, bytes);
   /* Nobody reads the window before every node has zeroed its own. */
-  if (MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win) != MPI_SUCCESS ||
-      MPI_Win_sync(w->win) != MPI_SUCCESS ||
-      SIMPLE__NET_WATCHED(MPI_Barrier(w->comm)) != MPI_SUCCESS) {
-    SIMPLE__NET_WATCHED(MPI_Win_free(&w->win));
-    MPI_Comm_free(&w->comm);
-    free(w);
-    return SIMPLE_ERR_MPI;
+  if (MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win) == MPI_SUCCESS &&
+      MPI_Win_sync(w->win) == MPI_SUCCESS &&
+      SIMPLE__NET_WATCHED(MPI_Barrier(w->comm)) == MPI_SUCCESS) {
+    *base = b;
+    *out = w;
+    return 0;
   }
-  *base = b;
-  *out = w;
-  return 0;
+  SIMPLE__NET_WATCHED(MPI_Win_free(&w->win));
+no_win:
+  MPI_Comm_free(&w->comm);
+no_comm:
+  free(w);
+  return SIMPLE_ERR_MPI;
 }
 
 int simple__win_create(simple__node_t *n, size_t bytes, void **base, simple__win_t **out) {
@@ -73,8 +66,8 @@ void simple__win_free(simple__win_t *w) {
 }
 
 int simple__win_get(simple__win_t *w, int node, size_t disp, void *buf, size_t bytes) {
-  for (size_t off = 0; off < bytes; off += PART_BYTES) {
-    int len = (int)(bytes - off < PART_BYTES ? bytes - off : PART_BYTES);
+  for (size_t off = 0; off < bytes; off += SIMPLE__NET_PART_BYTES) {
+    int len = (int)(bytes - off < SIMPLE__NET_PART_BYTES ? bytes - off : SIMPLE__NET_PART_BYTES);
     if (MPI_Get((char *)buf + off, len, MPI_BYTE, node, (MPI_Aint)(disp + off), len, MPI_BYTE,
                 w->win) != MPI_SUCCESS)
       return SIMPLE_ERR_MPI;
@@ -83,8 +76,8 @@ int simple__win_get(simple__win_t *w, int node, size_t disp, void *buf, size_t b
 }
 
 int simple__win_put(simple__win_t *w, int node, size_t disp, const void *buf, size_t bytes) {
-  for (size_t off = 0; off < bytes; off += PART_BYTES) {
-    int len = (int)(bytes - off < PART_BYTES ? bytes - off : PART_BYTES);
+  for (size_t off = 0; off < bytes; off += SIMPLE__NET_PART_BYTES) {
+    int len = (int)(bytes - off < SIMPLE__NET_PART_BYTES ? bytes - off : SIMPLE__NET_PART_BYTES);
     if (MPI_Put((const char *)buf + off, len, MPI_BYTE, node, (MPI_Aint)(disp + off), len, MPI_BYTE,
                 w->win) != MPI_SUCCESS)
       return SIMPLE_ERR_MPI;

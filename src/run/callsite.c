@@ -26,22 +26,20 @@ void simple__call_describe(const simple__call_t *c, char *out, size_t len) {
       at = k_ < 0 ? len : at + (size_t)k_;                \
     }                                                     \
   } while (0)
+  /* One argument, after a comma unless it is the first. */
   const char *sep = "";
+#define ARG(fmt, ...)                \
+  do {                               \
+    PUT("%s" fmt, sep, __VA_ARGS__); \
+    sep = ", ";                      \
+  } while (0)
   PUT("simple_%s(", c->name);
-  if (c->count >= 0) {
-    PUT("count %lld", c->count);
-    sep = ", ";
-  }
-  if (c->type >= 0) {
-    PUT("%stype %s", sep, simple_type_name((simple_type_t)c->type));
-    sep = ", ";
-  }
-  if (c->op >= 0) {
-    PUT("%sop %s", sep, simple_op_name((simple_op_t)c->op));
-    sep = ", ";
-  }
-  if (c->root >= 0) PUT("%sroot %d", sep, c->root);
+  if (c->count >= 0) ARG("count %lld", c->count);
+  if (c->type >= 0) ARG("type %s", simple_type_name((simple_type_t)c->type));
+  if (c->op >= 0) ARG("op %s", simple_op_name((simple_op_t)c->op));
+  if (c->root >= 0) ARG("root %d", c->root);
   PUT(")");
+#undef ARG
 #undef PUT
 }
 

@@ -248,18 +248,20 @@ static size_t put_int(char *buf, size_t at, long v) {
   return at;
 }
 
-static void on_crash(int sig) {
-  static const struct {
-    int sig;
-    const char *name;
-  } names[] = {{SIGSEGV, "SIGSEGV (invalid memory access)"},
+/* The signals caught, and how the message names them. */
+static const struct {
+  int sig;
+  const char *name;
+} crashes[] = {{SIGSEGV, "SIGSEGV (invalid memory access)"},
                {SIGBUS, "SIGBUS (bus error)"},
                {SIGFPE, "SIGFPE (arithmetic error)"},
                {SIGILL, "SIGILL (illegal instruction)"},
                {SIGABRT, "SIGABRT (abort, e.g. a failed assert)"}};
+
+static void on_crash(int sig) {
   const char *what = "a signal";
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (names[i].sig == sig) what = names[i].name;
+  for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++)
+    if (crashes[i].sig == sig) what = crashes[i].name;
   char buf[256];
   size_t at = put_str(buf, 0, "simple: crash on node ");
   at = put_int(buf, at, crash_node);
@@ -285,8 +287,8 @@ static void catch_crashes(int node) {
   sa.sa_handler = on_crash;
   sa.sa_flags = (int)(SA_RESETHAND | SA_NODEFER);
   sigemptyset(&sa.sa_mask);
-  int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
-  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaction(sigs[i], &sa, NULL);
+  for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++)
+    sigaction(crashes[i].sig, &sa, NULL);
 }
 
 /* The job's settings from the environment, in the order their errors are
@@ -394,11 +396,9 @@ static int make_slots(simple__node_t *n) {
  * the waiting policy. Collective over the world; every process reaches the
  * same verdict, so a bad configuration fails everywhere, never half-way. */
 static int configure(simple__node_t *n, MPI_Comm comm) {
-  int rank, size;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  n->node = rank;
-  n->nodes = size;
+  MPI_Comm_rank(comm, &n->node);
+  MPI_Comm_size(comm, &n->nodes);
+  int rank = n->node, size = n->nodes;
   char err[256] = "";
   int bad = 0;
   long opt[OPTS];
@@ -521,6 +521,22 @@ __attribute__((constructor)) static void report_status_at_exit(void) {
   on_exit(report_status, NULL);
 }
 
+/* Undoes a start, one that failed or the job's at its end (after the
+ * layers opened, or tried to: layers; closed here when set): the team,
+ * the node's state, the library's communicator, and MPI where the library
+ * initialized it. Returns rc. */
+static int unwind(int layers, int rc) {
+  if (layers) close_layers(&job.node);
+  free(job.team);
+  free(job.tids);
+  job.team = NULL;
+  job.tids = NULL;
+  free_node(&job.node);
+  MPI_Comm_free(&job.comm);
+  if (job.we_init && MPI_Finalize() == MPI_SUCCESS) finalized_node = job.node.node;
+  return rc;
+}
+
 /* Ends the job on this node once thread 0 has left its SPMD function:
  * waits for the other threads, closes the layers, finalizes MPI. */
 static void finish(void) {
@@ -534,14 +550,7 @@ static void finish(void) {
   simple__pin_close();
   simple__wait_policy.fatal = NULL;
   simple__wait_policy.departed = NULL;
-  free(job.team);
-  free(job.tids);
-  job.team = NULL;
-  job.tids = NULL;
-  int node = n->node;
-  free_node(n);
-  MPI_Comm_free(&job.comm);
-  if (job.we_init && MPI_Finalize() == MPI_SUCCESS) finalized_node = node;
+  unwind(0, 0);
 }
 
 /* exit() (or a return from main) while the job runs: after a BSPlib
@@ -591,23 +600,10 @@ static int thread_level(const simple__node_t *n, int provided, int we_init) {
   return first_low < n->nodes ? SIMPLE_ERR_THREAD_LEVEL : 0;
 }
 
-/* Undoes a start that failed (after the layers opened, or tried to:
- * layers): the node's state, the library's communicator, and MPI where
- * the library initialized it. Returns rc. */
-static int unwind(simple_t *team, pthread_t *tids, int we_init, int rank, int layers, int rc) {
-  if (layers) close_layers(&job.node);
-  free(team);
-  free(tids);
-  free_node(&job.node);
-  MPI_Comm_free(&job.comm);
-  if (we_init && MPI_Finalize() == MPI_SUCCESS) finalized_node = rank;
-  return rc;
-}
-
 int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void *arg) {
   if (!fn) return SIMPLE_ERR_ARG;
   if (running) return SIMPLE_ERR_ARG; /* one job at a time in a process */
-  int initialized = 0, finalized = 0, provided = 0, we_init = 0;
+  int initialized = 0, finalized = 0, provided = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
   if (finalized) {
@@ -619,21 +615,17 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
       fprintf(stderr, "simple: MPI_Init_thread failed\n");
       return SIMPLE_ERR_MPI;
     }
-    we_init = 1;
   } else {
     MPI_Query_thread(&provided);
   }
+  job.we_init = !initialized;
   static int at_exit_set;
   if (!at_exit_set) at_exit_set = atexit(end_at_exit) == 0;
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  int rc = 0;
 
   /* The library talks on its own communicator, so that a user's own MPI
    * traffic on MPI_COMM_WORLD can never match the library's messages. */
   MPI_Comm_dup(MPI_COMM_WORLD, &job.comm);
   MPI_Comm_set_errhandler(job.comm, MPI_ERRORS_RETURN);
-  MPI_Comm comm = job.comm;
 
   simple__node_t *node = &job.node;
   memset(node, 0, sizeof *node);
@@ -641,28 +633,24 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
   atomic_init(&node->departed, 0);
   atomic_init(&node->guessed, 0);
   node->comm = &job.comm;
-  rc = configure(node, comm);
+  int rc = configure(node, job.comm);
   /* Several threads call MPI at once on a node with more than one, and the
    * watchdog's thread may abort while the node's thread is inside MPI.
    * The verdict is collective (nodes differ in thread count), so that no
    * node goes on to set up communicators that the others never join. */
-  if (rc == 0) rc = thread_level(node, provided, we_init);
-  simple_t *team = NULL;
-  pthread_t *tids = NULL;
+  if (rc == 0) rc = thread_level(node, provided, job.we_init);
   if (rc == 0) {
     /* Aligned as its type (lines of its own per thread: job.h). */
-    team = aligned_alloc(SIMPLE__CACHE_LINE, (size_t)node->threads * sizeof *team);
-    tids = calloc((size_t)node->threads, sizeof *tids);
-    if (!team || !tids) rc = SIMPLE_ERR_NOMEM;
+    job.team = aligned_alloc(SIMPLE__CACHE_LINE, (size_t)node->threads * sizeof *job.team);
+    job.tids = calloc((size_t)node->threads, sizeof *job.tids);
+    if (!job.team || !job.tids) rc = SIMPLE_ERR_NOMEM;
   }
-  if (rc != 0) return unwind(team, tids, we_init, rank, 0, rc);
-  if ((rc = open_layers(node, comm)) != 0)
-    return startup_error(rank, unwind(team, tids, we_init, rank, 1, rc),
+  if (rc != 0) return unwind(0, rc);
+  if ((rc = open_layers(node, job.comm)) != 0)
+    return startup_error(node->node, unwind(1, rc),
                          "could not set up the inter-node communicators");
-  job.team = team;
-  job.tids = tids;
+  simple_t *team = job.team;
   job.main = pthread_self();
-  job.we_init = we_init;
   running = node;
   if (simple__watchdog_start(node, node->watchdog_s) != 0)
     fprintf(stderr, "simple: node %d: could not start the watchdog\n", node->node);
@@ -674,7 +662,7 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
    * thread take part as well. */
   job.started = 1;
   for (int t = 1; t < node->threads; t++) {
-    if (pthread_create(&tids[t], NULL, thread_main, &team[t]) != 0)
+    if (pthread_create(&job.tids[t], NULL, thread_main, &team[t]) != 0)
       simple_abort(&team[0], "could not start thread %d of %d", t, node->threads);
     job.started++;
   }

@@ -18,8 +18,8 @@ simple__wait_policy_t simple__wait_policy = {.spin = 1000, .fatal = NULL};
  * others may sleep on. 50 ms of latency on a failure path costs nothing. */
 #define SIMPLE__SLEEP_NS 50000000L
 
-static int futex_wait(atomic_uint *word, unsigned old) {
-  struct timespec ts = {0, SIMPLE__SLEEP_NS};
+static int futex_wait(atomic_uint *word, unsigned old, long ns) {
+  struct timespec ts = {0, ns};
   return (int)syscall(SYS_futex, (unsigned *)word, FUTEX_WAIT_PRIVATE, old, &ts, NULL, 0);
 }
 
@@ -39,16 +39,6 @@ static void check_departed(atomic_uint *word, unsigned old) {
                "a thread returned from its SPMD function while other threads of its node "
                "wait for it in a barrier or collective (every thread must make the same "
                "collective calls)");
-}
-
-static int wait_impl(atomic_uint *word, unsigned old, atomic_uint *sleepers, int all_threads);
-
-int simple__wait_while(atomic_uint *word, unsigned old, atomic_uint *sleepers) {
-  return wait_impl(word, old, sleepers, 0);
-}
-
-int simple__wait_collective(atomic_uint *word, unsigned old, atomic_uint *sleepers) {
-  return wait_impl(word, old, sleepers, 1);
 }
 
 static int wait_impl(atomic_uint *word, unsigned old, atomic_uint *sleepers, int all_threads) {
@@ -76,13 +66,21 @@ static int wait_impl(atomic_uint *word, unsigned old, atomic_uint *sleepers, int
       rc = SIMPLE_ERR_FATAL;
       break;
     }
-    futex_wait(word, old);
+    futex_wait(word, old, SIMPLE__SLEEP_NS);
     if (all_threads) check_departed(word, old);
   }
   simple__watch_leave();
   atomic_fetch_sub_explicit(sleepers, 1, memory_order_relaxed);
   atomic_thread_fence(memory_order_acquire);
   return rc;
+}
+
+int simple__wait_while(atomic_uint *word, unsigned old, atomic_uint *sleepers) {
+  return wait_impl(word, old, sleepers, 0);
+}
+
+int simple__wait_collective(atomic_uint *word, unsigned old, atomic_uint *sleepers) {
+  return wait_impl(word, old, sleepers, 1);
 }
 
 /* Sleep bounds of simple__wait_poll: nobody can wake the waiter when the
@@ -112,14 +110,12 @@ int simple__wait_poll(atomic_uint *word, unsigned old, atomic_uint *sleepers,
       continue;
     }
     ns = ns ? (ns * 2 < POLL_SLEEP_MAX_NS ? ns * 2 : POLL_SLEEP_MAX_NS) : POLL_SLEEP_MIN_NS;
-    struct timespec ts = {0, ns};
     /* Watched from the first sleep to the end of the wait (poll makes
      * only nonblocking MPI calls, which do not touch the mark). */
     if (!watched) simple__watch_enter("a wait for a message (from this node or another)");
     watched = 1;
     atomic_fetch_add_explicit(sleepers, 1, memory_order_seq_cst);
-    if (atomic_load_explicit(word, memory_order_seq_cst) == old)
-      syscall(SYS_futex, (unsigned *)word, FUTEX_WAIT_PRIVATE, old, &ts, NULL, 0);
+    if (atomic_load_explicit(word, memory_order_seq_cst) == old) futex_wait(word, old, ns);
     atomic_fetch_sub_explicit(sleepers, 1, memory_order_relaxed);
   }
   if (watched) simple__watch_leave();

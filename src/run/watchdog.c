@@ -150,30 +150,24 @@ int simple__watchdog_start(simple__node_t *n, long seconds) {
   if (!w) return SIMPLE_ERR_NOMEM;
   w->slots = aligned_alloc(SIMPLE__CACHE_LINE, sizeof(watch_slot_t) * (size_t)n->threads);
   w->seen = malloc(sizeof(watch_seen_t) * (size_t)n->threads);
-  if (!w->slots || !w->seen) {
-    free(w->slots);
-    free(w->seen);
-    free(w);
-    return SIMPLE_ERR_NOMEM;
-  }
-  for (int t = 0; t < n->threads; t++) {
-    atomic_init(&w->slots[t].what, NULL);
-    atomic_init(&w->slots[t].waits, 0);
-    atomic_init(&w->slots[t].self, NULL);
-    w->seen[t] = (watch_seen_t){0, -1};
-  }
-  w->node = n;
-  w->limit_s = seconds;
-  atomic_init(&w->stop, 0);
-  atomic_store(&active, w);
-  if (pthread_create(&w->tid, NULL, watch_main, w) != 0) {
+  if (w->slots && w->seen) {
+    for (int t = 0; t < n->threads; t++) {
+      atomic_init(&w->slots[t].what, NULL);
+      atomic_init(&w->slots[t].waits, 0);
+      atomic_init(&w->slots[t].self, NULL);
+      w->seen[t] = (watch_seen_t){0, -1};
+    }
+    w->node = n;
+    w->limit_s = seconds;
+    atomic_init(&w->stop, 0);
+    atomic_store(&active, w);
+    if (pthread_create(&w->tid, NULL, watch_main, w) == 0) return 0;
     atomic_store(&active, NULL);
-    free(w->slots);
-    free(w->seen);
-    free(w);
-    return SIMPLE_ERR_NOMEM;
   }
-  return 0;
+  free(w->slots);
+  free(w->seen);
+  free(w);
+  return SIMPLE_ERR_NOMEM;
 }
 
 void simple__watchdog_stop(simple__node_t *n) {
