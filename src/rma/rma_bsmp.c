@@ -1,13 +1,7 @@
 /* BSMP: messages queued during the superstep, delivered by its sync. */
-#include <pthread.h>
-#include <stdarg.h>
-#include <stdatomic.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "net/net.h"
 #include "rma/rma_impl.h"
 
 /* ------------------------------------------------------------------------

@@ -1,14 +1,8 @@
 /* Registration, put and get: queued during the superstep, carried out by
  * simple_rma_sync (rma_sync.c). */
-#include <pthread.h>
-#include <stdarg.h>
-#include <stdatomic.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "net/net.h"
 #include "rma/rma_impl.h"
 
 /* ------------------------------------------------------------------------
