@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "net/net_win.h"
 #include "run/job.h"
 #include "run/wait.h"
@@ -93,8 +94,7 @@ typedef struct {
   _Alignas(SIMPLE__CACHE_LINE) int holding;
   simple_obj_t held;
   uint64_t version;
-  void *buf;
-  size_t cap;
+  simple__buf_t buf; /* the held accumulator's header and bytes */
   atomic_uint_fast64_t c[C_COUNT];
 } thr_t;
 
@@ -172,6 +172,13 @@ static int parse(const simple_shobj_space_t *sp, simple_obj_t name, int kind, in
 
 static int hdr_matches(const hdr_t *h, const simple_shobj_space_t *sp, simple_obj_t name) {
   return h->magic == MAGIC && h->gen == sp->gen && h->what == name.what;
+}
+
+/* n bytes at off of node's heap into buf, complete on return: one get and
+ * one flush. */
+static int get_now(simple_shobj_space_t *sp, int node, size_t off, void *buf, size_t n) {
+  int rc = simple__win_get(sp->win, node, off, buf, n);
+  return rc ? rc : simple__win_flush(sp->win, node);
 }
 
 /* Counts on the calling thread's own line (t: its thread on the node). */
@@ -369,7 +376,7 @@ static int check(simple_t *s, const simple_shobj_space_t *sp) {
 static void space_free(simple_shobj_space_t *sp) {
   if (!sp) return;
   if (sp->thr)
-    for (int t = 0; t < sp->threads; t++) free(sp->thr[t].buf);
+    for (int t = 0; t < sp->threads; t++) simple__buf_free(&sp->thr[t].buf);
   free(sp->thr);
   free(sp->arena);
   free(sp->ftag);
@@ -574,8 +581,7 @@ static int read_value(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name, 
     rc = insert(sp, s->thread, name, tag, size, &e);
     pthread_mutex_unlock(&sp->mu);
     if (rc) return rc;
-    rc = simple__win_get(sp->win, node, off, sp->arena + e->off, HDR + size);
-    if (!rc) rc = simple__win_flush(sp->win, node);
+    rc = get_now(sp, node, off, sp->arena + e->off, HDR + size);
     rc = finish_fetch(sp, s->thread, e, name, rc);
   }
   if (rc) {
@@ -716,13 +722,10 @@ static int acc_parse(simple_shobj_space_t *sp, simple_obj_t name, int *node, siz
   int rc = parse(sp, name, KIND_ACC, node, off, size);
   if (rc) return rc;
   hdr_t h;
-  if (*node == sp->me) {
+  if (*node == sp->me)
     memcpy(&h, sp->heap + *off, HDR);
-  } else {
-    rc = simple__win_get(sp->win, *node, *off, &h, HDR);
-    if (!rc) rc = simple__win_flush(sp->win, *node);
-    if (rc) return rc;
-  }
+  else if ((rc = get_now(sp, *node, *off, &h, HDR)) != 0)
+    return rc;
   return hdr_matches(&h, sp, name) ? 0 : SIMPLE_ERR_UNKNOWN_OBJECT;
 }
 
@@ -758,25 +761,20 @@ int simple_shobj_acquire(simple_t *s, simple_shobj_space_t *sp, simple_obj_t nam
   size_t off, size;
   rc = acc_parse(sp, name, &node, &off, &size);
   if (rc) return rc;
-  if (t->cap < size + HDR) {
-    void *b = realloc(t->buf, size + HDR);
-    if (!b) return SIMPLE_ERR_NOMEM;
-    t->buf = b;
-    t->cap = size + HDR;
-  }
+  rc = simple__buf_grow(&t->buf, HDR + size);
+  if (rc) return rc;
   /* Add WRITER; whoever found the word 0 has it, the others take their
    * WRITER back out and retry. Only fetch-and-add, no compare-and-swap:
    * Open MPI 4.1's emulated compare-and-swap between processes of one
    * host (osc/rdma over btl/vader) crashes. */
   rc = lock_word(s, sp, node, off, WRITER);
   if (rc) return rc;
-  rc = simple__win_get(sp->win, node, off, t->buf, HDR + size);
-  if (!rc) rc = simple__win_flush(sp->win, node);
+  rc = get_now(sp, node, off, t->buf.p, HDR + size);
   if (rc) return rc;
-  t->version = ((const hdr_t *)t->buf)->version;
+  t->version = ((const hdr_t *)t->buf.p)->version;
   t->holding = 1;
   t->held = name;
-  *data = (unsigned char *)t->buf + HDR;
+  *data = (unsigned char *)t->buf.p + HDR;
   return 0;
 }
 
@@ -793,7 +791,7 @@ int simple_shobj_release(simple_t *s, simple_shobj_space_t *sp, simple_obj_t nam
   uint64_t v = t->version + 1;
   /* The bytes and the version first, completed at the home, then the
    * lock: no reader can take a share before the new version is whole. */
-  rc = simple__win_put(sp->win, node, off + HDR, (unsigned char *)t->buf + HDR, size);
+  rc = simple__win_put(sp->win, node, off + HDR, (unsigned char *)t->buf.p + HDR, size);
   if (!rc) rc = simple__win_put(sp->win, node, off + 8, &v, sizeof v);
   if (!rc) rc = simple__win_flush(sp->win, node);
   int64_t old;
@@ -831,8 +829,7 @@ static int acc_get(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name, voi
   if (rc) return rc;
   rc = lock_word(s, sp, node, off, 1);
   if (rc) return rc;
-  rc = simple__win_get(sp->win, node, off + HDR, buf, size);
-  if (!rc) rc = simple__win_flush(sp->win, node);
+  rc = get_now(sp, node, off + HDR, buf, size);
   int64_t old;
   int r2 = simple__win_fetch_add(sp->win, node, off, -1, &old);
   if (!rc) rc = r2;
