@@ -90,8 +90,7 @@ typedef struct {
 typedef struct { /* a get from another node, kept by the requester */
   void *dst;
   size_t len;
-  uint32_t t;
-  uint32_t pad;
+  uint32_t t, pad;
   uint64_t slot, off;
 } rget_t;
 
@@ -103,8 +102,7 @@ typedef struct { /* a get inside the node */
 
 typedef struct {
   const void *addr;
-  int slot;
-  int popping;
+  int slot, popping;
 } reg_t;
 
 typedef struct {

@@ -186,17 +186,13 @@ static void frames_in(rma_t *R, const uint64_t *rcv, calls_t *c, int node_bad, s
   int P = R->P, me = R->me, followed = 0;
   *owe = 0;
   for (int j = 0; j < P; j++) {
+    /* This node's own frame (j == me) sends and wants nothing. */
     const uint64_t *f = rcv + (size_t)j * F;
-    if (j != me) {
-      R->insz[j] = f[F_SEND];
-      if (f[F_SEND]) R->incoming = 1;
-      R->owe[j] = f[F_WANT];
-      R->oweoff[j] = *owe;
-      *owe += f[F_WANT];
-    } else {
-      R->insz[j] = R->owe[j] = 0;
-      R->oweoff[j] = *owe;
-    }
+    R->insz[j] = f[F_SEND];
+    if (f[F_SEND]) R->incoming = 1;
+    R->owe[j] = f[F_WANT];
+    R->oweoff[j] = *owe;
+    *owe += f[F_WANT];
     if (f[F_MAXSEND] > *needC) *needC = f[F_MAXSEND];
     if (f[F_MAXWANT] > *needC2) *needC2 = f[F_MAXWANT];
     if (f[F_GETS]) R->remote_gets = 1;
@@ -494,8 +490,7 @@ static void apply(rma_t *R, th_t *T, int mypid, const unsigned char *p, size_t l
       msg_t *m = gb_add(&T->inbox, bytes);
       size_t *ix = gb_add(&T->inidx, sizeof *ix);
       if (!m || !ix) simple_abort(NULL, "simple_rma_sync: out of memory delivering a message");
-      m->len = h.len;
-      m->taglen = h.taglen;
+      *m = (msg_t){.len = h.len, .taglen = h.taglen};
       memcpy(m + 1, p, PAD8(h.taglen) + PAD8(h.len));
       *ix = at;
       p += PAD8(h.taglen) + PAD8(h.len);
