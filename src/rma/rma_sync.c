@@ -39,13 +39,15 @@ static int win_ensure(rma_t *R, size_t bytes) {
   return 0;
 }
 
-/* Every thread of every node: thread 0 waits for the other nodes in an
- * MPI barrier (once every node's puts are flushed, they are complete at
- * their targets; the window sync makes them visible here), then the
- * node's threads wait for thread 0. */
+/* Every thread of every node: once the node's threads are all here,
+ * thread 0 waits for the other nodes in an MPI barrier (once every node's
+ * puts are flushed, they are complete at their targets; the window sync
+ * makes them visible here), then the node's threads wait for thread 0. */
 static int node_barrier(simple_t *s, rma_t *R) {
+  int rc = simple__sync_rc(s, 0);
+  if (rc) return rc;
   if (s->thread == 0) {
-    int rc = simple__comm_barrier(R->comm);
+    rc = simple__comm_barrier(R->comm);
     must(s, rc || !R->win ? rc : simple__win_sync(R->win), "MPI_Barrier");
   }
   return simple__sync_rc(s, 0);
@@ -612,13 +614,9 @@ static void spend(rma_t *R, th_t *T) {
  * its packets: its writes read only queues of the node, and the closing
  * barrier keeps every queue alive until the drivers have packed it. */
 static int packets(simple_t *s, rma_t *R, th_t *T, const simple__xchg_t *pkts, int onesided) {
-  int rc;
   move(s, R, T, pkts, (size_t)R->me * R->C, "the packet exchange");
   if (!onesided) must(s, wait_reqs(T), "the packet exchange");
-  if (onesided && R->any_send) {
-    if ((rc = simple__sync_rc(s, 0)) != 0) return rc;
-    return node_barrier(s, R);
-  }
+  if (onesided && R->any_send) return node_barrier(s, R);
   return R->incoming ? simple__sync_rc(s, 0) : 0;
 }
 
@@ -693,8 +691,8 @@ int simple_rma_sync(simple_t *s) {
    * among nodes that completes one-sided replies involves every node as
    * soon as one node gets from another. */
   int reply_barrier = P > 1 && onesided && R->remote_gets;
-  if ((R->any_gets || reply_barrier) && (rc = simple__sync_rc(s, 0)) != 0) return rc;
   if (reply_barrier && (rc = node_barrier(s, R)) != 0) return rc;
+  if (!reply_barrier && R->any_gets && (rc = simple__sync_rc(s, 0)) != 0) return rc;
   /* Writes. */
   write_mine(s, R, T);
   if (R->any_gets) {
