@@ -373,8 +373,11 @@ static int check(simple_t *s, const simple_shobj_space_t *sp) {
   return 0;
 }
 
+/* Frees the space (NULL: nothing) and its window, if it has one: that is
+ * collective (MPI_Win_free), thread 0 of every node at once. */
 static void space_free(simple_shobj_space_t *sp) {
   if (!sp) return;
+  simple__win_free(sp->win);
   if (sp->thr)
     for (int t = 0; t < sp->threads; t++) simple__buf_free(&sp->thr[t].buf);
   free(sp->thr);
@@ -452,10 +455,7 @@ int simple_shobj_open(simple_t *s, const simple_shobj_opts_t *opts, simple_shobj
   r2 = simple_allreduce(s, &rc, &any, 1, SIMPLE_INT32, SIMPLE_MAX);
   if (r2) any = r2;
   if (any) {
-    if (s->thread == 0) {
-      if (mine && mine->win) simple__win_free(mine->win);
-      space_free(mine);
-    }
+    space_free(mine); /* NULL on every thread but 0 */
     if (sp) *sp = NULL;
     return rc ? rc : SIMPLE_ERR_PEER;
   }
@@ -473,10 +473,7 @@ int simple_shobj_close(simple_t *s, simple_shobj_space_t *sp) {
   int rc = sp ? 0 : SIMPLE_ERR_ARG;
   int r2 = simple_barrier(s);
   if (r2) return r2;
-  if (sp && s->thread == 0) {
-    simple__win_free(sp->win);
-    space_free(sp);
-  }
+  if (sp && s->thread == 0) space_free(sp);
   return rc;
 }
 
