@@ -19,10 +19,8 @@ int simple_bsmp_set_tagsize(simple_t *s, size_t *tagsize) {
 }
 
 int simple_bsmp_send(simple_t *s, int pid, const void *tag, const void *payload, size_t nbytes) {
-  ENTER(s, R, T);
+  ENTER_ACTIVE(s, R, T, "send");
   size_t ts = R->tagsize;
-  int rc = simple__rma_idle_call(s, R, T, "send");
-  if (rc) return rc;
   if (pid < 0 || pid >= R->active)
     return simple__rma_fail(T, SIMPLE_ERR_RANK,
                             "send: processor %d sent to processor %d, outside 0..%d", s->pid, pid,

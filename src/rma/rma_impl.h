@@ -208,6 +208,12 @@ rma_t *simple__rma_state(simple_t *s);
   th_t *T = &R->th[(s)->thread];                        \
   T->err[0] = '\0'
 
+/* ENTER for a call that a processor left out by simple_rma_set_procs may
+ * not make (simple__rma_idle_call). */
+#define ENTER_ACTIVE(s, R, T, call) \
+  ENTER(s, R, T);                   \
+  if ((s)->pid >= R->active) return simple__rma_idle_call(s, R, T, call)
+
 /* Records the thread's error message for simple_rma_error; returns code. */
 int simple__rma_fail(th_t *T, int code, const char *fmt, ...) SIMPLE_PRINTF(3, 4);
 /* A processor left out by simple_rma_set_procs makes no call but sync:

@@ -137,9 +137,7 @@ int simple__rma_idle_call(simple_t *s, const rma_t *R, th_t *T, const char *call
 }
 
 int simple_rma_set_procs(simple_t *s, int nprocs) {
-  ENTER(s, R, T);
-  int rc = simple__rma_idle_call(s, R, T, "set_procs");
-  if (rc) return rc;
+  ENTER_ACTIVE(s, R, T, "set_procs");
   if (nprocs < 1 || nprocs > R->nprocs)
     return simple__rma_fail(T, SIMPLE_ERR_RANK,
                             "set_procs: processor %d asked for %d processors, the job has %d",
