@@ -1,13 +1,7 @@
 /* BSMP: messages queued during the superstep, delivered by its sync. */
-#include <pthread.h>
-#include <stdarg.h>
-#include <stdatomic.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "net/net.h"
 #include "rma/rma_impl.h"
 
 /* ------------------------------------------------------------------------
@@ -25,10 +19,8 @@ int simple_bsmp_set_tagsize(simple_t *s, size_t *tagsize) {
 }
 
 int simple_bsmp_send(simple_t *s, int pid, const void *tag, const void *payload, size_t nbytes) {
-  ENTER(s, R, T);
+  ENTER_ACTIVE(s, R, T, "send");
   size_t ts = R->tagsize;
-  int rc = simple__rma_idle_call(s, R, T, "send");
-  if (rc) return rc;
   if (pid < 0 || pid >= R->active)
     return simple__rma_fail(T, SIMPLE_ERR_RANK,
                             "send: processor %d sent to processor %d, outside 0..%d", s->pid, pid,
@@ -49,16 +41,16 @@ int simple_bsmp_send(simple_t *s, int pid, const void *tag, const void *payload,
   return 0;
 }
 
-static const msg_t *next_msg(const th_t *T) {
-  if (T->inpos >= NITEMS(T->inidx, size_t)) return NULL;
-  return (const msg_t *)(T->inbox.p + ((const size_t *)T->inidx.p)[T->inpos]);
+/* Message i of the inbox, or NULL past its end. */
+static const msg_t *msg_at(const th_t *T, size_t i) {
+  if (i >= NITEMS(T->inidx, size_t)) return NULL;
+  return (const msg_t *)(T->inbox.p + ((const size_t *)T->inidx.p)[i]);
 }
 
 int simple_bsmp_qsize(simple_t *s, size_t *nmessages, size_t *nbytes) {
   ENTER(s, R, T);
   size_t n = NITEMS(T->inidx, size_t), b = 0;
-  for (size_t i = T->inpos; i < n; i++)
-    b += ((const msg_t *)(T->inbox.p + ((const size_t *)T->inidx.p)[i]))->len;
+  for (size_t i = T->inpos; i < n; i++) b += msg_at(T, i)->len;
   if (nmessages) *nmessages = n - T->inpos;
   if (nbytes) *nbytes = b;
   return 0;
@@ -69,7 +61,7 @@ int simple_bsmp_get_tag(simple_t *s, ptrdiff_t *status, void *tag) {
   if (!status)
     return simple__rma_fail(T, SIMPLE_ERR_NULL, "get_tag: processor %d passed a NULL status",
                             s->pid);
-  const msg_t *m = next_msg(T);
+  const msg_t *m = msg_at(T, T->inpos);
   if (!m) {
     *status = -1;
     return 0;
@@ -84,7 +76,7 @@ int simple_bsmp_get_tag(simple_t *s, ptrdiff_t *status, void *tag) {
 
 int simple_bsmp_move(simple_t *s, void *payload, size_t room) {
   ENTER(s, R, T);
-  const msg_t *m = next_msg(T);
+  const msg_t *m = msg_at(T, T->inpos);
   if (!m)
     return simple__rma_fail(T, SIMPLE_ERR_ARG, "move: processor %d has no message left", s->pid);
   size_t n = m->len < room ? m->len : room;
@@ -101,7 +93,7 @@ int simple_bsmp_hpmove(simple_t *s, const void **tag, const void **payload, ptrd
   if (!tag || !payload || !status)
     return simple__rma_fail(T, SIMPLE_ERR_NULL, "hpmove: processor %d passed a NULL pointer",
                             s->pid);
-  const msg_t *m = next_msg(T);
+  const msg_t *m = msg_at(T, T->inpos);
   if (!m) {
     *status = -1;
     return 0;

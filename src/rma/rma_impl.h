@@ -90,8 +90,7 @@ typedef struct {
 typedef struct { /* a get from another node, kept by the requester */
   void *dst;
   size_t len;
-  uint32_t t;
-  uint32_t pad;
+  uint32_t t, pad;
   uint64_t slot, off;
 } rget_t;
 
@@ -103,8 +102,7 @@ typedef struct { /* a get inside the node */
 
 typedef struct {
   const void *addr;
-  int slot;
-  int popping;
+  int slot, popping;
 } reg_t;
 
 typedef struct {
@@ -209,6 +207,12 @@ rma_t *simple__rma_state(simple_t *s);
   if (!R) return SIMPLE_ERR_NOMEM;                      \
   th_t *T = &R->th[(s)->thread];                        \
   T->err[0] = '\0'
+
+/* ENTER for a call that a processor left out by simple_rma_set_procs may
+ * not make (simple__rma_idle_call). */
+#define ENTER_ACTIVE(s, R, T, call) \
+  ENTER(s, R, T);                   \
+  if ((s)->pid >= R->active) return simple__rma_idle_call(s, R, T, call)
 
 /* Records the thread's error message for simple_rma_error; returns code. */
 int simple__rma_fail(th_t *T, int code, const char *fmt, ...) SIMPLE_PRINTF(3, 4);

@@ -1,14 +1,8 @@
 /* Registration, put and get: queued during the superstep, carried out by
  * simple_rma_sync (rma_sync.c). */
-#include <pthread.h>
-#include <stdarg.h>
-#include <stdatomic.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "net/net.h"
 #include "rma/rma_impl.h"
 
 /* ------------------------------------------------------------------------
@@ -29,9 +23,7 @@ static int find_reg(th_t *T, const void *addr) {
 }
 
 int simple_rma_push_reg(simple_t *s, const void *addr, size_t size) {
-  ENTER(s, R, T);
-  int rc = simple__rma_idle_call(s, R, T, "push_reg");
-  if (rc) return rc;
+  ENTER_ACTIVE(s, R, T, "push_reg");
   if (!addr && size)
     return simple__rma_fail(T, SIMPLE_ERR_NULL,
                             "push_reg: processor %d registered NULL with size %zu", s->pid, size);
@@ -52,9 +44,7 @@ int simple__rma_push_popped(const th_t *T, size_t i) {
 }
 
 int simple_rma_pop_reg(simple_t *s, const void *addr) {
-  ENTER(s, R, T);
-  int rc = simple__rma_idle_call(s, R, T, "pop_reg");
-  if (rc) return rc;
+  ENTER_ACTIVE(s, R, T, "pop_reg");
   /* Calls take effect at the sync in call order: a pop after a push of
    * the same address in this superstep undoes that push (the latest one),
    * so the pair leaves the registrations as they were. */

@@ -1,14 +1,11 @@
 /* The node's one-sided state: made on first use, freed at the job's end;
  * the backend and the processors that take part. */
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/net.h"
 #include "rma/rma_impl.h"
 
 /* The node's state lives in its layer slot (src/base/sync.h). */
@@ -22,24 +19,13 @@ static void free_state(simple__node_t *n) {
     th_t *T = &R->th[t];
     for (int q = 0; q < R->nprocs && T->out; q++) free(T->out[q].p);
     for (int k = 0; k < R->P && T->rgets; k++) free(T->rgets[k].p);
-    free(T->out);
-    free(T->rgets);
-    free(T->rgoff);
-    gbuf_t *b[] = {&T->lgets, &T->tmp,  &T->regs,  &T->pushes,
-                   &T->pops,  &T->reqs, &T->inbox, &T->inidx};
-    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) free(b[i]->p);
+    void *b[] = {T->out,      T->rgets,  T->rgoff,  T->lgets.p, T->tmp.p,  T->regs.p,
+                 T->pushes.p, T->pops.p, T->reqs.p, T->inbox.p, T->inidx.p};
+    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) free(b[i]);
   }
-  free(R->th);
-  free(R->addr);
-  free(R->size);
-  free(R->used);
-  free(R->newregs.p);
-  free(R->a2a);
-  free(R->sendsz);
-  free(R->ready);
-  free(R->stage_local.p);
-  free(R->sendbuf.p);
-  free(R->replybuf.p);
+  void *b[] = {R->th,     R->addr,  R->size,          R->used,      R->newregs.p, R->a2a,
+               R->sendsz, R->ready, R->stage_local.p, R->sendbuf.p, R->replybuf.p};
+  for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) free(b[i]);
   simple__win_free(R->win);
   simple__comm_free(&R->comm);
   free(R);
@@ -57,7 +43,9 @@ static int env_backend(void) {
   return SIMPLE_RMA_TWOSIDED;
 }
 
-static rma_t *make_state(simple__node_t *n) {
+/* The node's state, made by the first thread that needs it (calls that are
+ * not collective, such as a first bsmp_send, may come first). */
+static void *create_state(simple__node_t *n) {
   rma_t *R = calloc(1, sizeof *R);
   if (!R) return NULL;
   R->r = n->threads;
@@ -98,9 +86,6 @@ fail:
   return NULL;
 }
 
-/* The node's state, made by the first thread that needs it (calls that are
- * not collective, such as a first bsmp_send, may come first). */
-static void *create_state(simple__node_t *n) { return make_state(n); }
 rma_t *simple__rma_state(simple_t *s) {
   return simple__layer_state(s->node, rma_slot(s->node), create_state, free_state);
 }
@@ -128,16 +113,12 @@ int simple_rma_backend(simple_t *s) {
 int simple_rma_set_backend(simple_t *s, int backend) {
   ENTER(s, R, T);
   int bad = backend != SIMPLE_RMA_ONESIDED && backend != SIMPLE_RMA_TWOSIDED;
-  unsigned f = simple__barrier_wait(&s->node->barrier, bad ? 1u : 0u);
-  if (f & SIMPLE__BARRIER_FATAL) return SIMPLE_ERR_FATAL;
-  if (f) {
-    return bad ? simple__rma_fail(T, SIMPLE_ERR_ARG, "simple_rma_set_backend: unknown backend %d",
-                                  backend)
-               : SIMPLE_ERR_PEER;
-  }
+  int rc = simple__sync_rc(s, bad ? SIMPLE_ERR_ARG : 0);
+  if (rc == SIMPLE_ERR_ARG)
+    return simple__rma_fail(T, rc, "simple_rma_set_backend: unknown backend %d", backend);
+  if (rc) return rc;
   if (s->thread == 0) R->backend = backend;
-  f = simple__barrier_wait(&s->node->barrier, 0);
-  return (f & SIMPLE__BARRIER_FATAL) ? SIMPLE_ERR_FATAL : 0;
+  return simple__sync_rc(s, 0);
 }
 
 int simple_rma_procs(simple_t *s) {
@@ -156,9 +137,7 @@ int simple__rma_idle_call(simple_t *s, const rma_t *R, th_t *T, const char *call
 }
 
 int simple_rma_set_procs(simple_t *s, int nprocs) {
-  ENTER(s, R, T);
-  int rc = simple__rma_idle_call(s, R, T, "set_procs");
-  if (rc) return rc;
+  ENTER_ACTIVE(s, R, T, "set_procs");
   if (nprocs < 1 || nprocs > R->nprocs)
     return simple__rma_fail(T, SIMPLE_ERR_RANK,
                             "set_procs: processor %d asked for %d processors, the job has %d",

@@ -1,7 +1,6 @@
 /* The end of a superstep (simple_rma_sync): the plan, the packets between
  * nodes, the reads, the writes and the registrations; the steps are in
  * rma_impl.h's opening comment. */
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -15,12 +14,6 @@
 
 /* ------------------------------------------------------------------------
  * Sync. */
-
-static int bar(simple_t *s, int rc) {
-  unsigned f = simple__barrier_wait(&s->node->barrier, rc ? 1u : 0u);
-  if (f & SIMPLE__BARRIER_FATAL) return SIMPLE_ERR_FATAL;
-  return rc ? rc : f ? SIMPLE_ERR_PEER : 0;
-}
 
 /* A failure inside sync after other nodes may have moved on cannot be
  * reported without leaving them waiting: the job ends, with the reason. */
@@ -46,11 +39,18 @@ static int win_ensure(rma_t *R, size_t bytes) {
   return 0;
 }
 
-/* Thread 0 of every node: once every node's puts are flushed, they are
- * complete at their targets; the window sync makes them visible here. */
-static int node_barrier(rma_t *R) {
-  int rc = simple__comm_barrier(R->comm);
-  return rc || !R->win ? rc : simple__win_sync(R->win);
+/* Every thread of every node: once the node's threads are all here,
+ * thread 0 waits for the other nodes in an MPI barrier (once every node's
+ * puts are flushed, they are complete at their targets; the window sync
+ * makes them visible here), then the node's threads wait for thread 0. */
+static int node_barrier(simple_t *s, rma_t *R) {
+  int rc = simple__sync_rc(s, 0);
+  if (rc) return rc;
+  if (s->thread == 0) {
+    rc = simple__comm_barrier(R->comm);
+    must(s, rc || !R->win ? rc : simple__win_sync(R->win), "MPI_Barrier");
+  }
+  return simple__sync_rc(s, 0);
 }
 
 static uint64_t hash_ints(const int *v, size_t n) {
@@ -188,17 +188,13 @@ static void frames_in(rma_t *R, const uint64_t *rcv, calls_t *c, int node_bad, s
   int P = R->P, me = R->me, followed = 0;
   *owe = 0;
   for (int j = 0; j < P; j++) {
+    /* This node's own frame (j == me) sends and wants nothing. */
     const uint64_t *f = rcv + (size_t)j * F;
-    if (j != me) {
-      R->insz[j] = f[F_SEND];
-      if (f[F_SEND]) R->incoming = 1;
-      R->owe[j] = f[F_WANT];
-      R->oweoff[j] = *owe;
-      *owe += f[F_WANT];
-    } else {
-      R->insz[j] = R->owe[j] = 0;
-      R->oweoff[j] = *owe;
-    }
+    R->insz[j] = f[F_SEND];
+    if (f[F_SEND]) R->incoming = 1;
+    R->owe[j] = f[F_WANT];
+    R->oweoff[j] = *owe;
+    *owe += f[F_WANT];
     if (f[F_MAXSEND] > *needC) *needC = f[F_MAXSEND];
     if (f[F_MAXWANT] > *needC2) *needC2 = f[F_MAXWANT];
     if (f[F_GETS]) R->remote_gets = 1;
@@ -496,8 +492,7 @@ static void apply(rma_t *R, th_t *T, int mypid, const unsigned char *p, size_t l
       msg_t *m = gb_add(&T->inbox, bytes);
       size_t *ix = gb_add(&T->inidx, sizeof *ix);
       if (!m || !ix) simple_abort(NULL, "simple_rma_sync: out of memory delivering a message");
-      m->len = h.len;
-      m->taglen = h.taglen;
+      *m = (msg_t){.len = h.len, .taglen = h.taglen};
       memcpy(m + 1, p, PAD8(h.taglen) + PAD8(h.len));
       *ix = at;
       p += PAD8(h.taglen) + PAD8(h.len);
@@ -619,15 +614,10 @@ static void spend(rma_t *R, th_t *T) {
  * its packets: its writes read only queues of the node, and the closing
  * barrier keeps every queue alive until the drivers have packed it. */
 static int packets(simple_t *s, rma_t *R, th_t *T, const simple__xchg_t *pkts, int onesided) {
-  int rc;
   move(s, R, T, pkts, (size_t)R->me * R->C, "the packet exchange");
   if (!onesided) must(s, wait_reqs(T), "the packet exchange");
-  if (onesided && R->any_send) {
-    if ((rc = bar(s, 0)) != 0) return rc;
-    if (s->thread == 0) must(s, node_barrier(R), "MPI_Barrier");
-    return bar(s, 0);
-  }
-  return R->incoming ? bar(s, 0) : 0;
+  if (onesided && R->any_send) return node_barrier(s, R);
+  return R->incoming ? simple__sync_rc(s, 0) : 0;
 }
 
 /* The calling thread lands its own remote gets' results, after the puts
@@ -674,7 +664,7 @@ int simple_rma_sync(simple_t *s) {
   unsigned f = simple__barrier_wait(&n->barrier, (T->has_gets ? 1u : 0u) | (T->has_out ? 2u : 0u));
   if (f & SIMPLE__BARRIER_FATAL) return SIMPLE_ERR_FATAL;
   if (s->thread == 0) plan(s, R, (int)(f & 1u), (int)(f & 2u));
-  if ((rc = bar(s, 0)) != 0) return rc; /* B2 */
+  if ((rc = simple__sync_rc(s, 0)) != 0) return rc; /* B2 */
   if (R->quiet) {
     /* An empty superstep: B2 was the barrier. Nobody reads another
      * thread's queues, which are empty, so a thread may start its next
@@ -701,11 +691,8 @@ int simple_rma_sync(simple_t *s) {
    * among nodes that completes one-sided replies involves every node as
    * soon as one node gets from another. */
   int reply_barrier = P > 1 && onesided && R->remote_gets;
-  if ((R->any_gets || reply_barrier) && (rc = bar(s, 0)) != 0) return rc;
-  if (reply_barrier) {
-    if (s->thread == 0) must(s, node_barrier(R), "MPI_Barrier");
-    if ((rc = bar(s, 0)) != 0) return rc;
-  }
+  if (reply_barrier && (rc = node_barrier(s, R)) != 0) return rc;
+  if (!reply_barrier && R->any_gets && (rc = simple__sync_rc(s, 0)) != 0) return rc;
   /* Writes. */
   write_mine(s, R, T);
   if (R->any_gets) {
@@ -714,7 +701,7 @@ int simple_rma_sync(simple_t *s) {
     if ((rc = land_gets(s, R, T, &reps, onesided)) != 0) return rc;
   }
   if (R->regchange || R->tagchange || R->procchange || R->err) {
-    if ((rc = bar(s, 0)) != 0) return rc;
+    if ((rc = simple__sync_rc(s, 0)) != 0) return rc;
     if (s->thread == 0) {
       if (R->err) {
         for (int u = 0; u < R->r; u++) {
@@ -728,7 +715,7 @@ int simple_rma_sync(simple_t *s) {
   }
   int err = R->err;
   if (err) snprintf(T->err, sizeof T->err, "sync: %s", R->errmsg);
-  if ((rc = bar(s, 0)) != 0) return rc; /* Bend */
+  if ((rc = simple__sync_rc(s, 0)) != 0) return rc; /* Bend */
   spend(R, T);
   return err;
 }

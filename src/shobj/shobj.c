@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "net/net_win.h"
 #include "run/job.h"
 #include "run/wait.h"
@@ -93,8 +94,7 @@ typedef struct {
   _Alignas(SIMPLE__CACHE_LINE) int holding;
   simple_obj_t held;
   uint64_t version;
-  void *buf;
-  size_t cap;
+  simple__buf_t buf; /* the held accumulator's header and bytes */
   atomic_uint_fast64_t c[C_COUNT];
 } thr_t;
 
@@ -148,9 +148,12 @@ int simple_shobj_home(simple_obj_t name) {
 
 /* The name's parts, or SIMPLE_ERR_UNKNOWN_OBJECT for one that cannot be an
  * object of this space and generation (checked before any traffic, so a
- * forged name never makes us read or lock outside an object). */
-static int parse(const simple_shobj_space_t *sp, simple_obj_t name, int *node, size_t *off,
-                 size_t *bytes) {
+ * forged name never makes us read or lock outside an object); then, for
+ * a kind asked for (0: any), SIMPLE_ERR_ACC_MISUSE for a value's call
+ * given an accumulator, SIMPLE_ERR_IMMUTABLE for an accumulator's given
+ * a value. */
+static int parse(const simple_shobj_space_t *sp, simple_obj_t name, int kind, int *node,
+                 size_t *off, size_t *bytes) {
   int k = simple_shobj_kind(name);
   if (!k) return SIMPLE_ERR_UNKNOWN_OBJECT;
   uint64_t nd = (name.where >> 40) - 1;
@@ -160,6 +163,7 @@ static int parse(const simple_shobj_space_t *sp, simple_obj_t name, int *node, s
   if (nd >= (uint64_t)sp->nodes || g != (sp->gen & GEN_MASK) || o > sp->heap_bytes ||
       sp->heap_bytes - o < HDR || sp->heap_bytes - o - HDR < b)
     return SIMPLE_ERR_UNKNOWN_OBJECT;
+  if (kind && k != kind) return kind == KIND_VALUE ? SIMPLE_ERR_ACC_MISUSE : SIMPLE_ERR_IMMUTABLE;
   *node = (int)nd;
   *off = (size_t)o;
   *bytes = (size_t)b;
@@ -168,6 +172,13 @@ static int parse(const simple_shobj_space_t *sp, simple_obj_t name, int *node, s
 
 static int hdr_matches(const hdr_t *h, const simple_shobj_space_t *sp, simple_obj_t name) {
   return h->magic == MAGIC && h->gen == sp->gen && h->what == name.what;
+}
+
+/* n bytes at off of node's heap into buf, complete on return: one get and
+ * one flush. */
+static int get_now(simple_shobj_space_t *sp, int node, size_t off, void *buf, size_t n) {
+  int rc = simple__win_get(sp->win, node, off, buf, n);
+  return rc ? rc : simple__win_flush(sp->win, node);
 }
 
 /* Counts on the calling thread's own line (t: its thread on the node). */
@@ -362,10 +373,13 @@ static int check(simple_t *s, const simple_shobj_space_t *sp) {
   return 0;
 }
 
+/* Frees the space (NULL: nothing) and its window, if it has one: that is
+ * collective (MPI_Win_free), thread 0 of every node at once. */
 static void space_free(simple_shobj_space_t *sp) {
   if (!sp) return;
+  simple__win_free(sp->win);
   if (sp->thr)
-    for (int t = 0; t < sp->threads; t++) free(sp->thr[t].buf);
+    for (int t = 0; t < sp->threads; t++) simple__buf_free(&sp->thr[t].buf);
   free(sp->thr);
   free(sp->arena);
   free(sp->ftag);
@@ -441,10 +455,7 @@ int simple_shobj_open(simple_t *s, const simple_shobj_opts_t *opts, simple_shobj
   r2 = simple_allreduce(s, &rc, &any, 1, SIMPLE_INT32, SIMPLE_MAX);
   if (r2) any = r2;
   if (any) {
-    if (s->thread == 0) {
-      if (mine && mine->win) simple__win_free(mine->win);
-      space_free(mine);
-    }
+    space_free(mine); /* NULL on every thread but 0 */
     if (sp) *sp = NULL;
     return rc ? rc : SIMPLE_ERR_PEER;
   }
@@ -462,10 +473,7 @@ int simple_shobj_close(simple_t *s, simple_shobj_space_t *sp) {
   int rc = sp ? 0 : SIMPLE_ERR_ARG;
   int r2 = simple_barrier(s);
   if (r2) return r2;
-  if (sp && s->thread == 0) {
-    simple__win_free(sp->win);
-    space_free(sp);
-  }
+  if (sp && s->thread == 0) space_free(sp);
   return rc;
 }
 
@@ -510,17 +518,11 @@ static int create(simple_t *s, simple_shobj_space_t *sp, const void *data, size_
   if (off > sp->heap_bytes || sp->heap_bytes - off < need) return SIMPLE_ERR_NOMEM;
   hdr_t *h = (hdr_t *)(void *)(sp->heap + off);
   *name = make_name(sp->me, off, kind, sp->gen, bytes);
-  h->lock = 0;
-  h->version = 0;
-  h->magic = MAGIC;
-  h->gen = sp->gen;
-  h->what = name->what;
-  if (bytes) {
-    if (data)
-      memcpy(h + 1, data, bytes);
-    else
-      memset(h + 1, 0, bytes);
-  }
+  *h = (hdr_t){.magic = MAGIC, .gen = sp->gen, .what = name->what};
+  if (bytes && data)
+    memcpy(h + 1, data, bytes);
+  else if (bytes)
+    memset(h + 1, 0, bytes);
   /* No MPI call here (a window sync per object cost the two threads of a
    * node more than the objects: MPI's lock at THREAD_MULTIPLE): a reader
    * learns the name only through a message or collective of the library,
@@ -547,9 +549,8 @@ static int read_value(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name, 
                       size_t *bytes) {
   int node;
   size_t off, size;
-  int rc = parse(sp, name, &node, &off, &size);
+  int rc = parse(sp, name, KIND_VALUE, &node, &off, &size);
   if (rc) return rc;
-  if (simple_shobj_kind(name) != KIND_VALUE) return SIMPLE_ERR_ACC_MISUSE;
   if (bytes) *bytes = size;
   if (node == sp->me) {
     const hdr_t *h = (const hdr_t *)(const void *)(sp->heap + off);
@@ -577,8 +578,7 @@ static int read_value(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name, 
     rc = insert(sp, s->thread, name, tag, size, &e);
     pthread_mutex_unlock(&sp->mu);
     if (rc) return rc;
-    rc = simple__win_get(sp->win, node, off, sp->arena + e->off, HDR + size);
-    if (!rc) rc = simple__win_flush(sp->win, node);
+    rc = get_now(sp, node, off, sp->arena + e->off, HDR + size);
     rc = finish_fetch(sp, s->thread, e, name, rc);
   }
   if (rc) {
@@ -602,9 +602,8 @@ int simple_shobj_done(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name) 
   if (rc) return rc;
   int node;
   size_t off, size;
-  rc = parse(sp, name, &node, &off, &size);
+  rc = parse(sp, name, KIND_VALUE, &node, &off, &size);
   if (rc) return rc;
-  if (simple_shobj_kind(name) != KIND_VALUE) return SIMPLE_ERR_ACC_MISUSE;
   if (node == sp->me) return 0; /* the home's copy is never evicted */
   pthread_mutex_lock(&sp->mu);
   entry_t *e = lookup(sp, name, sp->per_thread ? s->thread : -1);
@@ -631,8 +630,7 @@ int simple_shobj_fetch(simple_t *s, simple_shobj_space_t *sp, const simple_obj_t
       simple_obj_t name = names[at + i];
       int node;
       size_t off, size;
-      int r = parse(sp, name, &node, &off, &size);
-      if (!r && simple_shobj_kind(name) != KIND_VALUE) r = SIMPLE_ERR_ACC_MISUSE;
+      int r = parse(sp, name, KIND_VALUE, &node, &off, &size);
       if (r || node == sp->me) {
         if (r && !first) first = r;
         continue;
@@ -660,7 +658,7 @@ int simple_shobj_fetch(simple_t *s, simple_shobj_space_t *sp, const simple_obj_t
         simple_obj_t nm = {held[i]->where, held[i]->what};
         int node;
         size_t off, size;
-        parse(sp, nm, &node, &off, &size);
+        parse(sp, nm, 0, &node, &off, &size);
         net = simple__win_get(sp->win, node, off, sp->arena + held[i]->off, HDR + size);
       }
     if (nfresh && !net) net = simple__win_flush(sp->win, -1);
@@ -684,8 +682,7 @@ int simple_shobj_offer(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name,
   if (rc) return rc;
   int node;
   size_t off, size;
-  if ((rc = parse(sp, name, &node, &off, &size)) != 0) return rc;
-  if (simple_shobj_kind(name) != KIND_VALUE) return SIMPLE_ERR_ACC_MISUSE;
+  if ((rc = parse(sp, name, KIND_VALUE, &node, &off, &size)) != 0) return rc;
   if (bytes != size) return SIMPLE_ERR_ARG;
   if (size && !data) return SIMPLE_ERR_NULL;
   if (node == sp->me) return 0; /* reads use the home's own copy */
@@ -702,11 +699,7 @@ int simple_shobj_offer(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name,
   /* The header a get would have brought, then the bytes; published as a
    * fetch is (readers that found the entry meanwhile wait for it). */
   hdr_t *h = (hdr_t *)(void *)(sp->arena + e->off);
-  h->lock = 0;
-  h->version = 0;
-  h->magic = MAGIC;
-  h->gen = sp->gen;
-  h->what = name.what;
+  *h = (hdr_t){.magic = MAGIC, .gen = sp->gen, .what = name.what};
   if (size) memcpy(h + 1, data, size);
   COUNT(sp, s->thread, C_OFFERS, 1);
   e->err = 0;
@@ -723,27 +716,36 @@ int simple_shobj_offer(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name,
  * bytes, or a local load at the home), before any atomic touches it. */
 static int acc_parse(simple_shobj_space_t *sp, simple_obj_t name, int *node, size_t *off,
                      size_t *size) {
-  int rc = parse(sp, name, node, off, size);
+  int rc = parse(sp, name, KIND_ACC, node, off, size);
   if (rc) return rc;
-  if (simple_shobj_kind(name) != KIND_ACC) return SIMPLE_ERR_IMMUTABLE;
   hdr_t h;
-  if (*node == sp->me) {
+  if (*node == sp->me)
     memcpy(&h, sp->heap + *off, HDR);
-  } else {
-    rc = simple__win_get(sp->win, *node, *off, &h, HDR);
-    if (!rc) rc = simple__win_flush(sp->win, *node);
-    if (rc) return rc;
-  }
+  else if ((rc = get_now(sp, *node, *off, &h, HDR)) != 0)
+    return rc;
   return hdr_matches(&h, sp, name) ? 0 : SIMPLE_ERR_UNKNOWN_OBJECT;
 }
 
-/* Backing off while another thread holds the lock: pause, then yield
- * the core (the holder may be a thread of this node waiting for it). */
-static void backoff(unsigned *tries) {
-  if (++*tries < 64)
-    simple__cpu_relax();
-  else
-    sched_yield();
+/* Takes the lock word of the accumulator at (node, off) by adding `add`:
+ * WRITER, taken if the word was 0, or 1 for a reader, taken if no writer
+ * held it; else the add is taken back and tried again. */
+static int lock_word(simple_t *s, simple_shobj_space_t *sp, int node, size_t off, int64_t add) {
+  unsigned tries = 0;
+  for (;;) {
+    int64_t old;
+    int rc = simple__win_fetch_add(sp->win, node, off, add, &old);
+    if (rc) return rc;
+    if (add == WRITER ? old == 0 : old < WRITER) return 0;
+    rc = simple__win_fetch_add(sp->win, node, off, -add, &old);
+    if (rc) return rc;
+    if (atomic_load_explicit(&s->node->fatal, memory_order_relaxed)) return SIMPLE_ERR_FATAL;
+    /* Backing off while another thread holds the lock: pause, then yield
+     * the core (the holder may be a thread of this node waiting for it). */
+    if (++tries < 64)
+      simple__cpu_relax();
+    else
+      sched_yield();
+  }
 }
 
 int simple_shobj_acquire(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name, void **data) {
@@ -756,34 +758,20 @@ int simple_shobj_acquire(simple_t *s, simple_shobj_space_t *sp, simple_obj_t nam
   size_t off, size;
   rc = acc_parse(sp, name, &node, &off, &size);
   if (rc) return rc;
-  if (t->cap < size + HDR) {
-    void *b = realloc(t->buf, size + HDR);
-    if (!b) return SIMPLE_ERR_NOMEM;
-    t->buf = b;
-    t->cap = size + HDR;
-  }
+  rc = simple__buf_grow(&t->buf, HDR + size);
+  if (rc) return rc;
   /* Add WRITER; whoever found the word 0 has it, the others take their
    * WRITER back out and retry. Only fetch-and-add, no compare-and-swap:
    * Open MPI 4.1's emulated compare-and-swap between processes of one
    * host (osc/rdma over btl/vader) crashes. */
-  unsigned tries = 0;
-  for (;;) {
-    int64_t old;
-    rc = simple__win_fetch_add(sp->win, node, off, WRITER, &old);
-    if (rc) return rc;
-    if (old == 0) break;
-    rc = simple__win_fetch_add(sp->win, node, off, -WRITER, &old);
-    if (rc) return rc;
-    if (atomic_load_explicit(&s->node->fatal, memory_order_relaxed)) return SIMPLE_ERR_FATAL;
-    backoff(&tries);
-  }
-  rc = simple__win_get(sp->win, node, off, t->buf, HDR + size);
-  if (!rc) rc = simple__win_flush(sp->win, node);
+  rc = lock_word(s, sp, node, off, WRITER);
   if (rc) return rc;
-  t->version = ((const hdr_t *)t->buf)->version;
+  rc = get_now(sp, node, off, t->buf.p, HDR + size);
+  if (rc) return rc;
+  t->version = ((const hdr_t *)t->buf.p)->version;
   t->holding = 1;
   t->held = name;
-  *data = (unsigned char *)t->buf + HDR;
+  *data = (unsigned char *)t->buf.p + HDR;
   return 0;
 }
 
@@ -795,12 +783,12 @@ int simple_shobj_release(simple_t *s, simple_shobj_space_t *sp, simple_obj_t nam
     return simple_shobj_kind(name) == KIND_VALUE ? SIMPLE_ERR_IMMUTABLE : SIMPLE_ERR_ACC_MISUSE;
   int node;
   size_t off, size;
-  rc = parse(sp, name, &node, &off, &size);
+  rc = parse(sp, name, 0, &node, &off, &size);
   if (rc) return rc;
   uint64_t v = t->version + 1;
   /* The bytes and the version first, completed at the home, then the
    * lock: no reader can take a share before the new version is whole. */
-  rc = simple__win_put(sp->win, node, off + HDR, (unsigned char *)t->buf + HDR, size);
+  rc = simple__win_put(sp->win, node, off + HDR, (unsigned char *)t->buf.p + HDR, size);
   if (!rc) rc = simple__win_put(sp->win, node, off + 8, &v, sizeof v);
   if (!rc) rc = simple__win_flush(sp->win, node);
   int64_t old;
@@ -836,19 +824,9 @@ static int acc_get(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name, voi
   size_t off, sz;
   int rc = acc_parse(sp, name, &node, &off, &sz);
   if (rc) return rc;
-  unsigned tries = 0;
-  for (;;) {
-    int64_t old;
-    rc = simple__win_fetch_add(sp->win, node, off, 1, &old);
-    if (rc) return rc;
-    if (old < WRITER) break;
-    rc = simple__win_fetch_add(sp->win, node, off, -1, &old);
-    if (rc) return rc;
-    if (atomic_load_explicit(&s->node->fatal, memory_order_relaxed)) return SIMPLE_ERR_FATAL;
-    backoff(&tries);
-  }
-  rc = simple__win_get(sp->win, node, off + HDR, buf, size);
-  if (!rc) rc = simple__win_flush(sp->win, node);
+  rc = lock_word(s, sp, node, off, 1);
+  if (rc) return rc;
+  rc = get_now(sp, node, off + HDR, buf, size);
   int64_t old;
   int r2 = simple__win_fetch_add(sp->win, node, off, -1, &old);
   if (!rc) rc = r2;
