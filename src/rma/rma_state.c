@@ -15,7 +15,7 @@ static void **rma_slot(simple__node_t *n) { return simple__layer_slot(n, &rma_ke
 static void free_state(simple__node_t *n) {
   rma_t *R = *rma_slot(n);
   if (!R) return;
-  for (int t = 0; t < R->r; t++) {
+  for (int t = 0; R->th && t < R->r; t++) {
     th_t *T = &R->th[t];
     for (int q = 0; q < R->nprocs && T->out; q++) free(T->out[q].p);
     for (int k = 0; k < R->P && T->rgets; k++) free(T->rgets[k].p);
@@ -63,10 +63,12 @@ static void *create_state(simple__node_t *n) {
   R->a2a = calloc(2 * (size_t)R->P * F, sizeof *R->a2a);
   R->sendsz = calloc(6 * (size_t)R->P, sizeof(size_t));
   R->ready = calloc((size_t)R->P, sizeof *R->ready);
+  /* Zeroed at once: the failure path frees what the threads' states hold. */
   if (posix_memalign((void **)&R->th, SIMPLE__CACHE_LINE, sizeof(th_t) * (size_t)R->r) != 0)
     R->th = NULL;
+  else
+    memset(R->th, 0, sizeof(th_t) * (size_t)R->r);
   if (!R->addr || !R->size || !R->used || !R->a2a || !R->sendsz || !R->ready || !R->th) goto fail;
-  memset(R->th, 0, sizeof(th_t) * (size_t)R->r);
   R->sendoff = R->sendsz + R->P;
   R->insz = R->sendoff + R->P;
   R->owe = R->insz + R->P;
