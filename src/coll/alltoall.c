@@ -400,7 +400,7 @@ static void x_local(void *ctx) {
   local_blocks(c, 0, c->r * c->r);
 }
 
-static void init(a2a_t *c, simple_t *s, int v, size_t count, simple_type_t type) {
+static void init(a2a_t *c, simple_t *s, int v, size_t count, simple_type_t type, unsigned sig) {
   simple__node_t *n = s->node;
   memset(c, 0, sizeof *c);
   c->n = n;
@@ -413,18 +413,15 @@ static void init(a2a_t *c, simple_t *s, int v, size_t count, simple_type_t type)
   c->v = v;
   c->count = count;
   c->es = simple_type_size(type);
+  c->sig = sig;
 }
 
 /* Everything after the plan is known: the exchange itself. */
 static simple__xchg_t a2a_xchg(a2a_t *c, int bad);
 
 static int exchange(simple_t *s, a2a_t *c) {
-  int r = c->r, me = c->me, rc = 0, bad = 0, mine_bad = 0;
-  for (int u = 0; u < r; u++)
-    if (is_in_place(c, u) != c->in_place) {
-      bad = 1;
-      if (u == me) mine_bad = 1;
-    }
+  int r = c->r, me = c->me, rc = 0, bad = 0, mine_bad = is_in_place(c, me) != c->in_place;
+  for (int u = 0; u < r; u++) bad |= is_in_place(c, u) != c->in_place;
   if (c->in_place) {
     stage_own(c);
     rc = simple__node_finish(s); /* every outgoing block staged before any recv is written */
@@ -555,12 +552,11 @@ static int alltoall_(simple_t *s, const void *send, void *recv, size_t count, si
       (size_t)n->nprocs * count * simple_type_size(type) <= INLINE_CAP)
     return alltoall_inline(s, in_place ? recv : send, recv, count, type, err);
   a2a_t c;
-  init(&c, s, 0, count, type);
+  init(&c, s, 0, count, type, sig);
   c.in_place = in_place;
   /* From count and type alone, as on every node (one with an error too). */
   c.direct = c.P > 1 && total <= SIZE_MAX / (c.es ? c.es : 1) &&
              simple__coll_choose(SIMPLE__COLL_ALLTOALL, c.n, count * c.es) == SIMPLE__ALG_DIRECT;
-  c.sig = sig;
   simple__coll_plan_t *pln = NULL;
   /* Thread 0 knows the whole layout already: the count is the same
    * everywhere, and so (by contract) is the in-place choice. */
@@ -648,38 +644,32 @@ static int alltoallv_(simple_t *s, const void *send, const size_t *scounts, cons
     scounts = rcounts;
     sdispls = rdispls;
   }
-  size_t ext;
+  size_t sext = 0, rext = 0;
   int err = simple__check_buffer(NULL, 0, type);
   if (!err && (!scounts || !sdispls || !rcounts || !rdispls)) err = SIMPLE_ERR_NULL;
   size_t es = simple_type_size(type);
-  if (!err && !in_place && !(err = simple__size_extent(scounts, sdispls, 0, p, &ext)) &&
-      ext > SIZE_MAX / es)
+  if (!err && !in_place && !(err = simple__size_extent(scounts, sdispls, 0, p, &sext)) &&
+      sext > SIZE_MAX / es)
     err = SIMPLE_ERR_COUNT;
-  if (!err && !(err = simple__size_extent(rcounts, rdispls, 0, p, &ext)) && ext > SIZE_MAX / es)
+  if (!err && !(err = simple__size_extent(rcounts, rdispls, 0, p, &rext)) && rext > SIZE_MAX / es)
     err = SIMPLE_ERR_COUNT;
   /* An error in the arrays themselves makes the sizes untrustworthy: the
    * node then sends no error marks (its published n says so). */
   int arrays_bad = err != 0;
-  if (!err && !in_place && !(err = simple__size_extent(scounts, sdispls, 0, p, &ext)))
-    err = simple__check_buffer(send, ext, type);
-  if (!err && !(err = simple__size_extent(rcounts, rdispls, 0, p, &ext)))
-    err = simple__check_buffer(recv, ext, type);
+  if (!err && !in_place) err = simple__check_buffer(send, sext, type);
+  if (!err) err = simple__check_buffer(recv, rext, type);
   varrays_t mine = {scounts, sdispls, rcounts, rdispls};
   simple__sv_varrays_put(simple__node_my_slot(s), &mine);
   int packs = n->nodes == 1 && p <= PACK_MAX_THREADS;
   if (packs)
-    pack_v(simple__node_my_slot(s),
-           err        ? NULL
-           : in_place ? recv
-                      : send,
-           in_place, scounts, sdispls, p, type);
+    pack_v(simple__node_my_slot(s), err ? NULL : (in_place ? recv : send), in_place, scounts,
+           sdispls, p, type);
   int rc;
   const simple__slot_t *slots =
       simple__node_publish(s, send, recv, NULL, (size_t)arrays_bad, err, &rc);
   if (!slots) {
     a2a_t c;
-    init(&c, s, 1, 0, type);
-    c.sig = sig;
+    init(&c, s, 1, 0, type, sig);
     c.slots = simple__node_slots(s);
     for (int u = 0; u < c.r; u++)
       if (c.slots[u].n) return rc; /* sizes unknown: no marks (docs/api.md) */
@@ -694,8 +684,7 @@ static int alltoallv_(simple_t *s, const void *send, const size_t *scounts, cons
    * first call's slots stay valid until everyone has passed the closing
    * barrier. */
   a2a_t c;
-  init(&c, s, 1, 0, type);
-  c.sig = sig;
+  init(&c, s, 1, 0, type, sig);
   c.slots = slots;
   c.in_place = is_in_place(&c, 0);
   if (c.in_place || c.D > 0) { /* else one node, not in place: no plan */
