@@ -178,9 +178,8 @@ static int row_bytes(const a2a_t *c, int u, int k, size_t *out) {
 /* Bytes this node sends to node k (out) and receives from it (in). */
 static int node_bytes(const a2a_t *c, int k, size_t *out, size_t *in) {
   size_t o = 0, t = 0, row;
-  for (int u = 0; u < c->r; u++) {
+  for (int u = 0; u < c->r; u++)
     if (row_bytes(c, u, k, &row) || simple__size_add(&o, row)) return SIMPLE_ERR_COUNT;
-  }
   if (!c->v) {
     *out = *in = o; /* r_k r count es both ways */
     return 0;
@@ -402,18 +401,17 @@ static void x_local(void *ctx) {
 
 static void init(a2a_t *c, simple_t *s, int v, size_t count, simple_type_t type, unsigned sig) {
   simple__node_t *n = s->node;
-  memset(c, 0, sizeof *c);
-  c->n = n;
-  c->first_pid = n->first_pid;
-  c->r = n->threads;
-  c->me = s->thread;
-  c->P = n->nodes;
-  c->node = n->node;
-  c->D = simple__xchg_split(n, 0).drivers;
-  c->v = v;
-  c->count = count;
-  c->es = simple_type_size(type);
-  c->sig = sig;
+  *c = (a2a_t){.n = n,
+               .first_pid = n->first_pid,
+               .r = n->threads,
+               .me = s->thread,
+               .P = n->nodes,
+               .node = n->node,
+               .D = simple__xchg_split(n, 0).drivers,
+               .v = v,
+               .count = count,
+               .es = simple_type_size(type),
+               .sig = sig};
 }
 
 /* Everything after the plan is known: the exchange itself. */
@@ -495,11 +493,8 @@ static int exchange_bad(simple_t *s, a2a_t *c, int rc) {
     simple__xchg_t x = a2a_xchg(c, 1);
     simple__xchg_drive(&x, c->me, 0);
   }
-  if (c->v) {
-    int rc2 = simple__node_finish(s);
-    if (rc2) return rc2;
-  }
-  return rc;
+  int rc2 = c->v ? simple__node_finish(s) : 0;
+  return rc2 ? rc2 : rc;
 }
 
 /* One node, all of a thread's blocks within its slot (p n <= INLINE_CAP):

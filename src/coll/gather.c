@@ -366,11 +366,8 @@ static int rooted_bad(simple_t *s, const rooted_t *c, int rc, int second) {
     int rc2 = simple__sync_rc(s, 0);
     return rc2 == SIMPLE_ERR_FATAL ? rc2 : rc;
   }
-  size_t total = 0;
-  if (second)
-    total = slots[0].n;
-  else
-    for (int u = 0; u < r; u++) total += (c->v ? slots[u].n : c->count) * c->es;
+  size_t total = second ? slots[0].n : 0;
+  for (int u = 0; u < r && !second; u++) total += (c->v ? slots[u].n : c->count) * c->es;
   if (me == simple__xchg_rooted_lane(n, n->node, root_node, lanes))
     simple__xchg_rooted_peer(&x, root_node, me, NULL, total, !c->scatter);
   return rc;
