@@ -236,9 +236,7 @@ static int packed(simple_t *s, const void *send, size_t count, void *recv, const
   simple__coll_plan_t *mine = NULL;
   size_t nb = ALIGN_UP(WORD + node_elems * es), ab = ALIGN_UP(all * es + (size_t)P * WORD);
   int plannable = es && (!v || l->counts) && all && all <= (size_t)PTRDIFF_MAX / es;
-  if (me == 0 && plannable && !err) {
-    if (!(mine = plan(s, l, nb, ab, es))) err = SIMPLE_ERR_NOMEM;
-  }
+  if (me == 0 && plannable && !err && !(mine = plan(s, l, nb, ab, es))) err = SIMPLE_ERR_NOMEM;
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, mine, count, err, &rc);
   if (!slots) {
@@ -254,8 +252,7 @@ static int packed(simple_t *s, const void *send, size_t count, void *recv, const
     return rc;
   }
   int bad = 0, mine_bad = v && count != l->counts[pid];
-  for (int u = 0; u < r && v; u++)
-    if (slots[u].n != l->counts[first + u]) bad = 1;
+  for (int u = 0; u < r && v; u++) bad |= slots[u].n != l->counts[first + u];
   /* all == 0: the same verdict on every thread of every node. */
   if (all == 0) return bad ? (mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER) : 0;
   const simple__coll_plan_t *pl = slots[0].ptr;

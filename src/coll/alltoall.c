@@ -178,9 +178,8 @@ static int row_bytes(const a2a_t *c, int u, int k, size_t *out) {
 /* Bytes this node sends to node k (out) and receives from it (in). */
 static int node_bytes(const a2a_t *c, int k, size_t *out, size_t *in) {
   size_t o = 0, t = 0, row;
-  for (int u = 0; u < c->r; u++) {
+  for (int u = 0; u < c->r; u++)
     if (row_bytes(c, u, k, &row) || simple__size_add(&o, row)) return SIMPLE_ERR_COUNT;
-  }
   if (!c->v) {
     *out = *in = o; /* r_k r count es both ways */
     return 0;
@@ -400,31 +399,27 @@ static void x_local(void *ctx) {
   local_blocks(c, 0, c->r * c->r);
 }
 
-static void init(a2a_t *c, simple_t *s, int v, size_t count, simple_type_t type) {
+static void init(a2a_t *c, simple_t *s, int v, size_t count, simple_type_t type, unsigned sig) {
   simple__node_t *n = s->node;
-  memset(c, 0, sizeof *c);
-  c->n = n;
-  c->first_pid = n->first_pid;
-  c->r = n->threads;
-  c->me = s->thread;
-  c->P = n->nodes;
-  c->node = n->node;
-  c->D = simple__xchg_split(n, 0).drivers;
-  c->v = v;
-  c->count = count;
-  c->es = simple_type_size(type);
+  *c = (a2a_t){.n = n,
+               .first_pid = n->first_pid,
+               .r = n->threads,
+               .me = s->thread,
+               .P = n->nodes,
+               .node = n->node,
+               .D = simple__xchg_split(n, 0).drivers,
+               .v = v,
+               .count = count,
+               .es = simple_type_size(type),
+               .sig = sig};
 }
 
 /* Everything after the plan is known: the exchange itself. */
 static simple__xchg_t a2a_xchg(a2a_t *c, int bad);
 
 static int exchange(simple_t *s, a2a_t *c) {
-  int r = c->r, me = c->me, rc = 0, bad = 0, mine_bad = 0;
-  for (int u = 0; u < r; u++)
-    if (is_in_place(c, u) != c->in_place) {
-      bad = 1;
-      if (u == me) mine_bad = 1;
-    }
+  int r = c->r, me = c->me, rc = 0, bad = 0, mine_bad = is_in_place(c, me) != c->in_place;
+  for (int u = 0; u < r; u++) bad |= is_in_place(c, u) != c->in_place;
   if (c->in_place) {
     stage_own(c);
     rc = simple__node_finish(s); /* every outgoing block staged before any recv is written */
@@ -498,11 +493,8 @@ static int exchange_bad(simple_t *s, a2a_t *c, int rc) {
     simple__xchg_t x = a2a_xchg(c, 1);
     simple__xchg_drive(&x, c->me, 0);
   }
-  if (c->v) {
-    int rc2 = simple__node_finish(s);
-    if (rc2) return rc2;
-  }
-  return rc;
+  int rc2 = c->v ? simple__node_finish(s) : 0;
+  return rc2 ? rc2 : rc;
 }
 
 /* One node, all of a thread's blocks within its slot (p n <= INLINE_CAP):
@@ -555,12 +547,11 @@ static int alltoall_(simple_t *s, const void *send, void *recv, size_t count, si
       (size_t)n->nprocs * count * simple_type_size(type) <= INLINE_CAP)
     return alltoall_inline(s, in_place ? recv : send, recv, count, type, err);
   a2a_t c;
-  init(&c, s, 0, count, type);
+  init(&c, s, 0, count, type, sig);
   c.in_place = in_place;
   /* From count and type alone, as on every node (one with an error too). */
   c.direct = c.P > 1 && total <= SIZE_MAX / (c.es ? c.es : 1) &&
              simple__coll_choose(SIMPLE__COLL_ALLTOALL, c.n, count * c.es) == SIMPLE__ALG_DIRECT;
-  c.sig = sig;
   simple__coll_plan_t *pln = NULL;
   /* Thread 0 knows the whole layout already: the count is the same
    * everywhere, and so (by contract) is the in-place choice. */
@@ -648,38 +639,32 @@ static int alltoallv_(simple_t *s, const void *send, const size_t *scounts, cons
     scounts = rcounts;
     sdispls = rdispls;
   }
-  size_t ext;
+  size_t sext = 0, rext = 0;
   int err = simple__check_buffer(NULL, 0, type);
   if (!err && (!scounts || !sdispls || !rcounts || !rdispls)) err = SIMPLE_ERR_NULL;
   size_t es = simple_type_size(type);
-  if (!err && !in_place && !(err = simple__size_extent(scounts, sdispls, 0, p, &ext)) &&
-      ext > SIZE_MAX / es)
+  if (!err && !in_place && !(err = simple__size_extent(scounts, sdispls, 0, p, &sext)) &&
+      sext > SIZE_MAX / es)
     err = SIMPLE_ERR_COUNT;
-  if (!err && !(err = simple__size_extent(rcounts, rdispls, 0, p, &ext)) && ext > SIZE_MAX / es)
+  if (!err && !(err = simple__size_extent(rcounts, rdispls, 0, p, &rext)) && rext > SIZE_MAX / es)
     err = SIMPLE_ERR_COUNT;
   /* An error in the arrays themselves makes the sizes untrustworthy: the
    * node then sends no error marks (its published n says so). */
   int arrays_bad = err != 0;
-  if (!err && !in_place && !(err = simple__size_extent(scounts, sdispls, 0, p, &ext)))
-    err = simple__check_buffer(send, ext, type);
-  if (!err && !(err = simple__size_extent(rcounts, rdispls, 0, p, &ext)))
-    err = simple__check_buffer(recv, ext, type);
+  if (!err && !in_place) err = simple__check_buffer(send, sext, type);
+  if (!err) err = simple__check_buffer(recv, rext, type);
   varrays_t mine = {scounts, sdispls, rcounts, rdispls};
   simple__sv_varrays_put(simple__node_my_slot(s), &mine);
   int packs = n->nodes == 1 && p <= PACK_MAX_THREADS;
   if (packs)
-    pack_v(simple__node_my_slot(s),
-           err        ? NULL
-           : in_place ? recv
-                      : send,
-           in_place, scounts, sdispls, p, type);
+    pack_v(simple__node_my_slot(s), err ? NULL : (in_place ? recv : send), in_place, scounts,
+           sdispls, p, type);
   int rc;
   const simple__slot_t *slots =
       simple__node_publish(s, send, recv, NULL, (size_t)arrays_bad, err, &rc);
   if (!slots) {
     a2a_t c;
-    init(&c, s, 1, 0, type);
-    c.sig = sig;
+    init(&c, s, 1, 0, type, sig);
     c.slots = simple__node_slots(s);
     for (int u = 0; u < c.r; u++)
       if (c.slots[u].n) return rc; /* sizes unknown: no marks (docs/api.md) */
@@ -694,8 +679,7 @@ static int alltoallv_(simple_t *s, const void *send, const size_t *scounts, cons
    * first call's slots stay valid until everyone has passed the closing
    * barrier. */
   a2a_t c;
-  init(&c, s, 1, 0, type);
-  c.sig = sig;
+  init(&c, s, 1, 0, type, sig);
   c.slots = slots;
   c.in_place = is_in_place(&c, 0);
   if (c.in_place || c.D > 0) { /* else one node, not in place: no plan */

@@ -84,6 +84,7 @@ int simple__coll_check(simple_t *s, const simple__call_t *call) {
     nodes[n->node] = sig[m];
     int agree = 0;
     for (int u = 0; u < r; u++) agree += same(&sig[u], &sig[m]);
+    node_weight[n->node] = agree;
     if (P > 1) {
       /* Each node's reference and how many of its threads called it. */
       struct {
@@ -95,8 +96,6 @@ int simple__coll_check(simple_t *s, const simple__call_t *call) {
         nodes[k] = all[k].sig;
         node_weight[k] = all[k].weight;
       }
-    } else {
-      node_weight[0] = agree;
     }
     *ref = nodes[rc ? n->node : majority(nodes, node_weight, P)];
     for (int u = 0; u < r && !rc; u++) {

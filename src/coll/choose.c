@@ -152,19 +152,20 @@ static int env_status;
  * instructions a call, counted with callgrind). */
 static unsigned char first[SIMPLE__COLL_KINDS + 1];
 
+/* word is the len bytes at s. */
+static int is(const char *word, const char *s, size_t len) {
+  return strlen(word) == len && memcmp(word, s, len) == 0;
+}
+
 static int parse_item(const char *item, size_t len) {
   const char *eq = memchr(item, '=', len);
   if (!eq) return -1;
   size_t klen = (size_t)(eq - item), alen = len - klen - 1;
-  for (int k = 0; k < SIMPLE__COLL_KINDS; k++) {
-    if (strlen(kind_names[k]) != klen || memcmp(kind_names[k], item, klen) != 0) continue;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-      if ((int)names[i].kind == k && strlen(names[i].name) == alen &&
-          memcmp(names[i].name, eq + 1, alen) == 0) {
-        forced[k] = (int)names[i].alg + 1;
-        return 0;
-      }
-  }
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (is(kind_names[names[i].kind], item, klen) && is(names[i].name, eq + 1, alen)) {
+      forced[names[i].kind] = (int)names[i].alg + 1;
+      return 0;
+    }
   return -1;
 }
 

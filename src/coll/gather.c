@@ -188,6 +188,16 @@ static void r_unpack(void *ctx, int k, const void *msg) {
   pack(c->n, c->l, k, c->es, c->big, (unsigned char *)msg, 0);
 }
 
+/* Copies a thread's block between its buffer (own) and its place in big
+ * (at): scatter from big, gather into it; nothing when it is there already. */
+static void own_copy(int scatter, void *own, unsigned char *at, size_t bytes) {
+  if (at == (unsigned char *)own) return;
+  if (scatter)
+    memcpy(own, at, bytes);
+  else
+    memcpy(at, own, bytes);
+}
+
 /* v: counts/displs given (significant at the root). */
 /* One node, the root's whole buffer within a slot (p n <= 256 bytes): the
  * blocks travel in the slots, copied in before the publish barrier (gather:
@@ -294,13 +304,8 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
   }
   /* The root stays in the call (closing barrier): its arrays are valid. */
   const size_t *rdispls = simple__sv_rootv_displs(rs);
-  unsigned char *at = count ? (unsigned char *)slots[root].recv + rdispls[me] * es : NULL;
-  if (count && at != (unsigned char *)own) {
-    if (scatter)
-      memcpy(own, at, count * es);
-    else
-      memcpy(at, own, count * es);
-  }
+  if (count)
+    own_copy(scatter, own, (unsigned char *)slots[root].recv + rdispls[me] * es, count * es);
   return simple__sync_rc(s, 0);
 }
 
@@ -352,10 +357,7 @@ static int rooted_bad(simple_t *s, const rooted_t *c, int rc, int second) {
   x.bad = 1;
   if (n->node == root_node) {
     layout_t l = {NULL, NULL, c->count};
-    if (c->v) {
-      simple__sv_rootlayout_t rl = simple__sv_rootlayout(&slots[rt]);
-      l.counts = rl.counts;
-    }
+    if (c->v) l.counts = simple__sv_rootlayout(&slots[rt]).counts;
     root_xc_t rx = {n, &l, c->es, NULL, NULL, root_node, 0, 0, 0};
     x.ctx = &rx;
     x.out_bytes = x.in_bytes = r_bytes;
@@ -364,11 +366,8 @@ static int rooted_bad(simple_t *s, const rooted_t *c, int rc, int second) {
     int rc2 = simple__sync_rc(s, 0);
     return rc2 == SIMPLE_ERR_FATAL ? rc2 : rc;
   }
-  size_t total = 0;
-  if (second)
-    total = slots[0].n;
-  else
-    for (int u = 0; u < r; u++) total += (c->v ? slots[u].n : c->count) * c->es;
+  size_t total = second ? slots[0].n : 0;
+  for (int u = 0; u < r && !second; u++) total += (c->v ? slots[u].n : c->count) * c->es;
   if (me == simple__xchg_rooted_lane(n, n->node, root_node, lanes))
     simple__xchg_rooted_peer(&x, root_node, me, NULL, total, !c->scatter);
   return rc;
@@ -442,22 +441,10 @@ static int root_node_part(simple_t *s, const rooted_t *c, const simple__slot_t *
     l.counts = rl.counts;
     l.displs = rl.displs;
   }
-  int bad = 0, mine_bad = 0;
-  for (int u = 0; u < r && c->v; u++)
-    if (slots[u].n != cnt(&l, first + u)) {
-      bad = 1;
-      if (u == me) mine_bad = 1;
-    }
+  int bad = 0, mine_bad = c->v && slots[me].n != cnt(&l, first + me);
+  for (int u = 0; u < r && c->v; u++) bad |= slots[u].n != cnt(&l, first + u);
   unsigned char *b = slots[rt].recv;
-  if (!bad && c->count) {
-    unsigned char *at = b + dsp(&l, s->pid) * c->es;
-    if (at != (unsigned char *)c->own) {
-      if (c->scatter)
-        memcpy(c->own, at, c->count * c->es);
-      else
-        memcpy(at, c->own, c->count * c->es);
-    }
-  }
+  if (!bad && c->count) own_copy(c->scatter, c->own, b + dsp(&l, s->pid) * c->es, c->count * c->es);
   int rc = 0;
   if (me < lanes && n->nodes > 1) {
     root_xc_t rx = {n, &l, c->es, b, slots[rt].ptr, c->root_node, 0, 0, 0};

@@ -234,8 +234,7 @@ static int scan_common(simple_t *s, const void *send, void *recv, size_t count, 
     /* An argument error on this node: its lane drivers still run the
      * exchange among nodes, with error marks, for the nodes waiting on it.
      * The shape follows from count and type, as on every node. */
-    size_t shape = count * simple_type_size(type);
-    int lanes = simple__coll_scan_lanes(n, shape);
+    int lanes = simple__coll_scan_lanes(n, bytes);
     if (rc != SIMPLE_ERR_FATAL && count && simple_type_size(type) && s->thread < lanes)
       exchange(n, s->thread, lanes, NULL, 0, count, type, op, 1, 0);
     return rc;

@@ -32,11 +32,7 @@ static int lanes_open(simple__node_t *n) {
    * largest power of two of 0x8000-wide ranges under MPI_TAG_UB (16 bits
    * at most: a tag is a positive int). */
   long long ranges = L->n ? ((long long)simple__comm_tag_ub(L->lane[0]) + 1) >> 15 : 1;
-  L->sig_hi_bits = 0;
-  while (ranges >= 2 && L->sig_hi_bits < 16) {
-    ranges >>= 1;
-    L->sig_hi_bits++;
-  }
+  for (L->sig_hi_bits = 0; ranges >= 2 && L->sig_hi_bits < 16; L->sig_hi_bits++) ranges >>= 1;
   /* Between nodes on one host messages go whole, unless
    * SIMPLE_SEGMENT_ONE_HOST=1 cuts them as between hosts (so that tests
    * of several nodes on one host reach the segments' paths). */

@@ -46,18 +46,12 @@ void *simple__xchg_room(simple_t *s, size_t bytes) {
   retired_t *b = malloc(sizeof *b);
   size_t old_bytes = room.cap;
   void *old;
-  if (!b || simple__buf_grow_keep(&room, bytes, &old)) {
+  int err = !b || simple__buf_grow_keep(&room, bytes, &old);
+  if (err || !old) {
     free(b);
-    return NULL;
+    return err ? NULL : room.p;
   }
-  if (!old) {
-    free(b);
-    return room.p;
-  }
-  b->p = old;
-  b->bytes = old_bytes;
-  b->at = s->call;
-  b->next = retired;
+  *b = (retired_t){old, old_bytes, s->call, retired};
   retired = b;
   /* A node of one thread has no other reader (and may make no publish
    * for a while: the one-thread paths of the reductions have none). */

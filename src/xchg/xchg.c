@@ -248,13 +248,11 @@ static int step_blocks(const simple__xchg_t *x, int d, int to, int from, int *al
     }
     int recvs = m;
     for (int i = w; i < ns && i < w + SIMPLE__XCHG_WAVE && !rc; i++) {
-      if (x->bad) {
-        if (!(rc = simple__net_mark(c, to, tag, &req[m]))) m++;
-        continue;
-      }
-      size_t b;
-      const void *at = x->block(x->ctx, to, 1, i, &b);
-      if (!(rc = simple__net_isend(c, at, b, to, tag, &req[m]))) m++;
+      size_t b = 0;
+      const void *at = x->bad ? NULL : x->block(x->ctx, to, 1, i, &b);
+      rc = x->bad ? simple__net_mark(c, to, tag, &req[m])
+                  : simple__net_isend(c, at, b, to, tag, &req[m]);
+      if (!rc) m++;
     }
     for (int i = w; i < nr && i < w + SIMPLE__XCHG_WAVE && !rc && x->bad; i++)
       rc = simple__net_drain(c, from, want, NULL, NULL);

@@ -80,6 +80,14 @@ static inline int simple__xchg_lanes(const simple__node_t *n) {
   return m < 1 ? 1 : m;
 }
 
+/* The shifted schedule alone (a + st, a - st mod P), for exchanges that
+ * post every receive before any send and so need no pairing. */
+static inline void simple__xchg_shift(const simple__node_t *n, int st, int *to, int *from) {
+  int P = n->nodes, a = n->node;
+  *to = (a + st) % P;
+  *from = (a - st + P) % P;
+}
+
 /* The all-pairs schedule (every node sends to and receives from every
  * other node once): P - 1 steps st = 1..P-1. At step st node a sends to
  * node *to and receives from node *from:
@@ -88,21 +96,11 @@ static inline int simple__xchg_lanes(const simple__node_t *n) {
  * Node a's send at step st meets node *to's receive at the same step, so
  * both ends handle a message at one step, on one lane. */
 static inline void simple__xchg_step(const simple__node_t *n, int st, int *to, int *from) {
-  int P = n->nodes, a = n->node;
-  if ((P & (P - 1)) == 0) {
-    *to = *from = a ^ st;
-  } else {
-    *to = (a + st) % P;
-    *from = (a - st + P) % P;
-  }
-}
-
-/* The shifted schedule alone (a + st, a - st mod P), for exchanges that
- * post every receive before any send and so need no pairing. */
-static inline void simple__xchg_shift(const simple__node_t *n, int st, int *to, int *from) {
-  int P = n->nodes, a = n->node;
-  *to = (a + st) % P;
-  *from = (a - st + P) % P;
+  int P = n->nodes;
+  if ((P & (P - 1)) == 0)
+    *to = *from = n->node ^ st;
+  else
+    simple__xchg_shift(n, st, to, from);
 }
 
 /* An all-pairs exchange whose every message goes in `chunks` pieces: the
