@@ -134,14 +134,10 @@ int simple_isend(simple_t *s, const void *buf, size_t count, simple_type_t type,
   if (err) return err;
   simple__node_t *n = s->node;
   size_t bytes = count * simple_type_size(type);
-  simple__req_t *r = simple__msg_req_get(me);
+  uint64_t id;
+  simple__req_t *r = simple__msg_req_new(me, &id);
   if (!r) return SIMPLE_ERR_NOMEM;
   simple__msg_req_init(r, SIMPLE__REQ_SEND);
-  uint64_t id;
-  if (simple__htab_add(&me->reqs, r, &id) != 0) {
-    simple__msg_req_put(me, r);
-    return SIMPLE_ERR_NOMEM;
-  }
   int dnode = simple__node_of(n, dest), rc;
   if (dnode != n->node) {
     rc = simple__comm_isend(m->comm, buf, bytes, dnode,
@@ -273,13 +269,9 @@ int simple_irecv(simple_t *s, void *buf, size_t count, simple_type_t type, int s
   SIMPLE__MSG_ENTER(s, m, me);
   int err = req ? typed_check(s, m, buf, count, type, source, tag, 1) : SIMPLE_ERR_ARG;
   if (err) return err;
-  simple__req_t *r = simple__msg_req_get(me);
-  if (!r) return SIMPLE_ERR_NOMEM;
   uint64_t id;
-  if (simple__htab_add(&me->reqs, r, &id) != 0) {
-    simple__msg_req_put(me, r);
-    return SIMPLE_ERR_NOMEM;
-  }
+  simple__req_t *r = simple__msg_req_new(me, &id);
+  if (!r) return SIMPLE_ERR_NOMEM;
   recv_init(r, SIMPLE__REQ_RECV, s->node, buf, count * simple_type_size(type), source, tag);
   if (!post_direct(m, me, r)) simple__msg_post(me, r);
   *req = id;

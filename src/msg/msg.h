@@ -262,8 +262,10 @@ static inline int simple__msg_mpi_tag(const simple__msg_node_t *m, int tag, int 
 
 /* Requests (msg_req.c): per-thread pools, never freed before the job ends,
  * so a thread that completed a request may still read its sleeper count
- * after the owner has reused it (a spurious wake-up at worst). */
-simple__req_t *simple__msg_req_get(simple__mth_t *t);
+ * after the owner has reused it (a spurious wake-up at worst). A new
+ * request is registered in the thread's handle table as *id (NULL when
+ * out of memory); the caller initializes it. */
+simple__req_t *simple__msg_req_new(simple__mth_t *t, uint64_t *id);
 void simple__msg_req_put(simple__mth_t *t, simple__req_t *r);
 void simple__msg_req_init(simple__req_t *r, int kind);
 

@@ -148,17 +148,19 @@ void simple__htab_del(simple__htab_t *t, uint64_t id) {
  * Requests: per-thread pools, never freed before the job ends, so a thread
  * that completed a request may still read its sleeper count after the
  * owner has reused it (a spurious wake-up at worst). */
-simple__req_t *simple__msg_req_get(simple__mth_t *t) {
+simple__req_t *simple__msg_req_new(simple__mth_t *t, uint64_t *id) {
   simple__req_t *r = t->free_reqs;
   if (r) {
     t->free_reqs = r->next;
-    return r;
+  } else if (!simple__array_grow(&t->all_reqs, &t->capall, t->nall, sizeof *t->all_reqs, 16) &&
+             (r = aligned_alloc(SIMPLE__CACHE_LINE, sizeof *r))) {
+    memset(r, 0, sizeof *r);
+    t->all_reqs[t->nall++] = r;
   }
-  if (simple__array_grow(&t->all_reqs, &t->capall, t->nall, sizeof *t->all_reqs, 16)) return NULL;
-  r = aligned_alloc(SIMPLE__CACHE_LINE, sizeof *r);
-  if (!r) return NULL;
-  memset(r, 0, sizeof *r);
-  t->all_reqs[t->nall++] = r;
+  if (r && simple__htab_add(&t->reqs, r, id) != 0) {
+    simple__msg_req_put(t, r);
+    return NULL;
+  }
   return r;
 }
 
