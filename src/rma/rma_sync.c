@@ -94,7 +94,9 @@ typedef struct {
  * R->err. */
 static calls_t node_calls(rma_t *R, int ract) {
   const th_t *T0 = &R->th[0];
-  calls_t c = {NITEMS(T0->pushes, push_t), NITEMS(T0->pops, int), 0, 0, 0};
+  calls_t c = {NITEMS(T0->pushes, push_t), NITEMS(T0->pops, int),
+               hash_ints((const int *)T0->pops.p, NITEMS(T0->pops, int)),
+               T0->tag_set ? (uint64_t)T0->tag_pending + 1 : 0, (uint64_t)T0->procs_pending};
   for (int u = 1; u < ract; u++) {
     const th_t *U = &R->th[u];
     if (NITEMS(U->pushes, push_t) != c.npush)
@@ -119,9 +121,6 @@ static calls_t node_calls(rma_t *R, int ract) {
       set_err(R, "set_procs: processors %d and %d asked for different processor counts (%d, %d)",
               R->first, R->first + u, T0->procs_pending, U->procs_pending);
   }
-  c.procv = (uint64_t)T0->procs_pending;
-  c.tagv = T0->tag_set ? (uint64_t)T0->tag_pending + 1 : 0;
-  c.pophash = hash_ints((const int *)T0->pops.p, c.npop);
   return c;
 }
 
@@ -270,31 +269,25 @@ static void grow_buffers(simple_t *s, rma_t *R, size_t needC, size_t needC2, siz
 static void new_registrations(simple_t *s, rma_t *R, int ract, size_t npush) {
   simple__node_t *n = s->node;
   int r = R->r, P = R->P, me = R->me;
-  size_t all = (size_t)R->nprocs * npush * sizeof(push_t);
-  must(s, gb_reserve(&R->newregs, all), "allocating the registration table");
-  unsigned char *mine = R->newregs.p + (size_t)R->first * npush * sizeof(push_t);
-  for (int u = 0; u < r; u++) {
-    unsigned char *at = mine + (size_t)u * npush * sizeof(push_t);
-    if (u < ract)
-      memcpy(at, R->th[u].pushes.p, npush * sizeof(push_t));
-    else
-      memset(at, 0, npush * sizeof(push_t));
-  }
+  size_t each = npush * sizeof(push_t); /* one processor's */
+  must(s, gb_reserve(&R->newregs, (size_t)R->nprocs * each), "allocating the registration table");
+  unsigned char *mine = R->newregs.p + (size_t)R->first * each;
+  for (int u = 0; u < ract; u++) memcpy(mine + (size_t)u * each, R->th[u].pushes.p, each);
+  memset(mine + (size_t)ract * each, 0, (size_t)(r - ract) * each);
   if (P == 1) return;
-  size_t *counts = malloc(sizeof(size_t) * 2 * (size_t)P), *displs = counts + P, at = 0;
+  /* The counts, the displacements, then a copy of this node's block: MPI
+   * forbids the send block inside the receive buffer. */
+  size_t *counts = malloc(sizeof(size_t) * 2 * (size_t)P + (size_t)r * each);
   if (!counts) must(s, SIMPLE_ERR_NOMEM, "the registration exchange");
+  size_t *displs = counts + P, at = 0;
   for (int k = 0; k < P; k++) {
-    counts[k] = (size_t)RK(n, k) * npush * sizeof(push_t);
+    counts[k] = (size_t)RK(n, k) * each;
     displs[k] = at;
     at += counts[k];
   }
-  /* MPI forbids the send block inside the receive buffer: send a copy. */
-  void *copy = malloc(counts[me] ? counts[me] : 1);
-  if (!copy) must(s, SIMPLE_ERR_NOMEM, "the registration exchange");
-  memcpy(copy, mine, counts[me]);
-  must(s, simple__comm_allgatherv(R->comm, copy, counts, displs, R->newregs.p),
+  memcpy(displs + P, mine, counts[me]);
+  must(s, simple__comm_allgatherv(R->comm, displs + P, counts, displs, R->newregs.p),
        "the registration exchange (MPI_Allgatherv)");
-  free(copy);
   free(counts);
 }
 
@@ -304,12 +297,9 @@ static void new_registrations(simple_t *s, rma_t *R, int ract, size_t npush) {
 static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
   simple__node_t *n = s->node;
   int P = R->P;
-  R->err = 0;
+  R->err = R->remote_gets = R->any_send = R->incoming = 0;
   R->errmsg[0] = '\0';
   R->any_gets = node_gets;
-  R->remote_gets = 0;
-  R->any_send = 0;
-  R->incoming = 0;
   R->cur = R->backend;
   R->seq++;
   /* The threads of this node that take part: a prefix, since processors
@@ -487,15 +477,14 @@ static void apply(rma_t *R, th_t *T, int mypid, const unsigned char *p, size_t l
       memcpy(d + h.off, p, h.len);
       p += PAD8(h.len);
     } else {
-      size_t bytes = sizeof(msg_t) + PAD8(h.taglen) + PAD8(h.len);
-      size_t at = T->inbox.len;
-      msg_t *m = gb_add(&T->inbox, bytes);
+      size_t body = PAD8(h.taglen) + PAD8(h.len), at = T->inbox.len;
+      msg_t *m = gb_add(&T->inbox, sizeof(msg_t) + body);
       size_t *ix = gb_add(&T->inidx, sizeof *ix);
       if (!m || !ix) simple_abort(NULL, "simple_rma_sync: out of memory delivering a message");
       *m = (msg_t){.len = h.len, .taglen = h.taglen};
-      memcpy(m + 1, p, PAD8(h.taglen) + PAD8(h.len));
+      memcpy(m + 1, p, body);
       *ix = at;
-      p += PAD8(h.taglen) + PAD8(h.len);
+      p += body;
     }
   }
 }
@@ -505,8 +494,7 @@ static void apply(rma_t *R, th_t *T, int mypid, const unsigned char *p, size_t l
 static void write_mine(simple_t *s, rma_t *R, th_t *T) {
   simple__node_t *n = s->node;
   int me = R->me, t = s->thread, r = R->r;
-  T->inbox.len = T->inidx.len = 0;
-  T->inpos = 0;
+  T->inbox.len = T->inidx.len = T->inpos = 0;
   for (int j = 0; j < R->P; j++) {
     if (j == me) {
       for (int u = 0; u < r; u++) {
@@ -529,10 +517,18 @@ static void write_mine(simple_t *s, rma_t *R, th_t *T) {
   }
 }
 
-/* Applies the registration changes of this sync (thread 0, all others
- * waiting in a barrier). */
+/* Applies the registration changes of this sync, or, when the sync
+ * failed, undoes the pops it asked for (thread 0, all others waiting in a
+ * barrier). */
 static void update_regs(simple_t *s, rma_t *R) {
   int r = R->r, np = R->nprocs;
+  if (R->err) {
+    for (int u = 0; u < r; u++) {
+      reg_t *g = (reg_t *)R->th[u].regs.p;
+      for (size_t i = 0; i < NITEMS(R->th[u].regs, reg_t); i++) g[i].popping = 0;
+    }
+    return;
+  }
   if (R->tagchange) R->tagsize = R->newtag;
   if (R->procchange) {
     int grow = R->newprocs > R->active;
@@ -573,14 +569,14 @@ static void update_regs(simple_t *s, rma_t *R) {
     int slot = 0;
     while (slot < R->cap && R->used[slot]) slot++;
     if (slot == R->cap) {
+      /* Running out of memory here ends the job: the old blocks need no
+       * keeping. */
       int cap = R->cap * 2;
-      const void **a = realloc(R->addr, sizeof *a * (size_t)cap * (size_t)np);
-      if (a) R->addr = a;
-      size_t *z = realloc(R->size, sizeof *z * (size_t)cap * (size_t)np);
-      if (z) R->size = z;
-      unsigned char *us = realloc(R->used, (size_t)cap);
-      if (us) R->used = us;
-      if (!a || !z || !us) simple_abort(s, "simple_rma_sync: out of memory for registrations");
+      R->addr = realloc(R->addr, sizeof *R->addr * (size_t)cap * (size_t)np);
+      R->size = realloc(R->size, sizeof *R->size * (size_t)cap * (size_t)np);
+      R->used = realloc(R->used, (size_t)cap);
+      if (!R->addr || !R->size || !R->used)
+        simple_abort(s, "simple_rma_sync: out of memory for registrations");
       memset(R->used + R->cap, 0, (size_t)(cap - R->cap));
       R->cap = cap;
     }
@@ -670,8 +666,7 @@ int simple_rma_sync(simple_t *s) {
      * thread's queues, which are empty, so a thread may start its next
      * superstep while others are still here. Only last superstep's
      * messages go. */
-    T->inbox.len = T->inidx.len = 0;
-    T->inpos = 0;
+    T->inbox.len = T->inidx.len = T->inpos = 0;
     spend(R, T);
     return 0;
   }
@@ -702,16 +697,7 @@ int simple_rma_sync(simple_t *s) {
   }
   if (R->regchange || R->tagchange || R->procchange || R->err) {
     if ((rc = simple__sync_rc(s, 0)) != 0) return rc;
-    if (s->thread == 0) {
-      if (R->err) {
-        for (int u = 0; u < R->r; u++) {
-          reg_t *g = (reg_t *)R->th[u].regs.p;
-          for (size_t i = 0; i < NITEMS(R->th[u].regs, reg_t); i++) g[i].popping = 0;
-        }
-      } else {
-        update_regs(s, R);
-      }
-    }
+    if (s->thread == 0) update_regs(s, R);
   }
   int err = R->err;
   if (err) snprintf(T->err, sizeof T->err, "sync: %s", R->errmsg);
