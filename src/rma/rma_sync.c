@@ -337,17 +337,34 @@ static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
   if (R->npush) new_registrations(s, R, ract, R->npush);
 }
 
-/* Packs the packet for node k: header (number of get requests, then the
- * byte size of each section, source thread u major, destination thread t
- * minor), the sections, the get requests. */
-static void pack(simple__node_t *n, rma_t *R, int k, unsigned char *p) {
-  int r = R->r, rk = RK(n, k);
+/* The exchanges of a sync, as plans for the exchange engine (src/xchg),
+ * which decides the drivers (one per lane: nobody has node-local work to
+ * overlap), the order and the lanes: the packets (tag PKT; the driver that
+ * sends node k's packet packs it), then the get replies (tag REPLY; the
+ * driver that sends node k's replies serves the requests in k's packet).
+ * Sizes are the plan's, the same at both ends from the count exchange. No
+ * error marks: the count exchange has already given every node every
+ * node's verdict (R->err) before any packet moves, and a sync with an
+ * error still moves its packets; an MPI failure ends the job (must). */
+static size_t pkt_out_bytes(void *R, int k) { return ((rma_t *)R)->sendsz[k]; }
+static size_t pkt_in_bytes(void *R, int k) { return ((rma_t *)R)->insz[k]; }
+static size_t rep_out_bytes(void *R, int k) { return ((rma_t *)R)->owe[k]; }
+static size_t rep_in_bytes(void *R, int k) { return ((rma_t *)R)->want[k]; }
+
+/* Packs the packet for node k at its place in the send buffer: header
+ * (number of get requests, then the byte size of each section, source
+ * thread u major, destination thread t minor), the sections, the get
+ * requests. */
+static const void *pkt_out(void *ctx, int k, int d) {
+  rma_t *R = ctx;
+  int r = R->r, rk = RK(R->n, k);
+  unsigned char *p = R->sendbuf.p + R->sendoff[k], *q = p + 8 * (1 + (size_t)r * (size_t)rk);
   uint64_t *h = (uint64_t *)p;
   size_t nreq = 0;
-  unsigned char *q = p + 8 * (1 + (size_t)r * (size_t)rk);
+  (void)d;
   for (int u = 0; u < r; u++)
     for (int t = 0; t < rk; t++) {
-      const gbuf_t *b = &R->th[u].out[FP(n, k) + t];
+      const gbuf_t *b = &R->th[u].out[FP(R->n, k) + t];
       h[1 + (size_t)u * (size_t)rk + (size_t)t] = b->len;
       if (b->len) memcpy(q, b->p, b->len);
       q += b->len;
@@ -363,16 +380,19 @@ static void pack(simple__node_t *n, rma_t *R, int k, unsigned char *p) {
     nreq += ng;
   }
   h[0] = nreq;
+  return p;
 }
 
-/* Serves the get requests in the packet from node j into the replies. */
-static void serve(simple__node_t *n, rma_t *R, int j) {
-  if (!R->insz[j]) return;
+/* Serves the get requests in the packet from node j into its replies. */
+static const void *rep_out(void *ctx, int j, int d) {
+  rma_t *R = ctx;
+  unsigned char *replies = R->replybuf.p + R->oweoff[j], *rep = replies;
+  (void)d;
+  if (!R->insz[j]) return replies;
   const unsigned char *p = R->stage + (size_t)j * R->C;
   const uint64_t *h = (const uint64_t *)p;
-  size_t nsec = (size_t)RK(n, j) * (size_t)R->r, at = 8 * (1 + nsec);
+  size_t nsec = (size_t)RK(R->n, j) * (size_t)R->r, at = 8 * (1 + nsec);
   for (size_t x = 0; x < nsec; x++) at += h[1 + x];
-  unsigned char *rep = R->replybuf.p + R->oweoff[j];
   for (uint64_t i = 0; i < h[0]; i++) {
     getreq_t q;
     memcpy(&q, p + at + i * sizeof q, sizeof q);
@@ -381,33 +401,9 @@ static void serve(simple__node_t *n, rma_t *R, int j) {
     memcpy(rep, a + q.off, q.len);
     rep += PAD8(q.len);
   }
+  return replies;
 }
 
-/* The exchanges of a sync, as plans for the exchange engine (src/xchg),
- * which decides the drivers (one per lane: nobody has node-local work to
- * overlap), the order and the lanes: the packets (tag PKT; the driver that
- * sends node k's packet packs it), then the get replies (tag REPLY; the
- * driver that sends node k's replies serves the requests in k's packet).
- * Sizes are the plan's, the same at both ends from the count exchange. No
- * error marks: the count exchange has already given every node every
- * node's verdict (R->err) before any packet moves, and a sync with an
- * error still moves its packets; an MPI failure ends the job (must). */
-static size_t pkt_out_bytes(void *R, int k) { return ((rma_t *)R)->sendsz[k]; }
-static size_t pkt_in_bytes(void *R, int k) { return ((rma_t *)R)->insz[k]; }
-static size_t rep_out_bytes(void *R, int k) { return ((rma_t *)R)->owe[k]; }
-static size_t rep_in_bytes(void *R, int k) { return ((rma_t *)R)->want[k]; }
-static const void *pkt_out(void *ctx, int k, int d) {
-  rma_t *R = ctx;
-  (void)d;
-  pack(R->n, R, k, R->sendbuf.p + R->sendoff[k]);
-  return R->sendbuf.p + R->sendoff[k];
-}
-static const void *rep_out(void *ctx, int k, int d) {
-  rma_t *R = ctx;
-  (void)d;
-  serve(R->n, R, k);
-  return R->replybuf.p + R->oweoff[k];
-}
 static void *pkt_in(void *ctx, int k, int d, int *unpack) {
   rma_t *R = ctx;
   (void)d;
@@ -530,30 +526,23 @@ static void update_regs(simple_t *s, rma_t *R) {
     return;
   }
   if (R->tagchange) R->tagsize = R->newtag;
-  if (R->procchange) {
-    int grow = R->newprocs > R->active;
-    R->active = R->newprocs;
-    if (grow) {
-      /* Processors that come back know none of the registrations made
-       * while they sat out: every registration ends. */
-      memset(R->used, 0, (size_t)R->cap);
-      for (int u = 0; u < r; u++) {
-        R->th[u].regs.len = 0;
-        R->th[u].hit_slot = -1;
-      }
-      return;
-    }
-  }
+  /* Processors that come back know none of the registrations made while
+   * they sat out: every registration ends (every slot freed, every
+   * thread's list emptied below), and this superstep's pushes with them. */
+  int end_all = R->procchange && R->newprocs > R->active;
+  if (R->procchange) R->active = R->newprocs;
   /* A node none of whose threads takes part keeps no registrations (nobody
    * may name its processors): they are dropped when it takes part again. */
-  if (R->idle || !R->regchange) return;
+  if (!end_all && (R->idle || !R->regchange)) return;
+  if (end_all) memset(R->used, 0, (size_t)R->cap);
   const th_t *T0 = &R->th[0];
   const int *pops = (const int *)T0->pops.p;
-  size_t npop = NITEMS(T0->pops, int);
+  size_t npop = end_all ? 0 : NITEMS(T0->pops, int);
   /* Pops of live registrations free their slots; pops of this superstep's
    * pushes (negative) cancel those pushes below. */
   for (size_t i = 0; i < npop; i++)
     if (pops[i] >= 0) R->used[pops[i]] = 0;
+  /* Every thread keeps the registrations whose slots live on. */
   for (int u = 0; u < r; u++) {
     th_t *U = &R->th[u];
     reg_t *g = (reg_t *)U->regs.p;
@@ -563,6 +552,7 @@ static void update_regs(simple_t *s, rma_t *R) {
     U->regs.len = m * sizeof(reg_t);
     U->hit_slot = -1;
   }
+  if (end_all) return;
   const push_t *all = (const push_t *)R->newregs.p;
   for (size_t i = 0; i < R->npush; i++) {
     if (simple__rma_push_popped(T0, i)) continue;

@@ -126,10 +126,9 @@ static atomic_uint opens; /* spaces opened by this process: the same count
                              on every node, since opening is collective */
 
 static simple_obj_t make_name(int node, size_t off, int kind, uint32_t gen, size_t bytes) {
-  simple_obj_t o;
-  o.where = ((uint64_t)(node + 1) << 40) | (uint64_t)(off >> 4);
-  o.what = ((uint64_t)kind << 62) | ((uint64_t)(gen & GEN_MASK) << SIZE_BITS) | (uint64_t)bytes;
-  return o;
+  return (simple_obj_t){
+      .where = ((uint64_t)(node + 1) << 40) | (uint64_t)(off >> 4),
+      .what = ((uint64_t)kind << 62) | ((uint64_t)(gen & GEN_MASK) << SIZE_BITS) | (uint64_t)bytes};
 }
 
 int simple_shobj_kind(simple_obj_t name) {
