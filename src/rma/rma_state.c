@@ -64,16 +64,12 @@ static void *create_state(simple__node_t *n) {
   R->sendsz = calloc(6 * (size_t)R->P, sizeof(size_t));
   R->ready = calloc((size_t)R->P, sizeof *R->ready);
   /* Zeroed at once: the failure path frees what the threads' states hold. */
-  if (posix_memalign((void **)&R->th, SIMPLE__CACHE_LINE, sizeof(th_t) * (size_t)R->r) != 0)
-    R->th = NULL;
-  else
-    memset(R->th, 0, sizeof(th_t) * (size_t)R->r);
+  R->th = aligned_alloc(SIMPLE__CACHE_LINE, sizeof(th_t) * (size_t)R->r);
+  if (R->th) memset(R->th, 0, sizeof(th_t) * (size_t)R->r);
   if (!R->addr || !R->size || !R->used || !R->a2a || !R->sendsz || !R->ready || !R->th) goto fail;
-  R->sendoff = R->sendsz + R->P;
-  R->insz = R->sendoff + R->P;
-  R->owe = R->insz + R->P;
-  R->oweoff = R->owe + R->P;
-  R->want = R->oweoff + R->P;
+  /* The other [P] arrays follow sendsz in its block of 6 * P. */
+  size_t **rest[] = {&R->sendoff, &R->insz, &R->owe, &R->oweoff, &R->want};
+  for (int i = 0; i < 5; i++) *rest[i] = R->sendsz + (size_t)(i + 1) * (size_t)R->P;
   for (int t = 0; t < R->r; t++) {
     R->th[t].out = calloc((size_t)R->nprocs, sizeof(gbuf_t));
     R->th[t].rgets = calloc((size_t)R->P, sizeof(gbuf_t));

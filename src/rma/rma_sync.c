@@ -94,7 +94,9 @@ typedef struct {
  * R->err. */
 static calls_t node_calls(rma_t *R, int ract) {
   const th_t *T0 = &R->th[0];
-  calls_t c = {NITEMS(T0->pushes, push_t), NITEMS(T0->pops, int), 0, 0, 0};
+  calls_t c = {NITEMS(T0->pushes, push_t), NITEMS(T0->pops, int),
+               hash_ints((const int *)T0->pops.p, NITEMS(T0->pops, int)),
+               T0->tag_set ? (uint64_t)T0->tag_pending + 1 : 0, (uint64_t)T0->procs_pending};
   for (int u = 1; u < ract; u++) {
     const th_t *U = &R->th[u];
     if (NITEMS(U->pushes, push_t) != c.npush)
@@ -119,9 +121,6 @@ static calls_t node_calls(rma_t *R, int ract) {
       set_err(R, "set_procs: processors %d and %d asked for different processor counts (%d, %d)",
               R->first, R->first + u, T0->procs_pending, U->procs_pending);
   }
-  c.procv = (uint64_t)T0->procs_pending;
-  c.tagv = T0->tag_set ? (uint64_t)T0->tag_pending + 1 : 0;
-  c.pophash = hash_ints((const int *)T0->pops.p, c.npop);
   return c;
 }
 
@@ -270,31 +269,25 @@ static void grow_buffers(simple_t *s, rma_t *R, size_t needC, size_t needC2, siz
 static void new_registrations(simple_t *s, rma_t *R, int ract, size_t npush) {
   simple__node_t *n = s->node;
   int r = R->r, P = R->P, me = R->me;
-  size_t all = (size_t)R->nprocs * npush * sizeof(push_t);
-  must(s, gb_reserve(&R->newregs, all), "allocating the registration table");
-  unsigned char *mine = R->newregs.p + (size_t)R->first * npush * sizeof(push_t);
-  for (int u = 0; u < r; u++) {
-    unsigned char *at = mine + (size_t)u * npush * sizeof(push_t);
-    if (u < ract)
-      memcpy(at, R->th[u].pushes.p, npush * sizeof(push_t));
-    else
-      memset(at, 0, npush * sizeof(push_t));
-  }
+  size_t each = npush * sizeof(push_t); /* one processor's */
+  must(s, gb_reserve(&R->newregs, (size_t)R->nprocs * each), "allocating the registration table");
+  unsigned char *mine = R->newregs.p + (size_t)R->first * each;
+  for (int u = 0; u < ract; u++) memcpy(mine + (size_t)u * each, R->th[u].pushes.p, each);
+  memset(mine + (size_t)ract * each, 0, (size_t)(r - ract) * each);
   if (P == 1) return;
-  size_t *counts = malloc(sizeof(size_t) * 2 * (size_t)P), *displs = counts + P, at = 0;
+  /* The counts, the displacements, then a copy of this node's block: MPI
+   * forbids the send block inside the receive buffer. */
+  size_t *counts = malloc(sizeof(size_t) * 2 * (size_t)P + (size_t)r * each);
   if (!counts) must(s, SIMPLE_ERR_NOMEM, "the registration exchange");
+  size_t *displs = counts + P, at = 0;
   for (int k = 0; k < P; k++) {
-    counts[k] = (size_t)RK(n, k) * npush * sizeof(push_t);
+    counts[k] = (size_t)RK(n, k) * each;
     displs[k] = at;
     at += counts[k];
   }
-  /* MPI forbids the send block inside the receive buffer: send a copy. */
-  void *copy = malloc(counts[me] ? counts[me] : 1);
-  if (!copy) must(s, SIMPLE_ERR_NOMEM, "the registration exchange");
-  memcpy(copy, mine, counts[me]);
-  must(s, simple__comm_allgatherv(R->comm, copy, counts, displs, R->newregs.p),
+  memcpy(displs + P, mine, counts[me]);
+  must(s, simple__comm_allgatherv(R->comm, displs + P, counts, displs, R->newregs.p),
        "the registration exchange (MPI_Allgatherv)");
-  free(copy);
   free(counts);
 }
 
@@ -304,12 +297,9 @@ static void new_registrations(simple_t *s, rma_t *R, int ract, size_t npush) {
 static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
   simple__node_t *n = s->node;
   int P = R->P;
-  R->err = 0;
+  R->err = R->remote_gets = R->any_send = R->incoming = 0;
   R->errmsg[0] = '\0';
   R->any_gets = node_gets;
-  R->remote_gets = 0;
-  R->any_send = 0;
-  R->incoming = 0;
   R->cur = R->backend;
   R->seq++;
   /* The threads of this node that take part: a prefix, since processors
@@ -347,17 +337,34 @@ static void plan(simple_t *s, rma_t *R, int node_gets, int node_out) {
   if (R->npush) new_registrations(s, R, ract, R->npush);
 }
 
-/* Packs the packet for node k: header (number of get requests, then the
- * byte size of each section, source thread u major, destination thread t
- * minor), the sections, the get requests. */
-static void pack(simple__node_t *n, rma_t *R, int k, unsigned char *p) {
-  int r = R->r, rk = RK(n, k);
+/* The exchanges of a sync, as plans for the exchange engine (src/xchg),
+ * which decides the drivers (one per lane: nobody has node-local work to
+ * overlap), the order and the lanes: the packets (tag PKT; the driver that
+ * sends node k's packet packs it), then the get replies (tag REPLY; the
+ * driver that sends node k's replies serves the requests in k's packet).
+ * Sizes are the plan's, the same at both ends from the count exchange. No
+ * error marks: the count exchange has already given every node every
+ * node's verdict (R->err) before any packet moves, and a sync with an
+ * error still moves its packets; an MPI failure ends the job (must). */
+static size_t pkt_out_bytes(void *R, int k) { return ((rma_t *)R)->sendsz[k]; }
+static size_t pkt_in_bytes(void *R, int k) { return ((rma_t *)R)->insz[k]; }
+static size_t rep_out_bytes(void *R, int k) { return ((rma_t *)R)->owe[k]; }
+static size_t rep_in_bytes(void *R, int k) { return ((rma_t *)R)->want[k]; }
+
+/* Packs the packet for node k at its place in the send buffer: header
+ * (number of get requests, then the byte size of each section, source
+ * thread u major, destination thread t minor), the sections, the get
+ * requests. */
+static const void *pkt_out(void *ctx, int k, int d) {
+  rma_t *R = ctx;
+  int r = R->r, rk = RK(R->n, k);
+  unsigned char *p = R->sendbuf.p + R->sendoff[k], *q = p + 8 * (1 + (size_t)r * (size_t)rk);
   uint64_t *h = (uint64_t *)p;
   size_t nreq = 0;
-  unsigned char *q = p + 8 * (1 + (size_t)r * (size_t)rk);
+  (void)d;
   for (int u = 0; u < r; u++)
     for (int t = 0; t < rk; t++) {
-      const gbuf_t *b = &R->th[u].out[FP(n, k) + t];
+      const gbuf_t *b = &R->th[u].out[FP(R->n, k) + t];
       h[1 + (size_t)u * (size_t)rk + (size_t)t] = b->len;
       if (b->len) memcpy(q, b->p, b->len);
       q += b->len;
@@ -373,16 +380,19 @@ static void pack(simple__node_t *n, rma_t *R, int k, unsigned char *p) {
     nreq += ng;
   }
   h[0] = nreq;
+  return p;
 }
 
-/* Serves the get requests in the packet from node j into the replies. */
-static void serve(simple__node_t *n, rma_t *R, int j) {
-  if (!R->insz[j]) return;
+/* Serves the get requests in the packet from node j into its replies. */
+static const void *rep_out(void *ctx, int j, int d) {
+  rma_t *R = ctx;
+  unsigned char *replies = R->replybuf.p + R->oweoff[j], *rep = replies;
+  (void)d;
+  if (!R->insz[j]) return replies;
   const unsigned char *p = R->stage + (size_t)j * R->C;
   const uint64_t *h = (const uint64_t *)p;
-  size_t nsec = (size_t)RK(n, j) * (size_t)R->r, at = 8 * (1 + nsec);
+  size_t nsec = (size_t)RK(R->n, j) * (size_t)R->r, at = 8 * (1 + nsec);
   for (size_t x = 0; x < nsec; x++) at += h[1 + x];
-  unsigned char *rep = R->replybuf.p + R->oweoff[j];
   for (uint64_t i = 0; i < h[0]; i++) {
     getreq_t q;
     memcpy(&q, p + at + i * sizeof q, sizeof q);
@@ -391,33 +401,9 @@ static void serve(simple__node_t *n, rma_t *R, int j) {
     memcpy(rep, a + q.off, q.len);
     rep += PAD8(q.len);
   }
+  return replies;
 }
 
-/* The exchanges of a sync, as plans for the exchange engine (src/xchg),
- * which decides the drivers (one per lane: nobody has node-local work to
- * overlap), the order and the lanes: the packets (tag PKT; the driver that
- * sends node k's packet packs it), then the get replies (tag REPLY; the
- * driver that sends node k's replies serves the requests in k's packet).
- * Sizes are the plan's, the same at both ends from the count exchange. No
- * error marks: the count exchange has already given every node every
- * node's verdict (R->err) before any packet moves, and a sync with an
- * error still moves its packets; an MPI failure ends the job (must). */
-static size_t pkt_out_bytes(void *R, int k) { return ((rma_t *)R)->sendsz[k]; }
-static size_t pkt_in_bytes(void *R, int k) { return ((rma_t *)R)->insz[k]; }
-static size_t rep_out_bytes(void *R, int k) { return ((rma_t *)R)->owe[k]; }
-static size_t rep_in_bytes(void *R, int k) { return ((rma_t *)R)->want[k]; }
-static const void *pkt_out(void *ctx, int k, int d) {
-  rma_t *R = ctx;
-  (void)d;
-  pack(R->n, R, k, R->sendbuf.p + R->sendoff[k]);
-  return R->sendbuf.p + R->sendoff[k];
-}
-static const void *rep_out(void *ctx, int k, int d) {
-  rma_t *R = ctx;
-  (void)d;
-  serve(R->n, R, k);
-  return R->replybuf.p + R->oweoff[k];
-}
 static void *pkt_in(void *ctx, int k, int d, int *unpack) {
   rma_t *R = ctx;
   (void)d;
@@ -487,15 +473,14 @@ static void apply(rma_t *R, th_t *T, int mypid, const unsigned char *p, size_t l
       memcpy(d + h.off, p, h.len);
       p += PAD8(h.len);
     } else {
-      size_t bytes = sizeof(msg_t) + PAD8(h.taglen) + PAD8(h.len);
-      size_t at = T->inbox.len;
-      msg_t *m = gb_add(&T->inbox, bytes);
+      size_t body = PAD8(h.taglen) + PAD8(h.len), at = T->inbox.len;
+      msg_t *m = gb_add(&T->inbox, sizeof(msg_t) + body);
       size_t *ix = gb_add(&T->inidx, sizeof *ix);
       if (!m || !ix) simple_abort(NULL, "simple_rma_sync: out of memory delivering a message");
       *m = (msg_t){.len = h.len, .taglen = h.taglen};
-      memcpy(m + 1, p, PAD8(h.taglen) + PAD8(h.len));
+      memcpy(m + 1, p, body);
       *ix = at;
-      p += PAD8(h.taglen) + PAD8(h.len);
+      p += body;
     }
   }
 }
@@ -505,8 +490,7 @@ static void apply(rma_t *R, th_t *T, int mypid, const unsigned char *p, size_t l
 static void write_mine(simple_t *s, rma_t *R, th_t *T) {
   simple__node_t *n = s->node;
   int me = R->me, t = s->thread, r = R->r;
-  T->inbox.len = T->inidx.len = 0;
-  T->inpos = 0;
+  T->inbox.len = T->inidx.len = T->inpos = 0;
   for (int j = 0; j < R->P; j++) {
     if (j == me) {
       for (int u = 0; u < r; u++) {
@@ -529,35 +513,36 @@ static void write_mine(simple_t *s, rma_t *R, th_t *T) {
   }
 }
 
-/* Applies the registration changes of this sync (thread 0, all others
- * waiting in a barrier). */
+/* Applies the registration changes of this sync, or, when the sync
+ * failed, undoes the pops it asked for (thread 0, all others waiting in a
+ * barrier). */
 static void update_regs(simple_t *s, rma_t *R) {
   int r = R->r, np = R->nprocs;
-  if (R->tagchange) R->tagsize = R->newtag;
-  if (R->procchange) {
-    int grow = R->newprocs > R->active;
-    R->active = R->newprocs;
-    if (grow) {
-      /* Processors that come back know none of the registrations made
-       * while they sat out: every registration ends. */
-      memset(R->used, 0, (size_t)R->cap);
-      for (int u = 0; u < r; u++) {
-        R->th[u].regs.len = 0;
-        R->th[u].hit_slot = -1;
-      }
-      return;
+  if (R->err) {
+    for (int u = 0; u < r; u++) {
+      reg_t *g = (reg_t *)R->th[u].regs.p;
+      for (size_t i = 0; i < NITEMS(R->th[u].regs, reg_t); i++) g[i].popping = 0;
     }
+    return;
   }
+  if (R->tagchange) R->tagsize = R->newtag;
+  /* Processors that come back know none of the registrations made while
+   * they sat out: every registration ends (every slot freed, every
+   * thread's list emptied below), and this superstep's pushes with them. */
+  int end_all = R->procchange && R->newprocs > R->active;
+  if (R->procchange) R->active = R->newprocs;
   /* A node none of whose threads takes part keeps no registrations (nobody
    * may name its processors): they are dropped when it takes part again. */
-  if (R->idle || !R->regchange) return;
+  if (!end_all && (R->idle || !R->regchange)) return;
+  if (end_all) memset(R->used, 0, (size_t)R->cap);
   const th_t *T0 = &R->th[0];
   const int *pops = (const int *)T0->pops.p;
-  size_t npop = NITEMS(T0->pops, int);
+  size_t npop = end_all ? 0 : NITEMS(T0->pops, int);
   /* Pops of live registrations free their slots; pops of this superstep's
    * pushes (negative) cancel those pushes below. */
   for (size_t i = 0; i < npop; i++)
     if (pops[i] >= 0) R->used[pops[i]] = 0;
+  /* Every thread keeps the registrations whose slots live on. */
   for (int u = 0; u < r; u++) {
     th_t *U = &R->th[u];
     reg_t *g = (reg_t *)U->regs.p;
@@ -567,20 +552,21 @@ static void update_regs(simple_t *s, rma_t *R) {
     U->regs.len = m * sizeof(reg_t);
     U->hit_slot = -1;
   }
+  if (end_all) return;
   const push_t *all = (const push_t *)R->newregs.p;
   for (size_t i = 0; i < R->npush; i++) {
     if (simple__rma_push_popped(T0, i)) continue;
     int slot = 0;
     while (slot < R->cap && R->used[slot]) slot++;
     if (slot == R->cap) {
+      /* Running out of memory here ends the job: the old blocks need no
+       * keeping. */
       int cap = R->cap * 2;
-      const void **a = realloc(R->addr, sizeof *a * (size_t)cap * (size_t)np);
-      if (a) R->addr = a;
-      size_t *z = realloc(R->size, sizeof *z * (size_t)cap * (size_t)np);
-      if (z) R->size = z;
-      unsigned char *us = realloc(R->used, (size_t)cap);
-      if (us) R->used = us;
-      if (!a || !z || !us) simple_abort(s, "simple_rma_sync: out of memory for registrations");
+      R->addr = realloc(R->addr, sizeof *R->addr * (size_t)cap * (size_t)np);
+      R->size = realloc(R->size, sizeof *R->size * (size_t)cap * (size_t)np);
+      R->used = realloc(R->used, (size_t)cap);
+      if (!R->addr || !R->size || !R->used)
+        simple_abort(s, "simple_rma_sync: out of memory for registrations");
       memset(R->used + R->cap, 0, (size_t)(cap - R->cap));
       R->cap = cap;
     }
@@ -670,8 +656,7 @@ int simple_rma_sync(simple_t *s) {
      * thread's queues, which are empty, so a thread may start its next
      * superstep while others are still here. Only last superstep's
      * messages go. */
-    T->inbox.len = T->inidx.len = 0;
-    T->inpos = 0;
+    T->inbox.len = T->inidx.len = T->inpos = 0;
     spend(R, T);
     return 0;
   }
@@ -702,16 +687,7 @@ int simple_rma_sync(simple_t *s) {
   }
   if (R->regchange || R->tagchange || R->procchange || R->err) {
     if ((rc = simple__sync_rc(s, 0)) != 0) return rc;
-    if (s->thread == 0) {
-      if (R->err) {
-        for (int u = 0; u < R->r; u++) {
-          reg_t *g = (reg_t *)R->th[u].regs.p;
-          for (size_t i = 0; i < NITEMS(R->th[u].regs, reg_t); i++) g[i].popping = 0;
-        }
-      } else {
-        update_regs(s, R);
-      }
-    }
+    if (s->thread == 0) update_regs(s, R);
   }
   int err = R->err;
   if (err) snprintf(T->err, sizeof T->err, "sync: %s", R->errmsg);

@@ -126,10 +126,9 @@ static atomic_uint opens; /* spaces opened by this process: the same count
                              on every node, since opening is collective */
 
 static simple_obj_t make_name(int node, size_t off, int kind, uint32_t gen, size_t bytes) {
-  simple_obj_t o;
-  o.where = ((uint64_t)(node + 1) << 40) | (uint64_t)(off >> 4);
-  o.what = ((uint64_t)kind << 62) | ((uint64_t)(gen & GEN_MASK) << SIZE_BITS) | (uint64_t)bytes;
-  return o;
+  return (simple_obj_t){
+      .where = ((uint64_t)(node + 1) << 40) | (uint64_t)(off >> 4),
+      .what = ((uint64_t)kind << 62) | ((uint64_t)(gen & GEN_MASK) << SIZE_BITS) | (uint64_t)bytes};
 }
 
 int simple_shobj_kind(simple_obj_t name) {
@@ -146,14 +145,20 @@ int simple_shobj_home(simple_obj_t name) {
   return simple_shobj_kind(name) ? (int)(name.where >> 40) - 1 : -1;
 }
 
-/* The name's parts, or SIMPLE_ERR_UNKNOWN_OBJECT for one that cannot be an
+/* An object's place: its home node, its header's offset in the home's
+ * heap and its size in bytes. */
+typedef struct {
+  int node;
+  size_t off, size;
+} place_t;
+
+/* The name's place, or SIMPLE_ERR_UNKNOWN_OBJECT for one that cannot be an
  * object of this space and generation (checked before any traffic, so a
  * forged name never makes us read or lock outside an object); then, for
  * a kind asked for (0: any), SIMPLE_ERR_ACC_MISUSE for a value's call
  * given an accumulator, SIMPLE_ERR_IMMUTABLE for an accumulator's given
  * a value. */
-static int parse(const simple_shobj_space_t *sp, simple_obj_t name, int kind, int *node,
-                 size_t *off, size_t *bytes) {
+static int parse(const simple_shobj_space_t *sp, simple_obj_t name, int kind, place_t *at) {
   int k = simple_shobj_kind(name);
   if (!k) return SIMPLE_ERR_UNKNOWN_OBJECT;
   uint64_t nd = (name.where >> 40) - 1;
@@ -164,14 +169,12 @@ static int parse(const simple_shobj_space_t *sp, simple_obj_t name, int kind, in
       sp->heap_bytes - o < HDR || sp->heap_bytes - o - HDR < b)
     return SIMPLE_ERR_UNKNOWN_OBJECT;
   if (kind && k != kind) return kind == KIND_VALUE ? SIMPLE_ERR_ACC_MISUSE : SIMPLE_ERR_IMMUTABLE;
-  *node = (int)nd;
-  *off = (size_t)o;
-  *bytes = (size_t)b;
+  *at = (place_t){(int)nd, (size_t)o, (size_t)b};
   return 0;
 }
 
-static int hdr_matches(const hdr_t *h, const simple_shobj_space_t *sp, simple_obj_t name) {
-  return h->magic == MAGIC && h->gen == sp->gen && h->what == name.what;
+static int hdr_matches(const hdr_t *h, const simple_shobj_space_t *sp, uint64_t what) {
+  return h->magic == MAGIC && h->gen == sp->gen && h->what == what;
 }
 
 /* n bytes at off of node's heap into buf, complete on return: one get and
@@ -349,13 +352,14 @@ static void unpin(simple_shobj_space_t *sp, entry_t *e) {
 }
 
 /* After the get into e's block completed (rc its result): checks the
- * header, publishes the entry's state and wakes its waiters. */
-static int finish_fetch(simple_shobj_space_t *sp, int me, entry_t *e, simple_obj_t name, int rc) {
+ * header against the entry's name, publishes the entry's state and wakes
+ * its waiters. */
+static int finish_fetch(simple_shobj_space_t *sp, int me, entry_t *e, int rc) {
   const hdr_t *h = (const hdr_t *)(const void *)(sp->arena + e->off);
-  if (!rc && !hdr_matches(h, sp, name)) rc = SIMPLE_ERR_UNKNOWN_OBJECT;
+  if (!rc && !hdr_matches(h, sp, e->what)) rc = SIMPLE_ERR_UNKNOWN_OBJECT;
   if (!rc) {
     COUNT(sp, me, C_FETCHES, 1);
-    COUNT(sp, me, C_BYTES, HDR + (name.what & SIZE_MASK));
+    COUNT(sp, me, C_BYTES, HDR + (e->what & SIZE_MASK));
   }
   e->err = rc;
   atomic_store_explicit(&e->state, rc ? FAILED : READY, memory_order_release);
@@ -380,11 +384,8 @@ static void space_free(simple_shobj_space_t *sp) {
   simple__win_free(sp->win);
   if (sp->thr)
     for (int t = 0; t < sp->threads; t++) simple__buf_free(&sp->thr[t].buf);
-  free(sp->thr);
-  free(sp->arena);
-  free(sp->ftag);
-  free(sp->ent);
-  free(sp->bucket);
+  void *blocks[] = {sp->thr, sp->arena, sp->ftag, sp->ent, sp->bucket};
+  for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) free(blocks[i]);
   pthread_mutex_destroy(&sp->mu);
   free(sp);
 }
@@ -400,10 +401,9 @@ static int space_new(simple_t *s, size_t heap, size_t cache, int per_thread,
   sp->threads = n->threads;
   sp->per_thread = per_thread;
   sp->heap_bytes = heap;
-  int order = MIN_ORDER;
-  while (((size_t)1 << order) < cache) order++;
-  sp->max_order = order;
-  size_t arena = (size_t)1 << order;
+  sp->max_order = MIN_ORDER;
+  while (((size_t)1 << sp->max_order) < cache) sp->max_order++;
+  size_t arena = (size_t)1 << sp->max_order;
   sp->nent = (uint32_t)(arena / 256 < 64           ? 64
                         : arena / 256 > (1u << 24) ? (1u << 24)
                                                    : arena / 256);
@@ -450,14 +450,13 @@ int simple_shobj_open(simple_t *s, const simple_shobj_opts_t *opts, simple_shobj
       mine->gen = atomic_fetch_add(&opens, 1) << 10 & GEN_MASK;
     }
   }
-  rc = worst;
-  int any = rc;
-  r2 = simple_allreduce(s, &rc, &any, 1, SIMPLE_INT32, SIMPLE_MAX);
+  int any = worst;
+  r2 = simple_allreduce(s, &worst, &any, 1, SIMPLE_INT32, SIMPLE_MAX);
   if (r2) any = r2;
   if (any) {
     space_free(mine); /* NULL on every thread but 0 */
     if (sp) *sp = NULL;
-    return rc ? rc : SIMPLE_ERR_PEER;
+    return worst ? worst : SIMPLE_ERR_PEER;
   }
   void *p = mine;
   rc = simple_node_share(s, &p, 0);
@@ -547,14 +546,13 @@ int simple_shobj_acc(simple_t *s, simple_shobj_space_t *sp, const void *init, si
 
 static int read_value(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name, const void **data,
                       size_t *bytes) {
-  int node;
-  size_t off, size;
-  int rc = parse(sp, name, KIND_VALUE, &node, &off, &size);
+  place_t at;
+  int rc = parse(sp, name, KIND_VALUE, &at);
   if (rc) return rc;
-  if (bytes) *bytes = size;
-  if (node == sp->me) {
-    const hdr_t *h = (const hdr_t *)(const void *)(sp->heap + off);
-    if (!hdr_matches(h, sp, name)) return SIMPLE_ERR_UNKNOWN_OBJECT;
+  if (bytes) *bytes = at.size;
+  if (at.node == sp->me) {
+    const hdr_t *h = (const hdr_t *)(const void *)(sp->heap + at.off);
+    if (!hdr_matches(h, sp, name.what)) return SIMPLE_ERR_UNKNOWN_OBJECT;
     COUNT(sp, s->thread, C_LOCAL, 1);
     *data = h + 1;
     return 0;
@@ -575,11 +573,11 @@ static int read_value(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name, 
     }
     if (!rc && st == FAILED) rc = e->err;
   } else {
-    rc = insert(sp, s->thread, name, tag, size, &e);
+    rc = insert(sp, s->thread, name, tag, at.size, &e);
     pthread_mutex_unlock(&sp->mu);
     if (rc) return rc;
-    rc = get_now(sp, node, off, sp->arena + e->off, HDR + size);
-    rc = finish_fetch(sp, s->thread, e, name, rc);
+    rc = get_now(sp, at.node, at.off, sp->arena + e->off, HDR + at.size);
+    rc = finish_fetch(sp, s->thread, e, rc);
   }
   if (rc) {
     unpin(sp, e);
@@ -600,11 +598,9 @@ int simple_shobj_read(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name, 
 int simple_shobj_done(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name) {
   int rc = check(s, sp);
   if (rc) return rc;
-  int node;
-  size_t off, size;
-  rc = parse(sp, name, KIND_VALUE, &node, &off, &size);
-  if (rc) return rc;
-  if (node == sp->me) return 0; /* the home's copy is never evicted */
+  place_t at;
+  if ((rc = parse(sp, name, KIND_VALUE, &at)) != 0) return rc;
+  if (at.node == sp->me) return 0; /* the home's copy is never evicted */
   pthread_mutex_lock(&sp->mu);
   entry_t *e = lookup(sp, name, sp->per_thread ? s->thread : -1);
   if (!e || e->pins == 0)
@@ -623,50 +619,35 @@ int simple_shobj_fetch(simple_t *s, simple_shobj_space_t *sp, const simple_obj_t
   for (size_t at = 0; at < n; at += GROUP) {
     size_t m = n - at < GROUP ? n - at : GROUP;
     entry_t *held[GROUP];
-    int fresh[GROUP];
+    place_t from[GROUP]; /* where held[i] is fetched from; node -1: it was there */
     size_t nheld = 0, nfresh = 0;
     pthread_mutex_lock(&sp->mu);
     for (size_t i = 0; i < m; i++) {
       simple_obj_t name = names[at + i];
-      int node;
-      size_t off, size;
-      int r = parse(sp, name, KIND_VALUE, &node, &off, &size);
-      if (r || node == sp->me) {
-        if (r && !first) first = r;
-        continue;
-      }
-      entry_t *e = lookup(sp, name, tag);
+      place_t *p = &from[nheld];
+      int r = parse(sp, name, KIND_VALUE, p);
+      if (!r && p->node == sp->me) continue;
+      entry_t *e = r ? NULL : lookup(sp, name, tag);
       if (e) {
         e->pins++;
-        fresh[nheld] = 0;
-      } else {
-        r = insert(sp, s->thread, name, tag, size, &e);
-        if (r) {
-          if (!first) first = r;
-          continue;
-        }
-        fresh[nheld] = 1;
+        p->node = -1;
+      } else if (!r && (r = insert(sp, s->thread, name, tag, p->size, &e)) == 0) {
         nfresh++;
       }
-      held[nheld++] = e;
+      if (r && !first) first = r;
+      if (!r) held[nheld++] = e;
     }
     pthread_mutex_unlock(&sp->mu);
     /* The gets of the group go out together; one flush completes them. */
     int net = 0;
     for (size_t i = 0; i < nheld && !net; i++)
-      if (fresh[i]) {
-        simple_obj_t nm = {held[i]->where, held[i]->what};
-        int node;
-        size_t off, size;
-        parse(sp, nm, 0, &node, &off, &size);
-        net = simple__win_get(sp->win, node, off, sp->arena + held[i]->off, HDR + size);
-      }
+      if (from[i].node >= 0)
+        net = simple__win_get(sp->win, from[i].node, from[i].off, sp->arena + held[i]->off,
+                              HDR + from[i].size);
     if (nfresh && !net) net = simple__win_flush(sp->win, -1);
     if (nfresh) COUNT(sp, s->thread, C_GROUPS, 1);
     for (size_t i = 0; i < nheld; i++) {
-      if (!fresh[i]) continue;
-      simple_obj_t nm = {held[i]->where, held[i]->what};
-      int r = finish_fetch(sp, s->thread, held[i], nm, net);
+      int r = from[i].node < 0 ? 0 : finish_fetch(sp, s->thread, held[i], net);
       if (r && !first) first = r;
     }
     pthread_mutex_lock(&sp->mu);
@@ -680,12 +661,11 @@ int simple_shobj_offer(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name,
                        size_t bytes) {
   int rc = check(s, sp);
   if (rc) return rc;
-  int node;
-  size_t off, size;
-  if ((rc = parse(sp, name, KIND_VALUE, &node, &off, &size)) != 0) return rc;
-  if (bytes != size) return SIMPLE_ERR_ARG;
-  if (size && !data) return SIMPLE_ERR_NULL;
-  if (node == sp->me) return 0; /* reads use the home's own copy */
+  place_t at;
+  if ((rc = parse(sp, name, KIND_VALUE, &at)) != 0) return rc;
+  if (bytes != at.size) return SIMPLE_ERR_ARG;
+  if (bytes && !data) return SIMPLE_ERR_NULL;
+  if (at.node == sp->me) return 0; /* reads use the home's own copy */
   int tag = sp->per_thread ? s->thread : -1;
   pthread_mutex_lock(&sp->mu);
   entry_t *e = lookup(sp, name, tag);
@@ -693,14 +673,14 @@ int simple_shobj_offer(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name,
     pthread_mutex_unlock(&sp->mu);
     return 0;
   }
-  rc = insert(sp, s->thread, name, tag, size, &e);
+  rc = insert(sp, s->thread, name, tag, bytes, &e);
   pthread_mutex_unlock(&sp->mu);
   if (rc) return rc;
   /* The header a get would have brought, then the bytes; published as a
    * fetch is (readers that found the entry meanwhile wait for it). */
   hdr_t *h = (hdr_t *)(void *)(sp->arena + e->off);
   *h = (hdr_t){.magic = MAGIC, .gen = sp->gen, .what = name.what};
-  if (size) memcpy(h + 1, data, size);
+  if (bytes) memcpy(h + 1, data, bytes);
   COUNT(sp, s->thread, C_OFFERS, 1);
   e->err = 0;
   atomic_store_explicit(&e->state, READY, memory_order_release);
@@ -714,16 +694,15 @@ int simple_shobj_offer(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name,
 
 /* The accumulator's parts, its header checked at the home (one get of 32
  * bytes, or a local load at the home), before any atomic touches it. */
-static int acc_parse(simple_shobj_space_t *sp, simple_obj_t name, int *node, size_t *off,
-                     size_t *size) {
-  int rc = parse(sp, name, KIND_ACC, node, off, size);
+static int acc_parse(simple_shobj_space_t *sp, simple_obj_t name, place_t *at) {
+  int rc = parse(sp, name, KIND_ACC, at);
   if (rc) return rc;
   hdr_t h;
-  if (*node == sp->me)
-    memcpy(&h, sp->heap + *off, HDR);
-  else if ((rc = get_now(sp, *node, *off, &h, HDR)) != 0)
+  if (at->node == sp->me)
+    memcpy(&h, sp->heap + at->off, HDR);
+  else if ((rc = get_now(sp, at->node, at->off, &h, HDR)) != 0)
     return rc;
-  return hdr_matches(&h, sp, name) ? 0 : SIMPLE_ERR_UNKNOWN_OBJECT;
+  return hdr_matches(&h, sp, name.what) ? 0 : SIMPLE_ERR_UNKNOWN_OBJECT;
 }
 
 /* Takes the lock word of the accumulator at (node, off) by adding `add`:
@@ -754,19 +733,16 @@ int simple_shobj_acquire(simple_t *s, simple_shobj_space_t *sp, simple_obj_t nam
   if (!data) return SIMPLE_ERR_NULL;
   thr_t *t = &sp->thr[s->thread];
   if (t->holding) return SIMPLE_ERR_ACC_MISUSE;
-  int node;
-  size_t off, size;
-  rc = acc_parse(sp, name, &node, &off, &size);
-  if (rc) return rc;
-  rc = simple__buf_grow(&t->buf, HDR + size);
-  if (rc) return rc;
+  place_t at;
+  if ((rc = acc_parse(sp, name, &at)) != 0) return rc;
+  if ((rc = simple__buf_grow(&t->buf, HDR + at.size)) != 0) return rc;
   /* Add WRITER; whoever found the word 0 has it, the others take their
    * WRITER back out and retry. Only fetch-and-add, no compare-and-swap:
    * Open MPI 4.1's emulated compare-and-swap between processes of one
    * host (osc/rdma over btl/vader) crashes. */
-  rc = lock_word(s, sp, node, off, WRITER);
+  rc = lock_word(s, sp, at.node, at.off, WRITER);
   if (rc) return rc;
-  rc = get_now(sp, node, off, t->buf.p, HDR + size);
+  rc = get_now(sp, at.node, at.off, t->buf.p, HDR + at.size);
   if (rc) return rc;
   t->version = ((const hdr_t *)t->buf.p)->version;
   t->holding = 1;
@@ -781,18 +757,16 @@ int simple_shobj_release(simple_t *s, simple_shobj_space_t *sp, simple_obj_t nam
   thr_t *t = &sp->thr[s->thread];
   if (!t->holding || t->held.where != name.where || t->held.what != name.what)
     return simple_shobj_kind(name) == KIND_VALUE ? SIMPLE_ERR_IMMUTABLE : SIMPLE_ERR_ACC_MISUSE;
-  int node;
-  size_t off, size;
-  rc = parse(sp, name, 0, &node, &off, &size);
-  if (rc) return rc;
+  place_t at;
+  if ((rc = parse(sp, name, 0, &at)) != 0) return rc;
   uint64_t v = t->version + 1;
   /* The bytes and the version first, completed at the home, then the
    * lock: no reader can take a share before the new version is whole. */
-  rc = simple__win_put(sp->win, node, off + HDR, (unsigned char *)t->buf.p + HDR, size);
-  if (!rc) rc = simple__win_put(sp->win, node, off + 8, &v, sizeof v);
-  if (!rc) rc = simple__win_flush(sp->win, node);
+  rc = simple__win_put(sp->win, at.node, at.off + HDR, (unsigned char *)t->buf.p + HDR, at.size);
+  if (!rc) rc = simple__win_put(sp->win, at.node, at.off + 8, &v, sizeof v);
+  if (!rc) rc = simple__win_flush(sp->win, at.node);
   int64_t old;
-  if (!rc) rc = simple__win_fetch_add(sp->win, node, off, -WRITER, &old);
+  if (!rc) rc = simple__win_fetch_add(sp->win, at.node, at.off, -WRITER, &old);
   if (rc) return rc;
   t->holding = 0;
   COUNT(sp, s->thread, C_ACC_UPDATES, 1);
@@ -820,15 +794,14 @@ static int acc_get(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name, voi
   /* Reading the accumulator this thread holds would wait for itself. */
   if (t->holding && t->held.where == name.where && t->held.what == name.what)
     return SIMPLE_ERR_ACC_MISUSE;
-  int node;
-  size_t off, sz;
-  int rc = acc_parse(sp, name, &node, &off, &sz);
+  place_t at;
+  int rc = acc_parse(sp, name, &at);
   if (rc) return rc;
-  rc = lock_word(s, sp, node, off, 1);
+  rc = lock_word(s, sp, at.node, at.off, 1);
   if (rc) return rc;
-  rc = get_now(sp, node, off + HDR, buf, size);
+  rc = get_now(sp, at.node, at.off + HDR, buf, size);
   int64_t old;
-  int r2 = simple__win_fetch_add(sp->win, node, off, -1, &old);
+  int r2 = simple__win_fetch_add(sp->win, at.node, at.off, -1, &old);
   if (!rc) rc = r2;
   if (!rc) COUNT(sp, s->thread, C_ACC_GETS, 1);
   return rc;
@@ -859,20 +832,15 @@ int simple_shobj_stats(simple_t *s, simple_shobj_space_t *sp, simple_shobj_stats
   int rc = check(s, sp);
   if (rc) return rc;
   if (!st) return SIMPLE_ERR_NULL;
-  uint64_t c[C_COUNT] = {0};
-  for (int u = 0; u < sp->threads; u++)
-    for (int k = 0; k < C_COUNT; k++)
-      c[k] += atomic_load_explicit(&sp->thr[u].c[k], memory_order_relaxed);
-  st->fetches = c[C_FETCHES];
-  st->bytes = c[C_BYTES];
-  st->hits = c[C_HITS];
-  st->waits = c[C_WAITS];
-  st->local = c[C_LOCAL];
-  st->groups = c[C_GROUPS];
-  st->evictions = c[C_EVICTIONS];
-  st->acc_gets = c[C_ACC_GETS];
-  st->acc_updates = c[C_ACC_UPDATES];
-  st->offers = c[C_OFFERS];
+  /* The fields, in the order of the counters. */
+  uint64_t *field[C_COUNT] = {&st->fetches,     &st->bytes,  &st->hits,      &st->waits,
+                              &st->local,       &st->groups, &st->evictions, &st->acc_gets,
+                              &st->acc_updates, &st->offers};
+  for (int k = 0; k < C_COUNT; k++) {
+    *field[k] = 0;
+    for (int u = 0; u < sp->threads; u++)
+      *field[k] += atomic_load_explicit(&sp->thr[u].c[k], memory_order_relaxed);
+  }
   return 0;
 }
 
