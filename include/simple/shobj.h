@@ -169,12 +169,15 @@ SIMPLE_API int simple_shobj_get(simple_t *s, simple_shobj_space_t *sp, simple_ob
  * one accumulator at a time (so that two threads can never wait for each
  * other); a second acquire before release is SIMPLE_ERR_ACC_MISUSE, and so is
  * a release of a name the thread does not hold. A value's name gives
- * SIMPLE_ERR_IMMUTABLE. Cost: 3 alpha + b beta (check its header, lock,
- * get), plus the wait for other holders. */
+ * SIMPLE_ERR_IMMUTABLE. On an error the thread does not hold it (a read
+ * that failed after the lock gives the lock back). Cost: 3 alpha + b beta
+ * (check its header, lock, get), plus the wait for other holders. */
 SIMPLE_API int simple_shobj_acquire(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name,
                                     void **data);
 /* Sends the thread's copy back to the home as the next version and ends
- * the exclusive access. Cost: 2 alpha + b beta (put, unlock). */
+ * the exclusive access. On an MPI error the thread still holds it (the
+ * home may have part of the new version), and may release again. Cost:
+ * 2 alpha + b beta (put, unlock). */
 SIMPLE_API int simple_shobj_release(simple_t *s, simple_shobj_space_t *sp, simple_obj_t name);
 /* Replaces an accumulator's contents by `bytes` (its size) from data, as
  * acquire, copy, release. A value's name gives SIMPLE_ERR_IMMUTABLE. */

@@ -743,7 +743,13 @@ int simple_shobj_acquire(simple_t *s, simple_shobj_space_t *sp, simple_obj_t nam
   rc = lock_word(s, sp, at.node, at.off, WRITER);
   if (rc) return rc;
   rc = get_now(sp, at.node, at.off, t->buf.p, HDR + at.size);
-  if (rc) return rc;
+  if (rc) {
+    /* Not held after a failed read: the lock goes back, or every other
+     * taker would wait for it for good. */
+    int64_t old;
+    simple__win_fetch_add(sp->win, at.node, at.off, -WRITER, &old);
+    return rc;
+  }
   t->version = ((const hdr_t *)t->buf.p)->version;
   t->holding = 1;
   t->held = name;
