@@ -645,7 +645,7 @@ int simple_shobj_fetch(simple_t *s, simple_shobj_space_t *sp, const simple_obj_t
         net = simple__win_get(sp->win, from[i].node, from[i].off, sp->arena + held[i]->off,
                               HDR + from[i].size);
     if (nfresh && !net) net = simple__win_flush(sp->win, -1);
-    if (nfresh) COUNT(sp, s->thread, C_GROUPS, 1);
+    if (nfresh && !net) COUNT(sp, s->thread, C_GROUPS, 1);
     for (size_t i = 0; i < nheld; i++) {
       int r = from[i].node < 0 ? 0 : finish_fetch(sp, s->thread, held[i], net);
       if (r && !first) first = r;
