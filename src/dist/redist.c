@@ -329,6 +329,12 @@ static end_t message(void *base) { return (end_t){base, NULL, NULL, 1}; }
 /* ------------------------------------------------------------------------
  * Checks and the plan. */
 
+/* Elements of part t's storage in l: 0, or SIMPLE_ERR_COUNT. */
+static int part_elems(const simple__layout_t *l, int t, size_t *out) {
+  return simple__size_mul((size_t)simple__layout_rows(l, t), (size_t)simple__layout_cols(l, t),
+                          out);
+}
+
 static int check(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,
                  const simple_dist_t *ddst, size_t es, int mode, long k, plan_t *pl) {
   int err;
@@ -346,18 +352,12 @@ static int check(simple_t *s, const void *src, const simple_dist_t *dsrc, void *
     return SIMPLE_ERR_ARG;
   pl->mode = mode;
   pl->es = es;
-  pl->k = 0;
-  if (mode == MODE_SHIFT && dsrc->rows > 0) {
-    pl->k = k % dsrc->rows;
-    if (pl->k < 0) pl->k += dsrc->rows;
-  }
+  /* k mod rows in [0, rows): 2 rows fits a long (simple__layout). */
+  if (mode == MODE_SHIFT && dsrc->rows > 0) pl->k = (k % dsrc->rows + dsrc->rows) % dsrc->rows;
   pl->maxdim = dsrc->rows > dsrc->cols ? dsrc->rows : dsrc->cols;
   int me = pl->bynode ? s->node->node : s->pid;
   size_t ns, nd, bytes;
-  if (simple__size_mul((size_t)simple__layout_rows(&pl->src, me),
-                       (size_t)simple__layout_cols(&pl->src, me), &ns) ||
-      simple__size_mul((size_t)simple__layout_rows(&pl->dst, me),
-                       (size_t)simple__layout_cols(&pl->dst, me), &nd) ||
+  if (part_elems(&pl->src, me, &ns) || part_elems(&pl->dst, me, &nd) ||
       simple__size_mul(ns > nd ? ns : nd, es, &bytes) || bytes > (size_t)PTRDIFF_MAX)
     return SIMPLE_ERR_COUNT;
   if ((ns && !src) || (nd && !dst)) return SIMPLE_ERR_NULL;
@@ -369,13 +369,9 @@ static int check(simple_t *s, const void *src, const simple_dist_t *dsrc, void *
  * t = -1: the node's part. */
 static int part_bytes(const simple__node_t *n, const simple__layout_t *l, int t, size_t es,
                       size_t *out) {
-  int pid = t < 0 ? n->node : n->first_pid[n->node] + t;
   size_t e;
-  return simple__size_mul((size_t)simple__layout_rows(l, pid), (size_t)simple__layout_cols(l, pid),
-                          &e) ||
-                 simple__size_mul(e, es, out)
-             ? SIMPLE_ERR_COUNT
-             : 0;
+  if (part_elems(l, t < 0 ? n->node : n->first_pid[n->node] + t, &e)) return SIMPLE_ERR_COUNT;
+  return simple__size_mul(e, es, out);
 }
 
 /* Thread 0, before the first barrier: what the threads use before the
