@@ -26,13 +26,11 @@ int simple__comm_dup(simple__node_t *n, simple__comm_t **out) {
   simple__comm_t tmp;
   int rc = simple__comm_init(&tmp, *(MPI_Comm *)n->comm);
   if (rc) return rc;
-  simple__comm_t *c = malloc(sizeof *c);
-  if (!c) {
+  if (!(*out = malloc(sizeof tmp))) {
     MPI_Comm_free(&tmp.comm);
     return SIMPLE_ERR_NOMEM;
   }
-  *c = tmp;
-  *out = c;
+  **out = tmp;
   return 0;
 }
 
