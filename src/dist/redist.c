@@ -401,11 +401,10 @@ static int grow_messages(simple_t *s, const plan_t *pl, simple__dist_t *st, size
   /* The messages: at most what the node's threads hold, each way, plus
    * the rounding of every message's start to a cache line. */
   size_t msg = 2 * (size_t)n->nodes * SIMPLE__CACHE_LINE, b;
-  for (int t = pl->bynode ? -1 : 0; t < (pl->bynode ? 0 : n->threads); t++) {
+  for (int t = pl->bynode ? -1 : 0; t < (pl->bynode ? 0 : n->threads); t++)
     if (part_bytes(n, &pl->src, t, pl->es, &b) || simple__size_add(&msg, b) ||
         part_bytes(n, &pl->dst, t, pl->es, &b) || simple__size_add(&msg, b))
       return SIMPLE_ERR_COUNT;
-  }
   if (!(st->msg = simple__xchg_room(s, msg))) return SIMPLE_ERR_NOMEM;
   *msg_bytes = msg;
   /* A driver's requests, both ways (its messages in segments: src/xchg),

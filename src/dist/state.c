@@ -28,8 +28,6 @@ static void *create(simple__node_t *n) {
   simple__dist_t *d = calloc(1, sizeof *d);
   if (!d) return NULL;
   d->r = n->threads;
-  d->p = n->nprocs;
-  d->P = n->nodes;
   size_t r = (size_t)d->r;
   d->pack = calloc(r, sizeof *d->pack);
   d->cnt = calloc(r, sizeof *d->cnt);

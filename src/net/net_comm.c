@@ -172,11 +172,11 @@ int simple__comm_vote_wait(simple__comm_vote_t *v) {
 }
 
 int simple__comm_bcast(simple__comm_t *c, void *buf, size_t bytes, int root) {
+  /* An empty buffer still takes one (empty) broadcast, the loop's one pass. */
   for (size_t off = 0; off < bytes || (bytes == 0 && off == 0); off += SIMPLE__NET_PART_BYTES) {
     int len = (int)(bytes - off < SIMPLE__NET_PART_BYTES ? bytes - off : SIMPLE__NET_PART_BYTES);
     int rc = SIMPLE__NET_WATCHED(MPI_Bcast((char *)buf + off, len, MPI_BYTE, root, c->comm));
     if (rc != MPI_SUCCESS) return SIMPLE_ERR_MPI;
-    if (bytes == 0) break;
   }
   return 0;
 }

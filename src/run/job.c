@@ -126,12 +126,9 @@ int simple__node_at_close(simple__node_t *n, void (*fn)(simple__node_t *n)) {
   /* Layers set themselves up lazily from whichever thread comes first (the
    * message layer is not collective), so registrations may race. */
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-  int rc = 0;
   pthread_mutex_lock(&lock);
-  if (n->nclose >= SIMPLE__MAX_AT_CLOSE)
-    rc = SIMPLE_ERR_NOMEM;
-  else
-    n->at_close[n->nclose++] = fn;
+  int rc = n->nclose >= SIMPLE__MAX_AT_CLOSE ? SIMPLE_ERR_NOMEM : 0;
+  if (!rc) n->at_close[n->nclose++] = fn;
   pthread_mutex_unlock(&lock);
   return rc;
 }
@@ -144,11 +141,9 @@ static struct {
 } hooks = {PTHREAD_MUTEX_INITIALIZER, 0, {0}};
 
 int simple__layer_hooks(const simple__layer_hooks_t *h) {
-  int rc = 0;
   pthread_mutex_lock(&hooks.lock);
-  if (hooks.n == SIMPLE__MAX_HOOKS) {
-    rc = SIMPLE_ERR_NOMEM;
-  } else {
+  int rc = hooks.n == SIMPLE__MAX_HOOKS ? SIMPLE_ERR_NOMEM : 0;
+  if (!rc) {
     int i = hooks.n++;
     for (; i > 0 && strcmp(hooks.h[i - 1]->name, h->name) > 0; i--) hooks.h[i] = hooks.h[i - 1];
     hooks.h[i] = h;
@@ -325,13 +320,11 @@ static void read_options(long *opt, int *bad, char *err, size_t len) {
  * of nodes on hosts. Returns the count; *bad with a message in err. */
 static int thread_count(MPI_Comm comm, MPI_Comm local, int rank, int size, int cores, int *bad,
                         char *err, size_t len) {
-  int threads = 0, own_cores = simple__hosts_default_threads(local);
+  /* The host's default, replaced by SIMPLE_THREADS's count where it gives one. */
+  int threads = simple__hosts_default_threads(local);
   const char *spec = getenv("SIMPLE_THREADS");
   int given = spec && *spec;
-  if (given)
-    *bad = simple__parse_threads(spec, rank, size, &threads, err, len) != 0;
-  else
-    threads = own_cores;
+  if (given) *bad = simple__parse_threads(spec, rank, size, &threads, err, len) != 0;
   /* Nodes sharing a host where hosts were named: a placement error. */
   char host_err[256] = "";
   if (simple__hosts_check(comm, local, threads, cores, given && !*bad, host_err, sizeof host_err) &&
@@ -654,10 +647,9 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
   running = node;
   if (simple__watchdog_start(node, node->watchdog_s) != 0)
     fprintf(stderr, "simple: node %d: could not start the watchdog\n", node->node);
-  for (int t = 0; t < node->threads; t++) {
+  for (int t = 0; t < node->threads; t++)
     team[t] = (simple_t){
         .node = node, .thread = t, .pid = node->first_pid[node->node] + t, .fn = fn, .arg = arg};
-  }
   /* Thread 0 is the process's main thread, so MPI sees its initializing
    * thread take part as well. */
   job.started = 1;
