@@ -163,12 +163,9 @@ static int open_layers(simple__node_t *n, MPI_Comm comm) {
   }
   int me = rc ? n->node : n->nodes, first = n->nodes;
   MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, comm);
-  if (first < n->nodes) {
-    int code = rc;
-    MPI_Bcast(&code, 1, MPI_INT, first, comm);
-    return code;
-  }
-  return 0;
+  /* Where no node failed every rc is 0; else all take the first failing node's. */
+  if (first < n->nodes) MPI_Bcast(&rc, 1, MPI_INT, first, comm);
+  return rc;
 }
 
 static void close_layers(simple__node_t *n) {
