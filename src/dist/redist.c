@@ -106,8 +106,7 @@ struct simple__dist_plan {
 #define PLAN_TAB_BYTES (1u << 20)
 
 void simple__dist_plans_free(simple__dist_t *d) {
-  if (!d->plans) return;
-  for (int i = 0; i < SIMPLE__DIST_PLANS; i++) simple__buf_free(&d->plans[i].tab);
+  for (int i = 0; d->plans && i < SIMPLE__DIST_PLANS; i++) simple__buf_free(&d->plans[i].tab);
   free(d->plans);
   d->plans = NULL;
 }
@@ -164,11 +163,8 @@ static void runs(const plan_t *pl, piece_t *x, int da, int u, int db, int v, lon
   for (long g0 = a.lo; g0 < a.hi; g0 += a.stride) {
     long e = a.hi - g0 < a.block ? a.hi : g0 + a.block;
     for (long g = g0; g < e;) {
-      long e2 = e;
-      if (D->dim == db) {
-        long re = simple__axis_run_end(&D->ax[db], g);
-        if (re < e2) e2 = re;
-      }
+      /* Split where the destination's run of one owner ends, if sooner. */
+      long re = D->dim == db ? simple__axis_run_end(&D->ax[db], g) : e, e2 = re < e ? re : e;
       if (owns(D, db, v, g)) {
         long ls = loc(S, da, g);
         x->bs[x->R] = step_s == 1 ? ls : ls * lds;
@@ -191,10 +187,7 @@ static void lines(const plan_t *pl, piece_t *x, int ds, int u, int dd, int v, lo
   long n = S->ax[ds].n, lds = simple__layout_cols(S, u), ldd = simple__layout_cols(D, v);
   int by_dst = S->dim != ds && D->dim == dd;
   simple_range_t a;
-  if (by_dst)
-    set_of(D, dd, v, &a);
-  else
-    set_of(S, ds, u, &a);
+  set_of(by_dst ? D : S, by_dst ? dd : ds, by_dst ? v : u, &a);
   x->K = 0;
   for (long g0 = a.lo; g0 < a.hi; g0 += a.stride) {
     long e = a.hi - g0 < a.block ? a.hi : g0 + a.block;
