@@ -351,13 +351,12 @@ static int place(simple__node_t *n, MPI_Comm comm, MPI_Comm local, int threads, 
   n->nprocs = n->first_pid[size];
   /* Host-local placement: where this process's threads start among the
    * host's cores, and whether the host runs more threads than it has cores. */
-  int before = 0, total = 0;
+  int total = 0;
   MPI_Comm_rank(local, &n->local_rank);
-  MPI_Exscan(&threads, &before, 1, MPI_INT, MPI_SUM, local);
-  if (n->local_rank == 0) before = 0;
+  MPI_Exscan(&threads, &n->local_first_core, 1, MPI_INT, MPI_SUM, local);
+  if (n->local_rank == 0) n->local_first_core = 0; /* MPI_Exscan leaves it undefined there */
   MPI_Allreduce(&threads, &total, 1, MPI_INT, MPI_SUM, local);
   long online = sysconf(_SC_NPROCESSORS_ONLN);
-  n->local_first_core = before;
   n->oversubscribed = threads > cores || total > (online > 0 ? online : 1);
   /* Hosts may differ (another cpuset, another thread count): what decides
    * how nodes talk to each other must be one verdict for the whole job. */
@@ -401,13 +400,9 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
    * that found a problem speaks for all. */
   int me = bad ? rank : size, first_bad = size;
   MPI_Allreduce(&me, &first_bad, 1, MPI_INT, MPI_MIN, comm);
-  if (first_bad < size) {
-    MPI_Comm_free(&local);
-    if (rank == first_bad) fprintf(stderr, "simple: node %d: %s\n", rank, err);
-    return SIMPLE_ERR_CONFIG;
-  }
-  int rc = place(n, comm, local, threads, cores);
+  int rc = first_bad < size ? SIMPLE_ERR_CONFIG : place(n, comm, local, threads, cores);
   MPI_Comm_free(&local);
+  if (rank == first_bad) fprintf(stderr, "simple: node %d: %s\n", rank, err);
   if (rc) return rc;
   n->pin = (int)opt[OPT_PIN];
   n->watchdog_s = opt[OPT_WATCHDOG];
@@ -591,8 +586,7 @@ static int thread_level(const simple__node_t *n, int provided, int we_init) {
 }
 
 int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void *arg) {
-  if (!fn) return SIMPLE_ERR_ARG;
-  if (running) return SIMPLE_ERR_ARG; /* one job at a time in a process */
+  if (!fn || running) return SIMPLE_ERR_ARG; /* running: one job at a time in a process */
   int initialized = 0, finalized = 0, provided = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
@@ -600,13 +594,11 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
     fprintf(stderr, "simple: MPI was already finalized\n");
     return SIMPLE_ERR_MPI;
   }
-  if (!initialized) {
-    if (MPI_Init_thread(argc, argv, wanted_thread_level(), &provided) != MPI_SUCCESS) {
-      fprintf(stderr, "simple: MPI_Init_thread failed\n");
-      return SIMPLE_ERR_MPI;
-    }
-  } else {
+  if (initialized) {
     MPI_Query_thread(&provided);
+  } else if (MPI_Init_thread(argc, argv, wanted_thread_level(), &provided) != MPI_SUCCESS) {
+    fprintf(stderr, "simple: MPI_Init_thread failed\n");
+    return SIMPLE_ERR_MPI;
   }
   job.we_init = !initialized;
   static int at_exit_set;
@@ -618,11 +610,7 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
   MPI_Comm_set_errhandler(job.comm, MPI_ERRORS_RETURN);
 
   simple__node_t *node = &job.node;
-  memset(node, 0, sizeof *node);
-  atomic_init(&node->fatal, 0);
-  atomic_init(&node->departed, 0);
-  atomic_init(&node->guessed, 0);
-  node->comm = &job.comm;
+  *node = (simple__node_t){.comm = &job.comm}; /* the rest zero, its atomics included */
   int rc = configure(node, job.comm);
   /* Several threads call MPI at once on a node with more than one, and the
    * watchdog's thread may abort while the node's thread is inside MPI.
