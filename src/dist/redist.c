@@ -211,17 +211,13 @@ static void build(const plan_t *pl, int u, int v, long *w, piece_t *x) {
   x->bs = w + 2 * m;
   x->bd = w + 3 * m;
   x->len = w + 4 * m;
-  if (pl->mode == MODE_TRANSPOSE) {
-    /* Destination rows are source columns, destination columns source
-     * rows. */
-    x->sts = simple__layout_cols(&pl->src, u);
-    lines(pl, x, 1, u, 0, v, 0, 1);
-    runs(pl, x, 0, u, 1, v, x->sts);
-  } else {
-    x->sts = 1;
-    lines(pl, x, 0, u, 0, v, pl->k, 0);
-    runs(pl, x, 1, u, 1, v, 1);
-  }
+  /* Transposing, destination rows are source columns (axis 1) and
+   * destination columns source rows (axis 0); else axis for axis. The
+   * shift k is 0 but for MODE_SHIFT. */
+  int tr = pl->mode == MODE_TRANSPOSE;
+  x->sts = tr ? simple__layout_cols(&pl->src, u) : 1;
+  lines(pl, x, tr, u, 0, v, pl->k, tr);
+  runs(pl, x, !tr, u, 1, v, x->sts);
 }
 
 static size_t piece_bytes(const plan_t *pl, const piece_t *x) {
