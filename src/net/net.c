@@ -87,12 +87,10 @@ static int take_back(long long *part) {
   MPI_Request r;
   memcpy(&r, part, sizeof r);
   if (r == MPI_REQUEST_NULL) return 0;
-  int rc = MPI_Cancel(&r) != MPI_SUCCESS ||
-                   SIMPLE__NET_WATCHED(MPI_Wait(&r, MPI_STATUS_IGNORE)) != MPI_SUCCESS
-               ? SIMPLE_ERR_MPI
-               : 0;
+  int rc = MPI_Cancel(&r);
+  if (rc == MPI_SUCCESS) rc = SIMPLE__NET_WATCHED(MPI_Wait(&r, MPI_STATUS_IGNORE));
   memcpy(part, &r, sizeof r);
-  return rc;
+  return simple__net_ok(rc);
 }
 
 /* One request's parts waited for; *tag (when not NULL) the tag its first
