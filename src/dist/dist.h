@@ -74,7 +74,7 @@ long simple__layout_cols(const simple__layout_t *l, int t);
  * The h-relation's buffers: thread 0 grows the count arrays before its
  * call's first barrier, each thread its own packing buffer (hrel.c). */
 typedef struct {
-  int r, p, P;
+  int r;
   /* by call parity, per thread: work lists of the redistribution builder */
   simple__buf_t *work[2];
   /* by call parity, node: piece sizes, out[r][p] and in[r][p] (bytes) */

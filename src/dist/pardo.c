@@ -241,13 +241,9 @@ int simple_dist_owners(const simple_t *s, const simple_dist_t *d, long r0, long 
      * it twice. */
     if (k > a->np) k = a->np;
   }
-  int n = 0;
-  /* Increasing order: the parts that wrapped past np - 1 come first. */
-  int wrap = first + k - a->np;
-  for (int t = 0; t < wrap; t++, n++)
-    if (n < max) parts[n] = t;
-  for (int t = first; t < first + k && t < a->np; t++, n++)
-    if (n < max) parts[n] = t;
-  *count = n;
+  /* Increasing order: the w parts that wrapped past np - 1 come first. */
+  int w = first + k > a->np ? first + k - a->np : 0;
+  for (int j = 0; j < k && j < max; j++) parts[j] = j < w ? j : first + j - w;
+  *count = k;
   return 0;
 }

@@ -106,8 +106,7 @@ struct simple__dist_plan {
 #define PLAN_TAB_BYTES (1u << 20)
 
 void simple__dist_plans_free(simple__dist_t *d) {
-  if (!d->plans) return;
-  for (int i = 0; i < SIMPLE__DIST_PLANS; i++) simple__buf_free(&d->plans[i].tab);
+  for (int i = 0; d->plans && i < SIMPLE__DIST_PLANS; i++) simple__buf_free(&d->plans[i].tab);
   free(d->plans);
   d->plans = NULL;
 }
@@ -164,11 +163,8 @@ static void runs(const plan_t *pl, piece_t *x, int da, int u, int db, int v, lon
   for (long g0 = a.lo; g0 < a.hi; g0 += a.stride) {
     long e = a.hi - g0 < a.block ? a.hi : g0 + a.block;
     for (long g = g0; g < e;) {
-      long e2 = e;
-      if (D->dim == db) {
-        long re = simple__axis_run_end(&D->ax[db], g);
-        if (re < e2) e2 = re;
-      }
+      /* Split where the destination's run of one owner ends, if sooner. */
+      long re = D->dim == db ? simple__axis_run_end(&D->ax[db], g) : e, e2 = re < e ? re : e;
       if (owns(D, db, v, g)) {
         long ls = loc(S, da, g);
         x->bs[x->R] = step_s == 1 ? ls : ls * lds;
@@ -191,10 +187,7 @@ static void lines(const plan_t *pl, piece_t *x, int ds, int u, int dd, int v, lo
   long n = S->ax[ds].n, lds = simple__layout_cols(S, u), ldd = simple__layout_cols(D, v);
   int by_dst = S->dim != ds && D->dim == dd;
   simple_range_t a;
-  if (by_dst)
-    set_of(D, dd, v, &a);
-  else
-    set_of(S, ds, u, &a);
+  set_of(by_dst ? D : S, by_dst ? dd : ds, by_dst ? v : u, &a);
   x->K = 0;
   for (long g0 = a.lo; g0 < a.hi; g0 += a.stride) {
     long e = a.hi - g0 < a.block ? a.hi : g0 + a.block;
@@ -218,17 +211,13 @@ static void build(const plan_t *pl, int u, int v, long *w, piece_t *x) {
   x->bs = w + 2 * m;
   x->bd = w + 3 * m;
   x->len = w + 4 * m;
-  if (pl->mode == MODE_TRANSPOSE) {
-    /* Destination rows are source columns, destination columns source
-     * rows. */
-    x->sts = simple__layout_cols(&pl->src, u);
-    lines(pl, x, 1, u, 0, v, 0, 1);
-    runs(pl, x, 0, u, 1, v, x->sts);
-  } else {
-    x->sts = 1;
-    lines(pl, x, 0, u, 0, v, pl->k, 0);
-    runs(pl, x, 1, u, 1, v, 1);
-  }
+  /* Transposing, destination rows are source columns (axis 1) and
+   * destination columns source rows (axis 0); else axis for axis. The
+   * shift k is 0 but for MODE_SHIFT. */
+  int tr = pl->mode == MODE_TRANSPOSE;
+  x->sts = tr ? simple__layout_cols(&pl->src, u) : 1;
+  lines(pl, x, tr, u, 0, v, pl->k, tr);
+  runs(pl, x, !tr, u, 1, v, x->sts);
 }
 
 static size_t piece_bytes(const plan_t *pl, const piece_t *x) {
@@ -320,17 +309,6 @@ static void copy_lines(const piece_t *x, long kb, long ke, end_t s, end_t d, siz
   }
 }
 
-static void copy_piece(const piece_t *x, end_t s, end_t d, size_t es, poll_t *pl) {
-  copy_lines(x, 0, x->K, s, d, es, pl);
-}
-
-/* Lines of a piece that thread `me` of r copies when a node's threads
- * share one piece. */
-static void share(const piece_t *x, int me, int r, long *kb, long *ke) {
-  *kb = x->K * me / r;
-  *ke = x->K * (me + 1) / r;
-}
-
 static end_t storage_src(const void *base, const piece_t *x) {
   return (end_t){(unsigned char *)(uintptr_t)base, x->as, x->bs, x->sts};
 }
@@ -339,6 +317,12 @@ static end_t message(void *base) { return (end_t){base, NULL, NULL, 1}; }
 
 /* ------------------------------------------------------------------------
  * Checks and the plan. */
+
+/* Elements of part t's storage in l: 0, or SIMPLE_ERR_COUNT. */
+static int part_elems(const simple__layout_t *l, int t, size_t *out) {
+  return simple__size_mul((size_t)simple__layout_rows(l, t), (size_t)simple__layout_cols(l, t),
+                          out);
+}
 
 static int check(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,
                  const simple_dist_t *ddst, size_t es, int mode, long k, plan_t *pl) {
@@ -357,18 +341,12 @@ static int check(simple_t *s, const void *src, const simple_dist_t *dsrc, void *
     return SIMPLE_ERR_ARG;
   pl->mode = mode;
   pl->es = es;
-  pl->k = 0;
-  if (mode == MODE_SHIFT && dsrc->rows > 0) {
-    pl->k = k % dsrc->rows;
-    if (pl->k < 0) pl->k += dsrc->rows;
-  }
+  /* k mod rows in [0, rows): 2 rows fits a long (simple__layout). */
+  if (mode == MODE_SHIFT && dsrc->rows > 0) pl->k = (k % dsrc->rows + dsrc->rows) % dsrc->rows;
   pl->maxdim = dsrc->rows > dsrc->cols ? dsrc->rows : dsrc->cols;
   int me = pl->bynode ? s->node->node : s->pid;
   size_t ns, nd, bytes;
-  if (simple__size_mul((size_t)simple__layout_rows(&pl->src, me),
-                       (size_t)simple__layout_cols(&pl->src, me), &ns) ||
-      simple__size_mul((size_t)simple__layout_rows(&pl->dst, me),
-                       (size_t)simple__layout_cols(&pl->dst, me), &nd) ||
+  if (part_elems(&pl->src, me, &ns) || part_elems(&pl->dst, me, &nd) ||
       simple__size_mul(ns > nd ? ns : nd, es, &bytes) || bytes > (size_t)PTRDIFF_MAX)
     return SIMPLE_ERR_COUNT;
   if ((ns && !src) || (nd && !dst)) return SIMPLE_ERR_NULL;
@@ -380,13 +358,9 @@ static int check(simple_t *s, const void *src, const simple_dist_t *dsrc, void *
  * t = -1: the node's part. */
 static int part_bytes(const simple__node_t *n, const simple__layout_t *l, int t, size_t es,
                       size_t *out) {
-  int pid = t < 0 ? n->node : n->first_pid[n->node] + t;
   size_t e;
-  return simple__size_mul((size_t)simple__layout_rows(l, pid), (size_t)simple__layout_cols(l, pid),
-                          &e) ||
-                 simple__size_mul(e, es, out)
-             ? SIMPLE_ERR_COUNT
-             : 0;
+  if (part_elems(l, t < 0 ? n->node : n->first_pid[n->node] + t, &e)) return SIMPLE_ERR_COUNT;
+  return simple__size_mul(e, es, out);
 }
 
 /* Thread 0, before the first barrier: what the threads use before the
@@ -416,11 +390,10 @@ static int grow_messages(simple_t *s, const plan_t *pl, simple__dist_t *st, size
   /* The messages: at most what the node's threads hold, each way, plus
    * the rounding of every message's start to a cache line. */
   size_t msg = 2 * (size_t)n->nodes * SIMPLE__CACHE_LINE, b;
-  for (int t = pl->bynode ? -1 : 0; t < (pl->bynode ? 0 : n->threads); t++) {
+  for (int t = pl->bynode ? -1 : 0; t < (pl->bynode ? 0 : n->threads); t++)
     if (part_bytes(n, &pl->src, t, pl->es, &b) || simple__size_add(&msg, b) ||
         part_bytes(n, &pl->dst, t, pl->es, &b) || simple__size_add(&msg, b))
       return SIMPLE_ERR_COUNT;
-  }
   if (!(st->msg = simple__xchg_room(s, msg))) return SIMPLE_ERR_NOMEM;
   *msg_bytes = msg;
   /* A driver's requests, both ways (its messages in segments: src/xchg),
@@ -456,26 +429,18 @@ typedef struct {
  * transfers and after them; so the work balances itself whatever the
  * network does. */
 static void local_pieces(const xc_t *c, poll_t *pl) {
+  /* Over nodes one piece, node to itself, in 4 r chunks of lines (item
+   * q: chunk q); over threads r x r pieces (item q: pair q). */
+  int by = c->pl->bynode, r = c->r, items = by ? 4 * r : r * r, base = by ? c->node : c->first;
   piece_t x;
-  if (c->pl->bynode) {
-    /* One piece, node to itself, in 4 r chunks of lines. */
-    int nch = 4 * c->r;
-    for (;;) {
-      int q = atomic_fetch_add_explicit(&c->st->next, 1, memory_order_relaxed);
-      if (q >= nch) break;
-      build(c->pl, c->node, c->node, c->work, &x);
-      copy_lines(&x, x.K * q / nch, x.K * (q + 1) / nch, storage_src(c->slots[0].send, &x),
-                 storage_dst(c->slots[0].recv, &x), c->pl->es, pl);
-    }
-    return;
-  }
   for (;;) {
     int q = atomic_fetch_add_explicit(&c->st->next, 1, memory_order_relaxed);
-    if (q >= c->r * c->r) break;
-    int u = q / c->r, v = q % c->r;
-    build(c->pl, c->first + u, c->first + v, c->work, &x);
-    copy_piece(&x, storage_src(c->slots[u].send, &x), storage_dst(c->slots[v].recv, &x), c->pl->es,
-               pl);
+    if (q >= items) break;
+    int u = by ? 0 : q / r, v = by ? 0 : q % r;
+    build(c->pl, base + u, base + v, c->work, &x);
+    long kb = by ? x.K * q / items : 0, ke = by ? x.K * (q + 1) / items : x.K;
+    copy_lines(&x, kb, ke, storage_src(c->slots[u].send, &x), storage_dst(c->slots[v].recv, &x),
+               c->pl->es, pl);
   }
 }
 
@@ -544,63 +509,49 @@ static size_t layout(const xc_t *c, int in, size_t *sz, size_t *off) {
   return at;
 }
 
-/* The calling thread's pieces into the node's out-messages: in message k,
- * after the pieces of the node's lower threads. Over nodes the threads
- * share the node's one piece for node k by lines. */
-static void pack(const xc_t *c) {
-  const simple__node_t *n = c->n;
-  const plan_t *pl = c->pl;
-  int p = n->nprocs, me = c->me;
-  piece_t x;
-  for (int k = 0; k < c->P; k++) {
-    if (k == c->node || c->osz[k] == 0) continue;
-    unsigned char *msg = c->mout + c->ooff[k];
-    if (pl->bynode) {
-      long kb, ke;
-      build(pl, c->node, k, c->work, &x);
-      share(&x, me, c->r, &kb, &ke);
-      copy_lines(&x, kb, ke, storage_src(c->slots[0].send, &x), message(msg), pl->es, NULL);
-      continue;
-    }
-    for (int t = 0; t < me; t++)
-      for (int v = n->first_pid[k]; v < n->first_pid[k + 1]; v++) msg += c->out[(size_t)t * p + v];
-    for (int v = n->first_pid[k]; v < n->first_pid[k + 1]; v++) {
-      size_t b = c->out[(size_t)me * p + v];
-      if (b == 0) continue;
-      build(pl, c->pid, v, c->work, &x);
-      copy_piece(&x, storage_src(c->slots[me].send, &x), message(msg), pl->es, NULL);
-      msg += b;
-    }
-  }
+/* Lines [kb, ke) of piece x between the calling thread's storage (over
+ * nodes the node's, thread 0's slot) and a message: packed out of the
+ * storage into msg (in 0), or unpacked out of msg into it (in 1). */
+static void copy_msg(const xc_t *c, const piece_t *x, long kb, long ke, unsigned char *msg,
+                     int in) {
+  const simple__slot_t *sl = &c->slots[c->pl->bynode ? 0 : c->me];
+  if (in)
+    copy_lines(x, kb, ke, message(msg), storage_dst(sl->recv, x), c->pl->es, NULL);
+  else
+    copy_lines(x, kb, ke, storage_src(sl->send, x), message(msg), c->pl->es, NULL);
 }
 
-/* The pieces addressed to the calling thread, out of the node's
- * in-messages: in the message from node k, source thread u's pieces follow
- * those of k's lower threads, and within them this thread's follows those
- * of its lower threads. Over nodes the threads share each piece by lines. */
-static void unpack(const xc_t *c) {
+/* The calling thread's pieces into the node's out-messages (in 0), or
+ * those addressed to it out of the node's in-messages (in 1). A message
+ * from node a to node b holds the pieces from a's threads to b's, by
+ * source thread, then destination thread: in message k, the calling
+ * thread's pieces follow those of the node's lower threads (in 0); in the
+ * message from node k, source thread u's pieces follow those of k's lower
+ * threads, and within them this thread's follows those of its lower
+ * threads (in 1). Over nodes the threads share each piece by lines
+ * (thread me of r copies lines [K me / r, K (me + 1) / r)). */
+static void move_pieces(const xc_t *c, int in) {
   const simple__node_t *n = c->n;
-  const plan_t *pl = c->pl;
-  int p = n->nprocs, me = c->me;
+  const size_t *tab = in ? c->in : c->out;
   piece_t x;
   for (int k = 0; k < c->P; k++) {
-    if (k == c->node || c->isz[k] == 0) continue;
-    unsigned char *msg = c->min + c->ioff[k];
-    if (pl->bynode) {
-      long kb, ke;
-      build(pl, k, c->node, c->work, &x);
-      share(&x, me, c->r, &kb, &ke);
-      copy_lines(&x, kb, ke, message(msg), storage_dst(c->slots[0].recv, &x), pl->es, NULL);
+    if (k == c->node || (in ? c->isz : c->osz)[k] == 0) continue;
+    unsigned char *msg = in ? c->min + c->ioff[k] : c->mout + c->ooff[k];
+    int a = in ? k : c->node, b = in ? c->node : k; /* the message's source and destination */
+    if (c->pl->bynode) {
+      build(c->pl, a, b, c->work, &x);
+      copy_msg(c, &x, x.K * c->me / c->r, x.K * (c->me + 1) / c->r, msg, in);
       continue;
     }
-    for (int u = n->first_pid[k]; u < n->first_pid[k + 1]; u++)
-      for (int t = 0; t < c->r; t++) {
-        size_t b = c->in[(size_t)t * p + u];
-        if (t == me && b) {
-          build(pl, u, c->pid, c->work, &x);
-          copy_piece(&x, message(msg), storage_dst(c->slots[me].recv, &x), pl->es, NULL);
+    for (int u = n->first_pid[a]; u < n->first_pid[a + 1]; u++)
+      for (int v = n->first_pid[b]; v < n->first_pid[b + 1]; v++) {
+        int t = (in ? v : u) - c->first; /* the thread of this node the piece is of */
+        size_t bytes = tab[(size_t)t * n->nprocs + (size_t)(in ? u : v)];
+        if (t == c->me && bytes) {
+          build(c->pl, u, v, c->work, &x);
+          copy_msg(c, &x, 0, x.K, msg, in);
         }
-        msg += b;
+        msg += bytes;
       }
   }
 }
@@ -653,7 +604,7 @@ static int exchange(simple_t *s, xc_t *c) {
                        .out = x_out,
                        .in = x_in};
   if (me < c->D) rc = simple__xchg_post(&xg, me, 0, req, &nreq);
-  pack(c);
+  move_pieces(c, 0);
   /* The verdict. Where the vote is pairwise (net_comm.h: every node learns
    * every node's word), after the sends, so that it flies with the data
    * instead of before it: a node that failed drains what it was sent
@@ -686,7 +637,7 @@ static int exchange(simple_t *s, xc_t *c) {
     local_pieces(c, NULL);
   }
   if ((rc = simple__sync_rc(s, rc))) return rc;
-  unpack(c);
+  move_pieces(c, 1);
   /* Over threads each thread wrote only its own part since the last
    * barrier: it is done, and nothing it still reads is written before the
    * next call's second barrier (dist.h), so no closing barrier (one node

@@ -26,13 +26,11 @@ int simple__comm_dup(simple__node_t *n, simple__comm_t **out) {
   simple__comm_t tmp;
   int rc = simple__comm_init(&tmp, *(MPI_Comm *)n->comm);
   if (rc) return rc;
-  simple__comm_t *c = malloc(sizeof *c);
-  if (!c) {
+  if (!(*out = malloc(sizeof tmp))) {
     MPI_Comm_free(&tmp.comm);
     return SIMPLE_ERR_NOMEM;
   }
-  *c = tmp;
-  *out = c;
+  **out = tmp;
   return 0;
 }
 
@@ -89,12 +87,10 @@ static int take_back(long long *part) {
   MPI_Request r;
   memcpy(&r, part, sizeof r);
   if (r == MPI_REQUEST_NULL) return 0;
-  int rc = MPI_Cancel(&r) != MPI_SUCCESS ||
-                   SIMPLE__NET_WATCHED(MPI_Wait(&r, MPI_STATUS_IGNORE)) != MPI_SUCCESS
-               ? SIMPLE_ERR_MPI
-               : 0;
+  int rc = MPI_Cancel(&r);
+  if (rc == MPI_SUCCESS) rc = SIMPLE__NET_WATCHED(MPI_Wait(&r, MPI_STATUS_IGNORE));
   memcpy(part, &r, sizeof r);
-  return rc;
+  return simple__net_ok(rc);
 }
 
 /* One request's parts waited for; *tag (when not NULL) the tag its first

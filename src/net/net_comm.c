@@ -139,24 +139,21 @@ int simple__comm_vote_start(simple__comm_t *c, int word, int tag, simple__comm_v
   v->pairwise = simple__comm_vote_pairwise(P);
   MPI_Request r;
   if (!v->pairwise) {
-    if (MPI_Iallreduce(&v->word, &v->max, 1, MPI_INT, MPI_MAX, c->comm, &r) != MPI_SUCCESS)
-      return SIMPLE_ERR_MPI;
-    memcpy(&v->req[v->nreq++], &r, sizeof r);
-    return 0;
+    int rc =
+        started(MPI_Iallreduce(&v->word, &v->max, 1, MPI_INT, MPI_MAX, c->comm, &r), &r, v->req);
+    v->nreq = !rc;
+    return rc;
   }
   /* Receives first, then sends, all at once. */
-  for (int k = 0, i = 0; k < P; k++) {
-    if (k == me) continue;
-    if (MPI_Irecv(&v->got[i++], 1, MPI_INT, k, tag, c->comm, &r) != MPI_SUCCESS)
-      return SIMPLE_ERR_MPI;
-    memcpy(&v->req[v->nreq++], &r, sizeof r);
-    v->nrecv++;
-  }
-  for (int k = 0; k < P; k++) {
-    if (k == me) continue;
-    if (MPI_Isend(&v->word, 1, MPI_INT, k, tag, c->comm, &r) != MPI_SUCCESS) return SIMPLE_ERR_MPI;
-    memcpy(&v->req[v->nreq++], &r, sizeof r);
-  }
+  for (int send = 0; send < 2; send++)
+    for (int k = 0; k < P; k++) {
+      if (k == me) continue;
+      int rc = send ? MPI_Isend(&v->word, 1, MPI_INT, k, tag, c->comm, &r)
+                    : MPI_Irecv(&v->got[v->nrecv], 1, MPI_INT, k, tag, c->comm, &r);
+      if (started(rc, &r, &v->req[v->nreq])) return SIMPLE_ERR_MPI;
+      v->nreq++;
+      v->nrecv += !send;
+    }
   return 0;
 }
 
@@ -175,11 +172,11 @@ int simple__comm_vote_wait(simple__comm_vote_t *v) {
 }
 
 int simple__comm_bcast(simple__comm_t *c, void *buf, size_t bytes, int root) {
+  /* An empty buffer still takes one (empty) broadcast, the loop's one pass. */
   for (size_t off = 0; off < bytes || (bytes == 0 && off == 0); off += SIMPLE__NET_PART_BYTES) {
     int len = (int)(bytes - off < SIMPLE__NET_PART_BYTES ? bytes - off : SIMPLE__NET_PART_BYTES);
     int rc = SIMPLE__NET_WATCHED(MPI_Bcast((char *)buf + off, len, MPI_BYTE, root, c->comm));
     if (rc != MPI_SUCCESS) return SIMPLE_ERR_MPI;
-    if (bytes == 0) break;
   }
   return 0;
 }

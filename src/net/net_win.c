@@ -65,24 +65,26 @@ void simple__win_free(simple__win_t *w) {
   free(w);
 }
 
-int simple__win_get(simple__win_t *w, int node, size_t disp, void *buf, size_t bytes) {
+/* A get (put 0) or a put of bytes between buf and node's window at disp,
+ * in int-sized parts. */
+static int move(simple__win_t *w, int node, size_t disp, void *buf, size_t bytes, int put) {
   for (size_t off = 0; off < bytes; off += SIMPLE__NET_PART_BYTES) {
     int len = (int)(bytes - off < SIMPLE__NET_PART_BYTES ? bytes - off : SIMPLE__NET_PART_BYTES);
-    if (MPI_Get((char *)buf + off, len, MPI_BYTE, node, (MPI_Aint)(disp + off), len, MPI_BYTE,
-                w->win) != MPI_SUCCESS)
+    char *b = (char *)buf + off;
+    MPI_Aint at = (MPI_Aint)(disp + off);
+    if ((put ? MPI_Put(b, len, MPI_BYTE, node, at, len, MPI_BYTE, w->win)
+             : MPI_Get(b, len, MPI_BYTE, node, at, len, MPI_BYTE, w->win)) != MPI_SUCCESS)
       return SIMPLE_ERR_MPI;
   }
   return 0;
 }
 
+int simple__win_get(simple__win_t *w, int node, size_t disp, void *buf, size_t bytes) {
+  return move(w, node, disp, buf, bytes, 0);
+}
+
 int simple__win_put(simple__win_t *w, int node, size_t disp, const void *buf, size_t bytes) {
-  for (size_t off = 0; off < bytes; off += SIMPLE__NET_PART_BYTES) {
-    int len = (int)(bytes - off < SIMPLE__NET_PART_BYTES ? bytes - off : SIMPLE__NET_PART_BYTES);
-    if (MPI_Put((const char *)buf + off, len, MPI_BYTE, node, (MPI_Aint)(disp + off), len, MPI_BYTE,
-                w->win) != MPI_SUCCESS)
-      return SIMPLE_ERR_MPI;
-  }
-  return 0;
+  return move(w, node, disp, (void *)buf, bytes, 1);
 }
 
 int simple__win_flush(simple__win_t *w, int node) {

@@ -126,12 +126,9 @@ int simple__node_at_close(simple__node_t *n, void (*fn)(simple__node_t *n)) {
   /* Layers set themselves up lazily from whichever thread comes first (the
    * message layer is not collective), so registrations may race. */
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-  int rc = 0;
   pthread_mutex_lock(&lock);
-  if (n->nclose >= SIMPLE__MAX_AT_CLOSE)
-    rc = SIMPLE_ERR_NOMEM;
-  else
-    n->at_close[n->nclose++] = fn;
+  int rc = n->nclose >= SIMPLE__MAX_AT_CLOSE ? SIMPLE_ERR_NOMEM : 0;
+  if (!rc) n->at_close[n->nclose++] = fn;
   pthread_mutex_unlock(&lock);
   return rc;
 }
@@ -144,11 +141,9 @@ static struct {
 } hooks = {PTHREAD_MUTEX_INITIALIZER, 0, {0}};
 
 int simple__layer_hooks(const simple__layer_hooks_t *h) {
-  int rc = 0;
   pthread_mutex_lock(&hooks.lock);
-  if (hooks.n == SIMPLE__MAX_HOOKS) {
-    rc = SIMPLE_ERR_NOMEM;
-  } else {
+  int rc = hooks.n == SIMPLE__MAX_HOOKS ? SIMPLE_ERR_NOMEM : 0;
+  if (!rc) {
     int i = hooks.n++;
     for (; i > 0 && strcmp(hooks.h[i - 1]->name, h->name) > 0; i--) hooks.h[i] = hooks.h[i - 1];
     hooks.h[i] = h;
@@ -168,12 +163,9 @@ static int open_layers(simple__node_t *n, MPI_Comm comm) {
   }
   int me = rc ? n->node : n->nodes, first = n->nodes;
   MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, comm);
-  if (first < n->nodes) {
-    int code = rc;
-    MPI_Bcast(&code, 1, MPI_INT, first, comm);
-    return code;
-  }
-  return 0;
+  /* Where no node failed every rc is 0; else all take the first failing node's. */
+  if (first < n->nodes) MPI_Bcast(&rc, 1, MPI_INT, first, comm);
+  return rc;
 }
 
 static void close_layers(simple__node_t *n) {
@@ -325,13 +317,11 @@ static void read_options(long *opt, int *bad, char *err, size_t len) {
  * of nodes on hosts. Returns the count; *bad with a message in err. */
 static int thread_count(MPI_Comm comm, MPI_Comm local, int rank, int size, int cores, int *bad,
                         char *err, size_t len) {
-  int threads = 0, own_cores = simple__hosts_default_threads(local);
+  /* The host's default, replaced by SIMPLE_THREADS's count where it gives one. */
+  int threads = simple__hosts_default_threads(local);
   const char *spec = getenv("SIMPLE_THREADS");
   int given = spec && *spec;
-  if (given)
-    *bad = simple__parse_threads(spec, rank, size, &threads, err, len) != 0;
-  else
-    threads = own_cores;
+  if (given) *bad = simple__parse_threads(spec, rank, size, &threads, err, len) != 0;
   /* Nodes sharing a host where hosts were named: a placement error. */
   char host_err[256] = "";
   if (simple__hosts_check(comm, local, threads, cores, given && !*bad, host_err, sizeof host_err) &&
@@ -361,13 +351,12 @@ static int place(simple__node_t *n, MPI_Comm comm, MPI_Comm local, int threads, 
   n->nprocs = n->first_pid[size];
   /* Host-local placement: where this process's threads start among the
    * host's cores, and whether the host runs more threads than it has cores. */
-  int before = 0, total = 0;
+  int total = 0;
   MPI_Comm_rank(local, &n->local_rank);
-  MPI_Exscan(&threads, &before, 1, MPI_INT, MPI_SUM, local);
-  if (n->local_rank == 0) before = 0;
+  MPI_Exscan(&threads, &n->local_first_core, 1, MPI_INT, MPI_SUM, local);
+  if (n->local_rank == 0) n->local_first_core = 0; /* MPI_Exscan leaves it undefined there */
   MPI_Allreduce(&threads, &total, 1, MPI_INT, MPI_SUM, local);
   long online = sysconf(_SC_NPROCESSORS_ONLN);
-  n->local_first_core = before;
   n->oversubscribed = threads > cores || total > (online > 0 ? online : 1);
   /* Hosts may differ (another cpuset, another thread count): what decides
    * how nodes talk to each other must be one verdict for the whole job. */
@@ -411,13 +400,9 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
    * that found a problem speaks for all. */
   int me = bad ? rank : size, first_bad = size;
   MPI_Allreduce(&me, &first_bad, 1, MPI_INT, MPI_MIN, comm);
-  if (first_bad < size) {
-    MPI_Comm_free(&local);
-    if (rank == first_bad) fprintf(stderr, "simple: node %d: %s\n", rank, err);
-    return SIMPLE_ERR_CONFIG;
-  }
-  int rc = place(n, comm, local, threads, cores);
+  int rc = first_bad < size ? SIMPLE_ERR_CONFIG : place(n, comm, local, threads, cores);
   MPI_Comm_free(&local);
+  if (rank == first_bad) fprintf(stderr, "simple: node %d: %s\n", rank, err);
   if (rc) return rc;
   n->pin = (int)opt[OPT_PIN];
   n->watchdog_s = opt[OPT_WATCHDOG];
@@ -601,8 +586,7 @@ static int thread_level(const simple__node_t *n, int provided, int we_init) {
 }
 
 int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void *arg) {
-  if (!fn) return SIMPLE_ERR_ARG;
-  if (running) return SIMPLE_ERR_ARG; /* one job at a time in a process */
+  if (!fn || running) return SIMPLE_ERR_ARG; /* running: one job at a time in a process */
   int initialized = 0, finalized = 0, provided = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
@@ -610,13 +594,11 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
     fprintf(stderr, "simple: MPI was already finalized\n");
     return SIMPLE_ERR_MPI;
   }
-  if (!initialized) {
-    if (MPI_Init_thread(argc, argv, wanted_thread_level(), &provided) != MPI_SUCCESS) {
-      fprintf(stderr, "simple: MPI_Init_thread failed\n");
-      return SIMPLE_ERR_MPI;
-    }
-  } else {
+  if (initialized) {
     MPI_Query_thread(&provided);
+  } else if (MPI_Init_thread(argc, argv, wanted_thread_level(), &provided) != MPI_SUCCESS) {
+    fprintf(stderr, "simple: MPI_Init_thread failed\n");
+    return SIMPLE_ERR_MPI;
   }
   job.we_init = !initialized;
   static int at_exit_set;
@@ -628,11 +610,7 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
   MPI_Comm_set_errhandler(job.comm, MPI_ERRORS_RETURN);
 
   simple__node_t *node = &job.node;
-  memset(node, 0, sizeof *node);
-  atomic_init(&node->fatal, 0);
-  atomic_init(&node->departed, 0);
-  atomic_init(&node->guessed, 0);
-  node->comm = &job.comm;
+  *node = (simple__node_t){.comm = &job.comm}; /* the rest zero, its atomics included */
   int rc = configure(node, job.comm);
   /* Several threads call MPI at once on a node with more than one, and the
    * watchdog's thread may abort while the node's thread is inside MPI.
@@ -654,10 +632,9 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
   running = node;
   if (simple__watchdog_start(node, node->watchdog_s) != 0)
     fprintf(stderr, "simple: node %d: could not start the watchdog\n", node->node);
-  for (int t = 0; t < node->threads; t++) {
+  for (int t = 0; t < node->threads; t++)
     team[t] = (simple_t){
         .node = node, .thread = t, .pid = node->first_pid[node->node] + t, .fn = fn, .arg = arg};
-  }
   /* Thread 0 is the process's main thread, so MPI sees its initializing
    * thread take part as well. */
   job.started = 1;

@@ -152,9 +152,7 @@ int simple__watchdog_start(simple__node_t *n, long seconds) {
   w->seen = malloc(sizeof(watch_seen_t) * (size_t)n->threads);
   if (w->slots && w->seen) {
     for (int t = 0; t < n->threads; t++) {
-      atomic_init(&w->slots[t].what, NULL);
-      atomic_init(&w->slots[t].waits, 0);
-      atomic_init(&w->slots[t].self, NULL);
+      w->slots[t] = (watch_slot_t){NULL}; /* not waiting, no wait yet, no context */
       w->seen[t] = (watch_seen_t){0, -1};
     }
     w->node = n;
