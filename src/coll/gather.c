@@ -116,17 +116,24 @@ static int staging_bytes(const simple__node_t *n, const layout_t *l, int root_no
   return 0;
 }
 
+/* Copies a thread's block between its buffer (own) and its place in big
+ * (at): scatter from big, gather into it; nothing when it is there already.
+ * pack moves a node's blocks the same way, own being their packed place. */
+static void own_copy(int scatter, void *own, unsigned char *at, size_t bytes) {
+  if (at == (unsigned char *)own) return;
+  if (scatter)
+    memcpy(own, at, bytes);
+  else
+    memcpy(at, own, bytes);
+}
+
 /* Copies node k's blocks between big and its packed form in stage. */
 static void pack(const simple__node_t *n, const layout_t *l, int k, size_t es, unsigned char *big,
                  unsigned char *stage, int to_stage) {
   size_t off = 0;
   for (int i = n->first_pid[k]; i < n->first_pid[k + 1]; i++) {
     size_t b = cnt(l, i) * es;
-    if (!b) continue;
-    if (to_stage)
-      memcpy(stage + off, big + dsp(l, i) * es, b);
-    else
-      memcpy(big + dsp(l, i) * es, stage + off, b);
+    if (b) own_copy(to_stage, stage + off, big + dsp(l, i) * es, b);
     off += b;
   }
 }
@@ -186,16 +193,6 @@ static void *r_in(void *ctx, int k, int d, int *unpack) {
 static void r_unpack(void *ctx, int k, const void *msg) {
   const root_xc_t *c = ctx;
   pack(c->n, c->l, k, c->es, c->big, (unsigned char *)msg, 0);
-}
-
-/* Copies a thread's block between its buffer (own) and its place in big
- * (at): scatter from big, gather into it; nothing when it is there already. */
-static void own_copy(int scatter, void *own, unsigned char *at, size_t bytes) {
-  if (at == (unsigned char *)own) return;
-  if (scatter)
-    memcpy(own, at, bytes);
-  else
-    memcpy(at, own, bytes);
 }
 
 /* v: counts/displs given (significant at the root). */

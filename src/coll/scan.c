@@ -113,10 +113,8 @@ static int scan_small(simple_t *s, const simple__slot_t *slots, int exclusive, s
   if (n->node > 0) {
     memcpy(acc, w + stride, bytes);
     simple__op_apply(op, type, acc, loc, count);
-    memcpy(recv, acc, bytes);
-  } else {
-    memcpy(recv, loc, bytes);
   }
+  memcpy(recv, n->node > 0 ? acc : loc, bytes);
   return rc;
 }
 
@@ -187,17 +185,13 @@ static int scan_alone(simple__node_t *n, const void *send, void *recv, unsigned 
   if (rc) return rc;
   if (n->node == 0) {
     if (!exclusive && recv != send) memcpy(recv, send, bytes);
-    return 0;
-  }
-  if (exclusive) {
+  } else if (exclusive) {
     if (!into_recv) memcpy(recv, x, bytes);
-    return 0;
-  }
-  if (into_recv) {
+  } else if (into_recv) {
     simple__op_apply(op, type, recv, send, count);
-    return 0;
+  } else {
+    apply_left(op, type, x, send, recv, count); /* recv = X op send */
   }
-  apply_left(op, type, x, send, recv, count); /* recv = X op send */
   return 0;
 }
 

@@ -280,13 +280,13 @@ static int step_pair(const simple__xchg_t *x, int d, int to, int from, int *also
   int unpack = 0, mark = 0, differ = 0;
   void (*hook)(void *) = *also_local ? local_once : NULL;
   *also_local = 0;
-  if (x->bad) /* a mark where each segment would go, and whatever comes taken */
-    return move(x->n, c, NULL, ob, ob ? to : -1, NULL, ib, ib ? from : -1, out_tag(x), in_tag(x), 1,
-                NULL, NULL, NULL, NULL, &mark, &differ);
-  void *in = ib ? x->in(x->ctx, from, d, &unpack) : NULL;
-  const void *out = ob ? x->out(x->ctx, to, d) : NULL;
-  int rc = move(x->n, c, out, ob, ob ? to : -1, in, ib, ib ? from : -1, out_tag(x), in_tag(x), 0,
-                hook, (void *)x, NULL, NULL, &mark, &differ);
+  /* In error mode (no hook then: simple__xchg_drive) a mark where each
+   * segment would go, and whatever comes taken: no buffer, the verdict
+   * SIMPLE_ERR_PEER whatever comes. */
+  void *in = ib && !x->bad ? x->in(x->ctx, from, d, &unpack) : NULL;
+  const void *out = ob && !x->bad ? x->out(x->ctx, to, d) : NULL;
+  int rc = move(x->n, c, out, ob, ob ? to : -1, in, ib, ib ? from : -1, out_tag(x), in_tag(x),
+                x->bad, hook, (void *)x, NULL, NULL, &mark, &differ);
   /* A mark, or another node's signature: the message is not unpacked. */
   if (mark || differ) unpack = 0;
   *marked |= mark;
