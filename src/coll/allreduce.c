@@ -166,8 +166,7 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
    * thread runs its schedule on the caller's buffers (reduce_alone): the
    * same messages on lane 0 as reduce_small's, without its copies through
    * the scratch. */
-  int rd = alg == SIMPLE__ALG_RD;
-  int small = simple__coll_reduce_small(alg, bytes);
+  int rd = alg == SIMPLE__ALG_RD, small = simple__coll_reduce_small(alg, bytes);
   int root_node = simple__coll_tree_root(n, root, op, alg == SIMPLE__ALG_TREE);
   void *scratch = NULL;
   if (s->thread == 0 && !err && !(scratch = simple__xchg_room(s, 2 * bytes)))

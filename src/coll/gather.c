@@ -230,7 +230,7 @@ static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void
 }
 
 /* One node, the v forms, when the root's slot can hold the counts of all
- * r threads besides the blocks (r <= ROOT_COUNTS_MAX): as rooted_inline
+ * r threads besides the blocks (r <= SIMPLE__SV_ROOTV_THREADS): as rooted_inline
  * where the blocks fit, decided after the publish from what every thread
  * sees alike. Every slot's data starts with its thread's count (so that a
  * reader touches only data lines); the root's goes on with its displs
@@ -245,13 +245,11 @@ static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void
  * closing barrier keeps the root in the call: 2b. Cost when they fit:
  * b + sum(n)/B at the root. */
 /* The slots' layout: slot_views.h's rootv view. */
-#define ROOT_COUNTS_MAX SIMPLE__SV_ROOTV_THREADS
 static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void *big,
                          const size_t *counts, const size_t *displs, size_t es, int root, int err) {
   int me = s->thread, r = s->node->threads, is_root = me == root; /* one node: pid = thread */
   size_t cap = simple__sv_rootv_cap(r);
   simple__slot_t *mine = simple__node_my_slot(s);
-  int packed = 0;
   /* Every thread's count leads its data; the root's layout follows. */
   simple__sv_rootv_put_count(mine, count);
   if (!err && !scatter && count * es <= cap && count)
@@ -259,7 +257,7 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
   if (!err && is_root) {
     /* Block u at a fixed place: its reader knows where it is before it has
      * the root's header, and fetches both at once. */
-    packed = scatter;
+    int packed = scatter;
     for (int u = 0; u < r && packed; u++) packed = counts[u] <= cap / (size_t)r / es;
     for (int u = 0; u < r && packed; u++)
       if (counts[u])
@@ -271,12 +269,12 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
   const simple__slot_t *slots = simple__node_publish(s, own, big, NULL, count, err, &rc);
   if (!slots) return rc;
   const simple__slot_t *rs = &slots[root];
-  size_t rcount[ROOT_COUNTS_MAX];
-  packed = simple__sv_rootv_packed(rs);
+  size_t rcount[SIMPLE__SV_ROOTV_THREADS];
+  int packed = simple__sv_rootv_packed(rs);
   simple__sv_rootv_counts(rs, rcount, r);
   /* Every thread reaches the same verdict on the counts by itself. */
   int fit = 1;
-  size_t nu[ROOT_COUNTS_MAX];
+  size_t nu[SIMPLE__SV_ROOTV_THREADS];
   for (int u = 0; u < r; u++) {
     nu[u] = simple__sv_rootv_count(&slots[u]);
     if (nu[u] != rcount[u]) return count != rcount[me] ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
@@ -531,7 +529,7 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
   if (n->nodes == 1 && !v && count <= SIMPLE__INLINE_BYTES &&
       (size_t)p * count * es <= SIMPLE__INLINE_BYTES)
     return rooted_inline(s, scatter, c.own, c.count, big, es, root, err);
-  if (n->nodes == 1 && v && n->threads <= ROOT_COUNTS_MAX)
+  if (n->nodes == 1 && v && n->threads <= SIMPLE__SV_ROOTV_THREADS)
     return rooted_v_node(s, scatter, c.own, c.count, big, counts, displs, es, root, err);
   /* The layout travels to the node in the root's slot. */
   if (c.is_root) simple__sv_rootlayout_put(simple__node_my_slot(s), counts, displs);

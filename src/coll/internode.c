@@ -6,8 +6,8 @@
 #include "net/net.h"
 
 /* Every step goes through simple__xchg_sendrecv, which carries the
- * verdict (error marks) and the call's signature (in the MPI tag). */
-#define SIGNATURE_DIFFERS SIMPLE__XCHG_SIG_DIFFERS
+ * verdict (error marks) and the call's signature (in the MPI tag: bad
+ * becomes SIMPLE__XCHG_SIG_DIFFERS where another one came). */
 
 /* buf = theirs (op) buf where the partner's block lies below ours, else
  * buf = buf (op) theirs: rank order whatever the op (theirs is destroyed). */
@@ -51,9 +51,9 @@ static int fold_out(simple__node_t *n, int lane, void *buf, size_t bytes, int po
 }
 
 /* The schedules' result: an MPI error, else the verdict (bad 2: this node
- * received a signature other than its own, SIGNATURE_DIFFERS). */
+ * received a signature other than its own, SIMPLE__XCHG_SIG_DIFFERS). */
 static int verdict(int rc, int bad) {
-  return rc ? rc : bad == SIGNATURE_DIFFERS ? SIMPLE_ERR_ARG : bad ? SIMPLE_ERR_PEER : 0;
+  return rc ? rc : bad == SIMPLE__XCHG_SIG_DIFFERS ? SIMPLE_ERR_ARG : bad ? SIMPLE_ERR_PEER : 0;
 }
 
 /* The node rank of survivor `newrank`. */
@@ -254,7 +254,7 @@ int simple__coll_net_reduce_tree(simple__node_t *n, int lane, const void *in, vo
   /* Up: at step 2^j a node whose bit j is set sends its combination over
    * its subtree to rel - 2^j and is done; the others receive from rel +
    * 2^j (if any) and combine. A child's tag that differs from this node's
-   * sets bad (SIGNATURE_DIFFERS) and nothing of it is combined; a failed
+   * sets bad (SIMPLE__XCHG_SIG_DIFFERS) and nothing of it is combined; a failed
    * child's marks set it to 1; with bad set, a child's segments are
    * drained and marks go up. */
   for (mask = 1; mask < P; mask <<= 1) {

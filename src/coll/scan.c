@@ -121,12 +121,10 @@ static int scan_small(simple_t *s, const simple__slot_t *slots, int exclusive, s
 static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, size_t count,
                       simple_type_t type, simple_op_t op, void *recv, unsigned sig) {
   simple__node_t *n = s->node;
-  int me = s->thread, r = n->threads,
-      lanes = simple__coll_scan_lanes(n, count * simple_type_size(type));
   size_t es = simple_type_size(type), bytes = count * es;
-  size_t stride = large_stride(bytes), l0, l1;
+  int me = s->thread, r = n->threads, lanes = simple__coll_scan_lanes(n, bytes);
+  size_t stride = large_stride(bytes), l0, l1, lo, hi;
   unsigned char *w = slots[0].ptr;
-  size_t lo, hi;
   simple__node_slice(count, es, r, me, &lo, &hi);
   /* This thread's slice of the node total, in its place. */
   if (lo < hi) simple__node_scan_slice(slots, r, exclusive, type, op, lo, hi, w);

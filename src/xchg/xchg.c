@@ -454,10 +454,6 @@ int simple__xchg_put(const simple__xchg_t *x, int d, simple__win_t *w, size_t di
   return rc;
 }
 
-/* A single-segment message's tag at the root (simple__xchg_rooted): as
- * move would send it, the last segment's flag included. */
-static int whole_tag(int tag) { return seg_tag(tag, 0, 1); }
-
 /* One message of a rooted exchange, one way between this node and
  * `peer`, through move (in segments; marks and drains when x->bad): buf's
  * bytes to peer (out) or from it. A mark sets *marked, another signature
@@ -511,7 +507,8 @@ int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int l
       }
       if (out) {
         at[m] = (void *)x->out(x->ctx, k, lane);
-        rc = simple__net_isend(c, at[m], b, k, whole_tag(tag), &req[m]);
+        /* As move would send a single segment: the last one's flag set. */
+        rc = simple__net_isend(c, at[m], b, k, seg_tag(tag, 0, 1), &req[m]);
       } else {
         at[m] = x->in(x->ctx, k, lane, &unpack[m]);
         rc = simple__net_irecv(c, at[m], b, k, want, &req[m]);
