@@ -316,11 +316,11 @@ static void local_blocks(const a2a_t *c, int lo, int hi) {
     if (!bytes) continue; /* an empty block's buffers may be NULL */
     unsigned char *dst = dst_of(c, j) + rd(c, j, first + i) * c->es;
     if (stage) {
-      if (bytes && !(i == j && is_in_place(c, i))) memcpy(dst, stage + off, bytes);
+      if (!(i == j && is_in_place(c, i))) memcpy(dst, stage + off, bytes);
       off += bytes;
     } else {
       const unsigned char *src = src_of(c, i);
-      if (bytes && src) memcpy(dst, src + sd(c, i, first + j) * c->es, bytes);
+      if (src) memcpy(dst, src + sd(c, i, first + j) * c->es, bytes);
     }
   }
 }
@@ -399,19 +399,19 @@ static void x_local(void *ctx) {
   local_blocks(c, 0, c->r * c->r);
 }
 
-static void init(a2a_t *c, simple_t *s, int v, size_t count, simple_type_t type, unsigned sig) {
+static a2a_t init(simple_t *s, int v, size_t count, simple_type_t type, unsigned sig) {
   simple__node_t *n = s->node;
-  *c = (a2a_t){.n = n,
-               .first_pid = n->first_pid,
-               .r = n->threads,
-               .me = s->thread,
-               .P = n->nodes,
-               .node = n->node,
-               .D = simple__xchg_split(n, 0).drivers,
-               .v = v,
-               .count = count,
-               .es = simple_type_size(type),
-               .sig = sig};
+  return (a2a_t){.n = n,
+                 .first_pid = n->first_pid,
+                 .r = n->threads,
+                 .me = s->thread,
+                 .P = n->nodes,
+                 .node = n->node,
+                 .D = simple__xchg_split(n, 0).drivers,
+                 .v = v,
+                 .count = count,
+                 .es = simple_type_size(type),
+                 .sig = sig};
 }
 
 /* Everything after the plan is known: the exchange itself. */
@@ -544,8 +544,7 @@ static int alltoall_(simple_t *s, const void *send, void *recv, size_t count, si
   if (n->nodes == 1 && count <= SIMPLE__SV_A2A_CAP &&
       (size_t)n->nprocs * count * simple_type_size(type) <= SIMPLE__SV_A2A_CAP)
     return alltoall_inline(s, in_place ? recv : send, recv, count, type, err);
-  a2a_t c;
-  init(&c, s, 0, count, type, sig);
+  a2a_t c = init(s, 0, count, type, sig);
   c.in_place = in_place;
   /* From count and type alone, as on every node (one with an error too). */
   c.direct = c.P > 1 && total <= SIZE_MAX / (c.es ? c.es : 1) &&
@@ -635,10 +634,9 @@ static int alltoallv_(simple_t *s, const void *send, const size_t *scounts, cons
     scounts = rcounts;
     sdispls = rdispls;
   }
-  size_t sext = 0, rext = 0;
+  size_t sext = 0, rext = 0, es = simple_type_size(type);
   int err = simple__check_buffer(NULL, 0, type);
   if (!err && (!scounts || !sdispls || !rcounts || !rdispls)) err = SIMPLE_ERR_NULL;
-  size_t es = simple_type_size(type);
   if (!err && !in_place && !(err = simple__size_extent(scounts, sdispls, 0, p, &sext)) &&
       sext > SIZE_MAX / es)
     err = SIMPLE_ERR_COUNT;
@@ -659,8 +657,7 @@ static int alltoallv_(simple_t *s, const void *send, const size_t *scounts, cons
   const simple__slot_t *slots =
       simple__node_publish(s, send, recv, NULL, (size_t)arrays_bad, err, &rc);
   if (!slots) {
-    a2a_t c;
-    init(&c, s, 1, 0, type, sig);
+    a2a_t c = init(s, 1, 0, type, sig);
     c.slots = simple__node_slots(s);
     for (int u = 0; u < c.r; u++)
       if (c.slots[u].n) return rc; /* sizes unknown: no marks (docs/api.md) */
@@ -674,8 +671,7 @@ static int alltoallv_(simple_t *s, const void *send, const size_t *scounts, cons
    * the room and plans now, and hands them out with a second publish. The
    * first call's slots stay valid until everyone has passed the closing
    * barrier. */
-  a2a_t c;
-  init(&c, s, 1, 0, type, sig);
+  a2a_t c = init(s, 1, 0, type, sig);
   c.slots = slots;
   c.in_place = is_in_place(&c, 0);
   if (c.in_place || c.D > 0) { /* else one node, not in place: no plan */

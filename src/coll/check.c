@@ -61,10 +61,8 @@ int simple__coll_check(simple_t *s, const simple__call_t *call) {
   /* Thread 0's work space: the node's signatures and weights, then every
    * node's reference, then the job's reference. */
   size_t need = (sizeof(signature_t) + sizeof(int)) * (size_t)(r + P) + sizeof(signature_t);
-  void *w = NULL;
-  int err = 0;
-  if (s->thread == 0 && !(w = simple__node_scratch(s, need))) err = SIMPLE_ERR_NOMEM;
-  int rc;
+  void *w = s->thread == 0 ? simple__node_scratch(s, need) : NULL;
+  int err = s->thread == 0 && !w ? SIMPLE_ERR_NOMEM : 0, rc;
   const simple__slot_t *slots = simple__node_publish(s, call->site, NULL, w, 0, err, &rc);
   if (!slots) return rc;
   signature_t *sig = slots[0].ptr, *nodes = sig + r, *ref = nodes + P;

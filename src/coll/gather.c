@@ -208,12 +208,8 @@ static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void
   int r = s->node->threads, is_root = s->pid == root;
   size_t bytes = count * es;
   unsigned char *data = simple__sv_block(simple__node_my_slot(s));
-  if (!err && bytes) {
-    if (!scatter)
-      memcpy(data, own, bytes);
-    else if (is_root)
-      memcpy(data, big, (size_t)r * bytes);
-  }
+  if (!err && bytes && !scatter) memcpy(data, own, bytes);
+  if (!err && bytes && scatter && is_root) memcpy(data, big, (size_t)r * bytes);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, own, big, NULL, count, err, &rc);
   if (!slots || !bytes) return slots ? 0 : rc;

@@ -218,9 +218,8 @@ static int step_wait(const simple__xchg_t *x, simple__net_req_t *req, int nr, in
                      int *differs) {
   int rc = 0, tag = out_tag(x);
   for (int j = 0; j < m; j++) {
-    int got = tag;
-    int w =
-        j < nr && x->sig ? simple__net_wait_tag(&req[j], &got) : simple__net_waitall(&req[j], 1);
+    int got = tag, w = j < nr && x->sig ? simple__net_wait_tag(&req[j], &got)
+                                        : simple__net_waitall(&req[j], 1);
     if (w == SIMPLE__NET_MARK)
       *marked = 1;
     else if (w && !rc)
