@@ -507,13 +507,11 @@ static int exchange_bad(simple_t *s, a2a_t *c, int rc) {
  * b + 2 p n/B. */
 static int alltoall_inline(simple_t *s, const void *out, void *recv, size_t count,
                            simple_type_t type, int err) {
-  int r = s->node->threads, me = s->thread;
+  int r = s->node->threads, me = s->thread, in_place = out == recv, rc;
   size_t bytes = count * simple_type_size(type);
-  int in_place = out == recv;
   simple__slot_t *mine = simple__node_my_slot(s);
   simple__sv_a2a_put(mine, in_place);
   if (!err && bytes) memcpy(simple__sv_a2a_blocks(mine), out, (size_t)r * bytes);
-  int rc;
   const simple__slot_t *slots =
       simple__node_publish(s, in_place ? SIMPLE_IN_PLACE : out, recv, NULL, count, err, &rc);
   if (!slots) return rc;

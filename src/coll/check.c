@@ -195,9 +195,8 @@ static schedule_t schedule_of(const simple__node_t *n, const simple__call_t *c) 
     k.alg = simple__coll_choose(SIMPLE__COLL_BCAST, n, bytes);
     if (k.alg != SIMPLE__ALG_TREE) k.bytes = (long long)bytes;
   } else if (!strcmp(f, "allreduce") || !strcmp(f, "reduce")) {
-    simple__coll_alg_t alg =
+    simple__coll_alg_t alg = k.alg =
         simple__coll_choose(f[0] == 'r' ? SIMPLE__COLL_REDUCE : SIMPLE__COLL_ALLREDUCE, n, bytes);
-    k.alg = alg;
     k.lanes = simple__coll_reduce_small(alg, bytes) ? 1 : simple__xchg_lanes(n);
     /* An allreduce's root is -1: no tree. */
     k.root_node = simple__coll_tree_root(n, c->root, (simple_op_t)c->op, alg == SIMPLE__ALG_TREE);

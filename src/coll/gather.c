@@ -205,18 +205,17 @@ static void r_unpack(void *ctx, int k, const void *msg) {
  * Cost: b + p n/B at the root. */
 static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void *big, size_t es,
                          int root, int err) {
-  int r = s->node->threads, is_root = s->pid == root;
+  int r = s->node->threads, is_root = s->pid == root, rc;
   size_t bytes = count * es;
   unsigned char *data = simple__sv_block(simple__node_my_slot(s));
   if (!err && bytes && !scatter) memcpy(data, own, bytes);
   if (!err && bytes && scatter && is_root) memcpy(data, big, (size_t)r * bytes);
-  int rc;
   const simple__slot_t *slots = simple__node_publish(s, own, big, NULL, count, err, &rc);
   if (!slots || !bytes) return slots ? 0 : rc;
   unsigned char *b = big;
   if (scatter) {
-    const unsigned char *from = simple__sv_block(&slots[root]) + (size_t)s->pid * bytes;
-    if ((unsigned char *)own != b + (size_t)s->pid * bytes) memcpy(own, from, bytes);
+    if ((unsigned char *)own != b + (size_t)s->pid * bytes)
+      memcpy(own, simple__sv_block(&slots[root]) + (size_t)s->pid * bytes, bytes);
   } else if (is_root) {
     for (int u = 0; u < r; u++)
       if (u != root || (unsigned char *)own != b + (size_t)u * bytes)
@@ -265,12 +264,10 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
   const simple__slot_t *slots = simple__node_publish(s, own, big, NULL, count, err, &rc);
   if (!slots) return rc;
   const simple__slot_t *rs = &slots[root];
-  size_t rcount[SIMPLE__SV_ROOTV_THREADS];
-  int packed = simple__sv_rootv_packed(rs);
+  size_t rcount[SIMPLE__SV_ROOTV_THREADS], nu[SIMPLE__SV_ROOTV_THREADS];
+  int packed = simple__sv_rootv_packed(rs), fit = 1;
   simple__sv_rootv_counts(rs, rcount, r);
   /* Every thread reaches the same verdict on the counts by itself. */
-  int fit = 1;
-  size_t nu[SIMPLE__SV_ROOTV_THREADS];
   for (int u = 0; u < r; u++) {
     nu[u] = simple__sv_rootv_count(&slots[u]);
     if (nu[u] != rcount[u]) return count != rcount[me] ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
@@ -521,7 +518,7 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
                 .root = root,
                 .is_root = s->pid == root,
                 .sig = s->sig};
-  int err = rooted_args(s, &c);
+  int err = rooted_args(s, &c), rc;
   if (n->nodes == 1 && !v && count <= SIMPLE__INLINE_BYTES &&
       (size_t)p * count * es <= SIMPLE__INLINE_BYTES)
     return rooted_inline(s, scatter, c.own, c.count, big, es, root, err);
@@ -529,7 +526,6 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
     return rooted_v_node(s, scatter, c.own, c.count, big, counts, displs, es, root, err);
   /* The layout travels to the node in the root's slot. */
   if (c.is_root) simple__sv_rootlayout_put(simple__node_my_slot(s), counts, displs);
-  int rc;
   const simple__slot_t *slots = simple__node_publish(s, c.own, big, c.scratch, c.count, err, &rc);
   if (!slots) {
     /* A root out of range, or nothing to move, is every node's verdict. */
