@@ -153,9 +153,8 @@ static int move(simple__node_t *n, simple__comm_t *c, const void *sbuf, size_t s
   size_t ns = dest >= 0 ? segments(sbytes, sseg) : 0, nr = src >= 0 ? segments(rbytes, rseg) : 0;
   size_t sp = 0, sd = 0, rp = 0, rd = 0; /* segments posted, done */
   size_t marks_left = 0;                 /* marks still to drain after the window */
-  int mark_tag = in, seen_mark = 0;
+  int mark_tag = in, seen_mark = 0, rc = 0;
   simple__net_req_t sq[MOVE_WINDOW], rq[MOVE_WINDOW];
-  int rc = 0;
   if (marks && dest >= 0 && sbytes) ns = MOVE_WINDOW;
   while (sd < sp || rd < rp || (!rc && (sp < ns || rp < nr))) {
     /* The receives first, so that their buffers are ready when the data
@@ -544,7 +543,6 @@ int simple__xchg_rooted_peer(const simple__xchg_t *x, int root_node, int lane, v
                              size_t bytes, int out) {
   if (bytes == 0) return 0; /* empty messages are not sent (net.h) */
   simple__comm_t *c = simple__xchg_lane(x->n, lane);
-  int marked = 0, differs = 0;
-  int rc = one_way(x, c, root_node, buf, bytes, out, &marked, &differs);
+  int marked = 0, differs = 0, rc = one_way(x, c, root_node, buf, bytes, out, &marked, &differs);
   return rc ? rc : x->bad || marked ? SIMPLE_ERR_PEER : differs ? SIMPLE_ERR_ARG : 0;
 }
