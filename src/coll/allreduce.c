@@ -23,8 +23,7 @@ static int lane_exchange(simple__node_t *n, int me, const void *in, void *buf, v
                          int bad, unsigned sig) {
   if (root_node >= 0)
     return simple__coll_net_reduce_tree(n, me, in, buf, tmp, count, type, op, root_node, bad, sig);
-  if (rd) return simple__coll_net_allreduce_rd_sig(n, me, in, buf, tmp, count, type, op, bad, sig);
-  return simple__coll_net_allreduce_rab(n, me, in, buf, tmp, count, type, op, bad, sig);
+  return simple__coll_net_allreduce(n, me, in, buf, tmp, count, type, op, rd, bad, sig);
 }
 
 /* Small vectors, with one node barrier (simple__node_publish_lead): the
@@ -70,13 +69,11 @@ static int reduce_small(simple_t *s, const void *send, void *recv, void *scratch
  * scratch: the accumulator (count elements, lane k's piece in its place),
  * then tmp. */
 static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, simple_type_t type,
-                        simple_op_t op, int root, int tree, int rd, void *recv, int rc,
+                        simple_op_t op, int want_result, int root_node, int rd, void *recv, int rc,
                         unsigned sig) {
   simple__node_t *n = s->node;
-  int me = s->thread, r = n->threads, lanes = simple__xchg_lanes(n), want_result;
+  int me = s->thread, r = n->threads, lanes = simple__xchg_lanes(n);
   size_t es = simple_type_size(type), bytes = count * es, l0, l1;
-  int root_node = simple__coll_tree_root(n, root, op, tree);
-  want_result = root < 0 || s->pid == root;
   if (!slots) {
     /* An argument error on this node: each lane's driver still runs its
      * exchange, with error marks, for the nodes that wait on it. */
@@ -116,10 +113,9 @@ static int reduce_large(simple_t *s, const simple__slot_t *slots, size_t count, 
  * scratch and is copied out on success, so that a failed call writes no
  * recv (one copy of n, against the master's two). */
 static int reduce_alone(simple_t *s, const void *send, void *recv, void *scratch, size_t count,
-                        simple_type_t type, simple_op_t op, int root, int tree, int rd, int err,
-                        unsigned sig) {
+                        simple_type_t type, simple_op_t op, int want_result, int root_node, int rd,
+                        int err, unsigned sig) {
   simple__node_t *n = s->node;
-  int root_node = simple__coll_tree_root(n, root, op, tree);
   size_t bytes = count * simple_type_size(type);
   if (err || count == 0) {
     if (count) lane_exchange(n, 0, NULL, NULL, NULL, count, type, op, root_node, rd, 1, 0);
@@ -129,7 +125,6 @@ static int reduce_alone(simple_t *s, const void *send, void *recv, void *scratch
   /* Where the result builds: recv where it is wanted above the small
    * size, else the scratch. Every schedule reads send where it is (no
    * copy into buf first; a leaf of the tree sends straight from it). */
-  int want_result = root < 0 || s->pid == root;
   void *buf = want_result && bytes > SIMPLE__COLL_SMALL_REDUCE ? recv : acc;
   int rc = lane_exchange(n, 0, send, buf, tmp, count, type, op, root_node, rd, 0, sig);
   if (!rc && want_result && buf != recv) memcpy(recv, buf, bytes);
@@ -171,20 +166,19 @@ static int reduce_common(simple_t *s, const void *send, void *recv, size_t count
    * thread runs its schedule on the caller's buffers (reduce_alone): the
    * same messages on lane 0 as reduce_small's, without its copies through
    * the scratch. */
-  int rd = alg == SIMPLE__ALG_RD;
-  int small = simple__coll_reduce_small(alg, bytes);
+  int rd = alg == SIMPLE__ALG_RD, small = simple__coll_reduce_small(alg, bytes);
+  int root_node = simple__coll_tree_root(n, root, op, alg == SIMPLE__ALG_TREE);
   void *scratch = NULL;
   if (s->thread == 0 && !err && !(scratch = simple__xchg_room(s, 2 * bytes)))
     err = SIMPLE_ERR_NOMEM;
   if (n->threads == 1)
-    return reduce_alone(s, send, recv, scratch, count, type, op, root, alg == SIMPLE__ALG_TREE, rd,
-                        err, sig);
+    return reduce_alone(s, send, recv, scratch, count, type, op, want_result, root_node, rd, err,
+                        sig);
   if (small)
-    return reduce_small(s, send, recv, scratch, count, type, op, want_result,
-                        simple__coll_tree_root(n, root, op, alg == SIMPLE__ALG_TREE), err, sig);
+    return reduce_small(s, send, recv, scratch, count, type, op, want_result, root_node, err, sig);
   int rc;
   const simple__slot_t *slots = simple__node_publish(s, send, recv, scratch, count, err, &rc);
-  return reduce_large(s, slots, count, type, op, root, alg == SIMPLE__ALG_TREE, rd, recv, rc, sig);
+  return reduce_large(s, slots, count, type, op, want_result, root_node, rd, recv, rc, sig);
 }
 
 int simple_allreduce(simple_t *s, const void *send, void *recv, size_t count, simple_type_t type,

@@ -316,11 +316,11 @@ static void local_blocks(const a2a_t *c, int lo, int hi) {
     if (!bytes) continue; /* an empty block's buffers may be NULL */
     unsigned char *dst = dst_of(c, j) + rd(c, j, first + i) * c->es;
     if (stage) {
-      if (bytes && !(i == j && is_in_place(c, i))) memcpy(dst, stage + off, bytes);
+      if (!(i == j && is_in_place(c, i))) memcpy(dst, stage + off, bytes);
       off += bytes;
     } else {
       const unsigned char *src = src_of(c, i);
-      if (bytes && src) memcpy(dst, src + sd(c, i, first + j) * c->es, bytes);
+      if (src) memcpy(dst, src + sd(c, i, first + j) * c->es, bytes);
     }
   }
 }
@@ -399,19 +399,19 @@ static void x_local(void *ctx) {
   local_blocks(c, 0, c->r * c->r);
 }
 
-static void init(a2a_t *c, simple_t *s, int v, size_t count, simple_type_t type, unsigned sig) {
+static a2a_t init(simple_t *s, int v, size_t count, simple_type_t type, unsigned sig) {
   simple__node_t *n = s->node;
-  *c = (a2a_t){.n = n,
-               .first_pid = n->first_pid,
-               .r = n->threads,
-               .me = s->thread,
-               .P = n->nodes,
-               .node = n->node,
-               .D = simple__xchg_split(n, 0).drivers,
-               .v = v,
-               .count = count,
-               .es = simple_type_size(type),
-               .sig = sig};
+  return (a2a_t){.n = n,
+                 .first_pid = n->first_pid,
+                 .r = n->threads,
+                 .me = s->thread,
+                 .P = n->nodes,
+                 .node = n->node,
+                 .D = simple__xchg_split(n, 0).drivers,
+                 .v = v,
+                 .count = count,
+                 .es = simple_type_size(type),
+                 .sig = sig};
 }
 
 /* Everything after the plan is known: the exchange itself. */
@@ -436,8 +436,7 @@ static int exchange(simple_t *s, a2a_t *c) {
   /* Another node's signature seen by a driver: SIMPLE_ERR_ARG on every
    * thread of the node. */
   rc = simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG);
-  if (!rc && bad) rc = mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
-  return rc;
+  return rc || !bad ? rc : mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
 }
 
 /* Error mode (src/xchg): the sizes of this node's messages, without the
@@ -497,7 +496,7 @@ static int exchange_bad(simple_t *s, a2a_t *c, int rc) {
   return rc2 ? rc2 : rc;
 }
 
-/* One node, all of a thread's blocks within its slot (p n <= INLINE_CAP):
+/* One node, all of a thread's blocks within its slot (p n <= SIMPLE__SV_A2A_CAP):
  * every thread copies its outgoing blocks into its slot before the publish
  * barrier and then takes its block from every slot. One barrier instead of
  * two (nobody writes into another thread's buffer), and in place needs no
@@ -506,16 +505,13 @@ static int exchange_bad(simple_t *s, a2a_t *c, int rc) {
  * the same path. The in-place choice rides in the slot's data before the
  * blocks, so that a reader touches only the lines it copies from. Cost:
  * b + 2 p n/B. */
-#define INLINE_CAP SIMPLE__SV_A2A_CAP
 static int alltoall_inline(simple_t *s, const void *out, void *recv, size_t count,
                            simple_type_t type, int err) {
-  int r = s->node->threads, me = s->thread;
+  int r = s->node->threads, me = s->thread, in_place = out == recv, rc;
   size_t bytes = count * simple_type_size(type);
-  int in_place = out == recv;
   simple__slot_t *mine = simple__node_my_slot(s);
   simple__sv_a2a_put(mine, in_place);
   if (!err && bytes) memcpy(simple__sv_a2a_blocks(mine), out, (size_t)r * bytes);
-  int rc;
   const simple__slot_t *slots =
       simple__node_publish(s, in_place ? SIMPLE_IN_PLACE : out, recv, NULL, count, err, &rc);
   if (!slots) return rc;
@@ -543,11 +539,10 @@ static int alltoall_(simple_t *s, const void *send, void *recv, size_t count, si
   if (!err) err = simple__size_mul((size_t)n->nprocs, count, &total);
   if (!err && !in_place) err = simple__check_buffer(send, total, type);
   if (!err) err = simple__check_buffer(recv, total, type);
-  if (n->nodes == 1 && count <= INLINE_CAP &&
-      (size_t)n->nprocs * count * simple_type_size(type) <= INLINE_CAP)
+  if (n->nodes == 1 && count <= SIMPLE__SV_A2A_CAP &&
+      (size_t)n->nprocs * count * simple_type_size(type) <= SIMPLE__SV_A2A_CAP)
     return alltoall_inline(s, in_place ? recv : send, recv, count, type, err);
-  a2a_t c;
-  init(&c, s, 0, count, type, sig);
+  a2a_t c = init(s, 0, count, type, sig);
   c.in_place = in_place;
   /* From count and type alone, as on every node (one with an error too). */
   c.direct = c.P > 1 && total <= SIZE_MAX / (c.es ? c.es : 1) &&
@@ -571,7 +566,7 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
   return simple__coll_verdict(s, alltoall_(s, send, recv, count, type));
 }
 
-/* One node of at most PACK_MAX_THREADS threads, every thread's outgoing blocks
+/* One node of at most SIMPLE__SV_A2AV_THREADS threads, every thread's outgoing blocks
  * within its slot: each thread packs them before the publish barrier and
  * takes its blocks from every slot after it; nobody reads another thread's
  * buffer or arrays, so no closing barrier (one barrier instead of two;
@@ -581,24 +576,22 @@ int simple_alltoall(simple_t *s, const void *send, void *recv, size_t count, sim
  * block's lines at once (with offsets read from the header, the block's
  * lines came only after the header's: 64-byte blocks took 0.13 us where
  * the regular alltoall took 0.07). The header holds each block's size (16
- * bits; the last entry is PACK_NONE when the thread did not pack: a block
+ * bits; the last entry is SIMPLE__SV_A2AV_NONE when the thread did not pack: a block
  * larger than the stride) and the thread's in-place choice. Whether every
  * thread packed is read from the slots, the same verdict everywhere. */
-#define PACK_MAX_THREADS SIMPLE__SV_A2AV_THREADS
-#define PACK_NONE        SIMPLE__SV_A2AV_NONE
 
 /* Packs the blocks of src (NULL: a thread with an error) into the slot's
  * data when each fits its place, else marks it as not packed. */
 static void pack_v(simple__slot_t *slot, const void *src, int in_place, const size_t *sc,
                    const size_t *sd, int p, simple_type_t type) {
   size_t es = simple_type_size(type), stride = SIMPLE__SV_A2AV_CAP / (size_t)p;
-  uint16_t size[PACK_MAX_THREADS + 1] = {0};
+  uint16_t size[SIMPLE__SV_A2AV_THREADS + 1] = {0};
   int packed = src != NULL;
   for (int j = 0; j < p && packed; j++) {
     if (sc[j] > stride / es) packed = 0;
     size[j] = (uint16_t)(sc[j] * es);
   }
-  size[p] = packed ? 0 : PACK_NONE;
+  size[p] = packed ? 0 : SIMPLE__SV_A2AV_NONE;
   simple__sv_a2av_put(slot, size, p, in_place);
   for (int j = 0; j < p && packed; j++)
     if (sc[j])
@@ -615,7 +608,7 @@ static int unpack_v(const simple__slot_t *slots, int me, void *recv, const size_
                     const size_t *rd, int p, simple_type_t type) {
   size_t es = simple_type_size(type);
   for (int i = 0; i < p; i++)
-    if (simple__sv_a2av_size(&slots[i], p) == PACK_NONE) return 0;
+    if (simple__sv_a2av_size(&slots[i], p) == SIMPLE__SV_A2AV_NONE) return 0;
   int first = simple__sv_a2av_in_place(&slots[0]), bad = 0;
   for (int i = 0; i < p; i++) {
     size_t bytes = simple__sv_a2av_size(&slots[i], me), want = rc[i] * es;
@@ -639,10 +632,9 @@ static int alltoallv_(simple_t *s, const void *send, const size_t *scounts, cons
     scounts = rcounts;
     sdispls = rdispls;
   }
-  size_t sext = 0, rext = 0;
+  size_t sext = 0, rext = 0, es = simple_type_size(type);
   int err = simple__check_buffer(NULL, 0, type);
   if (!err && (!scounts || !sdispls || !rcounts || !rdispls)) err = SIMPLE_ERR_NULL;
-  size_t es = simple_type_size(type);
   if (!err && !in_place && !(err = simple__size_extent(scounts, sdispls, 0, p, &sext)) &&
       sext > SIZE_MAX / es)
     err = SIMPLE_ERR_COUNT;
@@ -655,7 +647,7 @@ static int alltoallv_(simple_t *s, const void *send, const size_t *scounts, cons
   if (!err) err = simple__check_buffer(recv, rext, type);
   varrays_t mine = {scounts, sdispls, rcounts, rdispls};
   simple__sv_varrays_put(simple__node_my_slot(s), &mine);
-  int packs = n->nodes == 1 && p <= PACK_MAX_THREADS;
+  int packs = n->nodes == 1 && p <= SIMPLE__SV_A2AV_THREADS;
   if (packs)
     pack_v(simple__node_my_slot(s), err ? NULL : (in_place ? recv : send), in_place, scounts,
            sdispls, p, type);
@@ -663,8 +655,7 @@ static int alltoallv_(simple_t *s, const void *send, const size_t *scounts, cons
   const simple__slot_t *slots =
       simple__node_publish(s, send, recv, NULL, (size_t)arrays_bad, err, &rc);
   if (!slots) {
-    a2a_t c;
-    init(&c, s, 1, 0, type, sig);
+    a2a_t c = init(s, 1, 0, type, sig);
     c.slots = simple__node_slots(s);
     for (int u = 0; u < c.r; u++)
       if (c.slots[u].n) return rc; /* sizes unknown: no marks (docs/api.md) */
@@ -678,8 +669,7 @@ static int alltoallv_(simple_t *s, const void *send, const size_t *scounts, cons
    * the room and plans now, and hands them out with a second publish. The
    * first call's slots stay valid until everyone has passed the closing
    * barrier. */
-  a2a_t c;
-  init(&c, s, 1, 0, type, sig);
+  a2a_t c = init(s, 1, 0, type, sig);
   c.slots = slots;
   c.in_place = is_in_place(&c, 0);
   if (c.in_place || c.D > 0) { /* else one node, not in place: no plan */

@@ -32,9 +32,7 @@ static int node_bcast(simple__node_t *n, void *buf, size_t bytes, int root_node,
   if (tree) return simple__coll_net_bcast_tree(n, 0, buf, bytes, root_node, 0, sig);
   long long mine = (long long)sig << 1, word = mine;
   int rc = simple__comm_bcast_word(simple__coll_comm(n), &word, buf, bytes, root_node);
-  if (!rc && (word & 1)) rc = SIMPLE_ERR_PEER;
-  if (!rc && word != mine) rc = SIMPLE_ERR_ARG;
-  return rc;
+  return rc ? rc : (word & 1) ? SIMPLE_ERR_PEER : word != mine ? SIMPLE_ERR_ARG : 0;
 }
 
 /* An argument error on this node: its master still takes part in the

@@ -55,21 +55,14 @@ static int majority(const signature_t *sig, const int *weight, int n) {
 int simple__coll_check(simple_t *s, const simple__call_t *call) {
   simple__node_t *n = s->node;
   int r = n->threads, P = n->nodes;
-  signature_t mine;
-  memset(&mine, 0, sizeof mine);
+  signature_t mine = {"", call->count, call->type, call->op, call->root};
   snprintf(mine.call, sizeof mine.call, "%s", call->name);
-  mine.count = call->count;
-  mine.type = call->type;
-  mine.op = call->op;
-  mine.root = call->root;
   memcpy(simple__sv_block(simple__node_my_slot(s)), &mine, sizeof mine);
   /* Thread 0's work space: the node's signatures and weights, then every
    * node's reference, then the job's reference. */
   size_t need = (sizeof(signature_t) + sizeof(int)) * (size_t)(r + P) + sizeof(signature_t);
-  void *w = NULL;
-  int err = 0;
-  if (s->thread == 0 && !(w = simple__node_scratch(s, need))) err = SIMPLE_ERR_NOMEM;
-  int rc;
+  void *w = s->thread == 0 ? simple__node_scratch(s, need) : NULL;
+  int err = s->thread == 0 && !w ? SIMPLE_ERR_NOMEM : 0, rc;
   const simple__slot_t *slots = simple__node_publish(s, call->site, NULL, w, 0, err, &rc);
   if (!slots) return rc;
   signature_t *sig = slots[0].ptr, *nodes = sig + r, *ref = nodes + P;
@@ -202,14 +195,11 @@ static schedule_t schedule_of(const simple__node_t *n, const simple__call_t *c) 
     k.alg = simple__coll_choose(SIMPLE__COLL_BCAST, n, bytes);
     if (k.alg != SIMPLE__ALG_TREE) k.bytes = (long long)bytes;
   } else if (!strcmp(f, "allreduce") || !strcmp(f, "reduce")) {
-    int reduce = f[0] == 'r';
-    simple__coll_alg_t alg =
-        simple__coll_choose(reduce ? SIMPLE__COLL_REDUCE : SIMPLE__COLL_ALLREDUCE, n, bytes);
-    k.alg = alg;
+    simple__coll_alg_t alg = k.alg =
+        simple__coll_choose(f[0] == 'r' ? SIMPLE__COLL_REDUCE : SIMPLE__COLL_ALLREDUCE, n, bytes);
     k.lanes = simple__coll_reduce_small(alg, bytes) ? 1 : simple__xchg_lanes(n);
-    k.root_node =
-        reduce ? simple__coll_tree_root(n, c->root, (simple_op_t)c->op, alg == SIMPLE__ALG_TREE)
-               : -1;
+    /* An allreduce's root is -1: no tree. */
+    k.root_node = simple__coll_tree_root(n, c->root, (simple_op_t)c->op, alg == SIMPLE__ALG_TREE);
   } else if (!strcmp(f, "scan") || !strcmp(f, "exscan")) {
     k.lanes = simple__coll_scan_lanes(n, bytes);
   } else if (!strcmp(f, "alltoall")) {

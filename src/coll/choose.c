@@ -123,25 +123,13 @@ static const rule_t rules[] = {
  * every size and node count. */
 static const char *const kind_names[SIMPLE__COLL_KINDS] = {"allreduce", "reduce",    "scan",
                                                            "alltoall",  "allgather", "bcast"};
-static const struct {
-  const char *name;
-  simple__coll_kind_t kind;
-  simple__coll_alg_t alg;
-} names[] = {
-    {"rd", SIMPLE__COLL_ALLREDUCE, SIMPLE__ALG_RD},
-    {"rab", SIMPLE__COLL_ALLREDUCE, SIMPLE__ALG_RAB},
-    {"rd", SIMPLE__COLL_REDUCE, SIMPLE__ALG_RD},
-    {"rab", SIMPLE__COLL_REDUCE, SIMPLE__ALG_RAB},
-    {"tree", SIMPLE__COLL_REDUCE, SIMPLE__ALG_TREE},
-    {"one-lane", SIMPLE__COLL_SCAN, SIMPLE__ALG_ONE_LANE},
-    {"lanes", SIMPLE__COLL_SCAN, SIMPLE__ALG_LANES},
-    {"packed", SIMPLE__COLL_ALLTOALL, SIMPLE__ALG_PACKED},
-    {"direct", SIMPLE__COLL_ALLTOALL, SIMPLE__ALG_DIRECT},
-    {"packed", SIMPLE__COLL_ALLGATHER, SIMPLE__ALG_PACKED},
-    {"direct", SIMPLE__COLL_ALLGATHER, SIMPLE__ALG_DIRECT},
-    {"tree", SIMPLE__COLL_BCAST, SIMPLE__ALG_TREE},
-    {"mpi", SIMPLE__COLL_BCAST, SIMPLE__ALG_MPI},
-};
+static const char *const alg_names[SIMPLE__ALG_COUNT] = {"rd",    "rab",    "tree",   "one-lane",
+                                                         "lanes", "packed", "direct", "mpi"};
+/* The algorithms each kind accepts, one bit per simple__coll_alg_t. */
+#define ALG(a) (1u << SIMPLE__ALG_##a)
+static const unsigned kind_algs[SIMPLE__COLL_KINDS] = {
+    ALG(RD) | ALG(RAB),        ALG(RD) | ALG(RAB) | ALG(TREE), ALG(ONE_LANE) | ALG(LANES),
+    ALG(PACKED) | ALG(DIRECT), ALG(PACKED) | ALG(DIRECT),      ALG(TREE) | ALG(MPI)};
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int forced[SIMPLE__COLL_KINDS]; /* alg + 1, or 0: the table decides */
@@ -161,11 +149,13 @@ static int parse_item(const char *item, size_t len) {
   const char *eq = memchr(item, '=', len);
   if (!eq) return -1;
   size_t klen = (size_t)(eq - item), alen = len - klen - 1;
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (is(kind_names[names[i].kind], item, klen) && is(names[i].name, eq + 1, alen)) {
-      forced[names[i].kind] = (int)names[i].alg + 1;
-      return 0;
-    }
+  for (int k = 0; k < SIMPLE__COLL_KINDS; k++)
+    for (int a = 0; a < SIMPLE__ALG_COUNT; a++)
+      if ((kind_algs[k] >> a & 1) && is(kind_names[k], item, klen) &&
+          is(alg_names[a], eq + 1, alen)) {
+        forced[k] = a + 1;
+        return 0;
+      }
   return -1;
 }
 

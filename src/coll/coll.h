@@ -19,10 +19,10 @@
  * and non-commutative ops are applied in rank order). buf holds this node's
  * contribution and receives the result; tmp has room for count elements.
  *
- * recursive doubling: ceil(log2 P) steps of one exchange of the whole
+ * rd set, recursive doubling: ceil(log2 P) steps of one exchange of the whole
  * vector, plus a fold step in and out when P is not a power of two:
  *   cost (log2 P + 2) (alpha + beta n). Best for small vectors.
- * Rabenseifner: recursive-halving reduce-scatter, recursive-doubling
+ * rd clear, Rabenseifner: recursive-halving reduce-scatter, recursive-doubling
  * allgather, with the same fold: cost 2 log2 P alpha + 2 beta n + 2 beta n
  * for the fold. Best for large vectors.
  *
@@ -44,12 +44,9 @@
  * (NULL: buf holds it); read, never written. With P a power of two the
  * first step reads it there instead of a copy into buf first (a memory
  * pass of n saved on the step's critical path), the result order unchanged. */
-int simple__coll_net_allreduce_rd_sig(simple__node_t *n, int lane, const void *in, void *buf,
-                                      void *tmp, size_t count, simple_type_t type, simple_op_t op,
-                                      int bad, unsigned sig);
-int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, const void *in, void *buf,
-                                   void *tmp, size_t count, simple_type_t type, simple_op_t op,
-                                   int bad, unsigned sig);
+int simple__coll_net_allreduce(simple__node_t *n, int lane, const void *in, void *buf, void *tmp,
+                               size_t count, simple_type_t type, simple_op_t op, int rd, int bad,
+                               unsigned sig);
 
 /* Reduce of count elements to node root_node, one thread per node on
  * `lane`, for commutative ops only (the built-in ones: a subtree's

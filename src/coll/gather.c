@@ -116,17 +116,24 @@ static int staging_bytes(const simple__node_t *n, const layout_t *l, int root_no
   return 0;
 }
 
+/* Copies a thread's block between its buffer (own) and its place in big
+ * (at): scatter from big, gather into it; nothing when it is there already.
+ * pack moves a node's blocks the same way, own being their packed place. */
+static void own_copy(int scatter, void *own, unsigned char *at, size_t bytes) {
+  if (at == (unsigned char *)own) return;
+  if (scatter)
+    memcpy(own, at, bytes);
+  else
+    memcpy(at, own, bytes);
+}
+
 /* Copies node k's blocks between big and its packed form in stage. */
 static void pack(const simple__node_t *n, const layout_t *l, int k, size_t es, unsigned char *big,
                  unsigned char *stage, int to_stage) {
   size_t off = 0;
   for (int i = n->first_pid[k]; i < n->first_pid[k + 1]; i++) {
     size_t b = cnt(l, i) * es;
-    if (!b) continue;
-    if (to_stage)
-      memcpy(stage + off, big + dsp(l, i) * es, b);
-    else
-      memcpy(big + dsp(l, i) * es, stage + off, b);
+    if (b) own_copy(to_stage, stage + off, big + dsp(l, i) * es, b);
     off += b;
   }
 }
@@ -188,16 +195,6 @@ static void r_unpack(void *ctx, int k, const void *msg) {
   pack(c->n, c->l, k, c->es, c->big, (unsigned char *)msg, 0);
 }
 
-/* Copies a thread's block between its buffer (own) and its place in big
- * (at): scatter from big, gather into it; nothing when it is there already. */
-static void own_copy(int scatter, void *own, unsigned char *at, size_t bytes) {
-  if (at == (unsigned char *)own) return;
-  if (scatter)
-    memcpy(own, at, bytes);
-  else
-    memcpy(at, own, bytes);
-}
-
 /* v: counts/displs given (significant at the root). */
 /* One node, the root's whole buffer within a slot (p n <= 256 bytes): the
  * blocks travel in the slots, copied in before the publish barrier (gather:
@@ -208,22 +205,17 @@ static void own_copy(int scatter, void *own, unsigned char *at, size_t bytes) {
  * Cost: b + p n/B at the root. */
 static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void *big, size_t es,
                          int root, int err) {
-  int r = s->node->threads, is_root = s->pid == root;
+  int r = s->node->threads, is_root = s->pid == root, rc;
   size_t bytes = count * es;
   unsigned char *data = simple__sv_block(simple__node_my_slot(s));
-  if (!err && bytes) {
-    if (!scatter)
-      memcpy(data, own, bytes);
-    else if (is_root)
-      memcpy(data, big, (size_t)r * bytes);
-  }
-  int rc;
+  if (!err && bytes && !scatter) memcpy(data, own, bytes);
+  if (!err && bytes && scatter && is_root) memcpy(data, big, (size_t)r * bytes);
   const simple__slot_t *slots = simple__node_publish(s, own, big, NULL, count, err, &rc);
   if (!slots || !bytes) return slots ? 0 : rc;
   unsigned char *b = big;
   if (scatter) {
-    const unsigned char *from = simple__sv_block(&slots[root]) + (size_t)s->pid * bytes;
-    if ((unsigned char *)own != b + (size_t)s->pid * bytes) memcpy(own, from, bytes);
+    if ((unsigned char *)own != b + (size_t)s->pid * bytes)
+      memcpy(own, simple__sv_block(&slots[root]) + (size_t)s->pid * bytes, bytes);
   } else if (is_root) {
     for (int u = 0; u < r; u++)
       if (u != root || (unsigned char *)own != b + (size_t)u * bytes)
@@ -233,7 +225,7 @@ static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void
 }
 
 /* One node, the v forms, when the root's slot can hold the counts of all
- * r threads besides the blocks (r <= ROOT_COUNTS_MAX): as rooted_inline
+ * r threads besides the blocks (r <= SIMPLE__SV_ROOTV_THREADS): as rooted_inline
  * where the blocks fit, decided after the publish from what every thread
  * sees alike. Every slot's data starts with its thread's count (so that a
  * reader touches only data lines); the root's goes on with its displs
@@ -248,13 +240,11 @@ static int rooted_inline(simple_t *s, int scatter, void *own, size_t count, void
  * closing barrier keeps the root in the call: 2b. Cost when they fit:
  * b + sum(n)/B at the root. */
 /* The slots' layout: slot_views.h's rootv view. */
-#define ROOT_COUNTS_MAX SIMPLE__SV_ROOTV_THREADS
 static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void *big,
                          const size_t *counts, const size_t *displs, size_t es, int root, int err) {
   int me = s->thread, r = s->node->threads, is_root = me == root; /* one node: pid = thread */
   size_t cap = simple__sv_rootv_cap(r);
   simple__slot_t *mine = simple__node_my_slot(s);
-  int packed = 0;
   /* Every thread's count leads its data; the root's layout follows. */
   simple__sv_rootv_put_count(mine, count);
   if (!err && !scatter && count * es <= cap && count)
@@ -262,7 +252,7 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
   if (!err && is_root) {
     /* Block u at a fixed place: its reader knows where it is before it has
      * the root's header, and fetches both at once. */
-    packed = scatter;
+    int packed = scatter;
     for (int u = 0; u < r && packed; u++) packed = counts[u] <= cap / (size_t)r / es;
     for (int u = 0; u < r && packed; u++)
       if (counts[u])
@@ -274,12 +264,10 @@ static int rooted_v_node(simple_t *s, int scatter, void *own, size_t count, void
   const simple__slot_t *slots = simple__node_publish(s, own, big, NULL, count, err, &rc);
   if (!slots) return rc;
   const simple__slot_t *rs = &slots[root];
-  size_t rcount[ROOT_COUNTS_MAX];
-  packed = simple__sv_rootv_packed(rs);
+  size_t rcount[SIMPLE__SV_ROOTV_THREADS], nu[SIMPLE__SV_ROOTV_THREADS];
+  int packed = simple__sv_rootv_packed(rs), fit = 1;
   simple__sv_rootv_counts(rs, rcount, r);
   /* Every thread reaches the same verdict on the counts by itself. */
-  int fit = 1;
-  size_t nu[ROOT_COUNTS_MAX];
   for (int u = 0; u < r; u++) {
     nu[u] = simple__sv_rootv_count(&slots[u]);
     if (nu[u] != rcount[u]) return count != rcount[me] ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER;
@@ -530,15 +518,14 @@ static int rooted(simple_t *s, int scatter, int v, void *own, size_t count, void
                 .root = root,
                 .is_root = s->pid == root,
                 .sig = s->sig};
-  int err = rooted_args(s, &c);
+  int err = rooted_args(s, &c), rc;
   if (n->nodes == 1 && !v && count <= SIMPLE__INLINE_BYTES &&
       (size_t)p * count * es <= SIMPLE__INLINE_BYTES)
     return rooted_inline(s, scatter, c.own, c.count, big, es, root, err);
-  if (n->nodes == 1 && v && n->threads <= ROOT_COUNTS_MAX)
+  if (n->nodes == 1 && v && n->threads <= SIMPLE__SV_ROOTV_THREADS)
     return rooted_v_node(s, scatter, c.own, c.count, big, counts, displs, es, root, err);
   /* The layout travels to the node in the root's slot. */
   if (c.is_root) simple__sv_rootlayout_put(simple__node_my_slot(s), counts, displs);
-  int rc;
   const simple__slot_t *slots = simple__node_publish(s, c.own, big, c.scratch, c.count, err, &rc);
   if (!slots) {
     /* A root out of range, or nothing to move, is every node's verdict. */

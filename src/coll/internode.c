@@ -6,8 +6,8 @@
 #include "net/net.h"
 
 /* Every step goes through simple__xchg_sendrecv, which carries the
- * verdict (error marks) and the call's signature (in the MPI tag). */
-#define SIGNATURE_DIFFERS SIMPLE__XCHG_SIG_DIFFERS
+ * verdict (error marks) and the call's signature (in the MPI tag: bad
+ * becomes SIMPLE__XCHG_SIG_DIFFERS where another one came). */
 
 /* buf = theirs (op) buf where the partner's block lies below ours, else
  * buf = buf (op) theirs: rank order whatever the op (theirs is destroyed). */
@@ -51,9 +51,9 @@ static int fold_out(simple__node_t *n, int lane, void *buf, size_t bytes, int po
 }
 
 /* The schedules' result: an MPI error, else the verdict (bad 2: this node
- * received a signature other than its own, SIGNATURE_DIFFERS). */
+ * received a signature other than its own, SIMPLE__XCHG_SIG_DIFFERS). */
 static int verdict(int rc, int bad) {
-  return rc ? rc : bad == SIGNATURE_DIFFERS ? SIMPLE_ERR_ARG : bad ? SIMPLE_ERR_PEER : 0;
+  return rc ? rc : bad == SIMPLE__XCHG_SIG_DIFFERS ? SIMPLE_ERR_ARG : bad ? SIMPLE_ERR_PEER : 0;
 }
 
 /* The node rank of survivor `newrank`. */
@@ -117,15 +117,22 @@ static int first_step(simple__node_t *n, int lane, const unsigned char *first, u
                                     bad, sig, combine_arrived, &f);
 }
 
-int simple__coll_net_allreduce_rd_sig(simple__node_t *n, int lane, const void *in, void *buf,
-                                      void *tmp, size_t count, simple_type_t type, simple_op_t op,
-                                      int bad, unsigned sig) {
+/* First element of piece i when count elements are cut into k pieces. */
+static size_t piece(size_t count, int k, int i) {
+  size_t q = count / (size_t)k, r = count % (size_t)k;
+  return (size_t)i * q + ((size_t)i < r ? (size_t)i : r);
+}
+
+int simple__coll_net_allreduce(simple__node_t *n, int lane, const void *in, void *buf, void *tmp,
+                               size_t count, simple_type_t type, simple_op_t op, int rd, int bad,
+                               unsigned sig) {
   int P = n->nodes, pof2 = pof2_below(P), rem = P - pof2, rc = 0;
-  size_t bytes = count * simple_type_size(type);
+  size_t es = simple_type_size(type), bytes = count * es;
+  unsigned char *b = buf, *t = tmp;
   const unsigned char *first = input_of(in, buf, bytes, rem, bad);
   int newrank = fold_in(n, lane, buf, tmp, count, type, op, pof2, &rc, &bad, sig);
   if (rc) return rc;
-  if (newrank >= 0) {
+  if (newrank >= 0 && rd) {
     for (int mask = 1; mask < pof2; mask <<= 1, first = NULL) {
       int newpartner = newrank ^ mask, partner = real_rank(newpartner, rem);
       if (first) {
@@ -139,27 +146,7 @@ int simple__coll_net_allreduce_rd_sig(simple__node_t *n, int lane, const void *i
       if (rc) return rc;
       if (!bad) combine_in_order(op, type, buf, tmp, count, newpartner < newrank);
     }
-  }
-  rc = fold_out(n, lane, buf, bytes, pof2, &bad, sig);
-  return verdict(rc, bad);
-}
-
-/* First element of piece i when count elements are cut into k pieces. */
-static size_t piece(size_t count, int k, int i) {
-  size_t q = count / (size_t)k, r = count % (size_t)k;
-  return (size_t)i * q + ((size_t)i < r ? (size_t)i : r);
-}
-
-int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, const void *in, void *buf,
-                                   void *tmp, size_t count, simple_type_t type, simple_op_t op,
-                                   int bad, unsigned sig) {
-  int P = n->nodes, pof2 = pof2_below(P), rem = P - pof2, rc = 0;
-  size_t es = simple_type_size(type);
-  unsigned char *b = buf, *t = tmp;
-  const unsigned char *first = input_of(in, buf, count * es, rem, bad);
-  int newrank = fold_in(n, lane, buf, tmp, count, type, op, pof2, &rc, &bad, sig);
-  if (rc) return rc;
-  if (newrank >= 0) {
+  } else if (newrank >= 0) {
     /* Reduce-scatter by recursive halving, partners at distance 1, 2, 4...:
      * at each step keep one half of the current window of pieces (the lower
      * one if our bit `mask` is 0), send the other, and combine what the
@@ -209,7 +196,7 @@ int simple__coll_net_allreduce_rab(simple__node_t *n, int lane, const void *in, 
         hi = phi;
     }
   }
-  rc = fold_out(n, lane, buf, count * es, pof2, &bad, sig);
+  rc = fold_out(n, lane, buf, bytes, pof2, &bad, sig);
   return verdict(rc, bad);
 }
 
@@ -267,7 +254,7 @@ int simple__coll_net_reduce_tree(simple__node_t *n, int lane, const void *in, vo
   /* Up: at step 2^j a node whose bit j is set sends its combination over
    * its subtree to rel - 2^j and is done; the others receive from rel +
    * 2^j (if any) and combine. A child's tag that differs from this node's
-   * sets bad (SIGNATURE_DIFFERS) and nothing of it is combined; a failed
+   * sets bad (SIMPLE__XCHG_SIG_DIFFERS) and nothing of it is combined; a failed
    * child's marks set it to 1; with bad set, a child's segments are
    * drained and marks go up. */
   for (mask = 1; mask < P; mask <<= 1) {
@@ -287,13 +274,13 @@ int simple__coll_net_reduce_tree(simple__node_t *n, int lane, const void *in, vo
       mine = buf;
     }
   }
-  if (parent >= 0 && (rc = simple__xchg_sendrecv(n, lane, mine, bytes, parent, NULL, 0, -1,
-                                                 SIMPLE__TAG_REDUCE, &bad, sig)) != 0)
-    return rc;
+  if (parent >= 0)
+    rc = simple__xchg_sendrecv(n, lane, mine, bytes, parent, NULL, 0, -1, SIMPLE__TAG_REDUCE, &bad,
+                               sig);
   /* No verdict back down: like MPI_Reduce, a node is done once its data
    * has left (one message per tree edge). A node hears of a failure only
    * from below: the nodes on the way from a failed node to the root's. */
-  return verdict(0, bad);
+  return verdict(rc, bad);
 }
 
 int simple__coll_net_bcast_tree(simple__node_t *n, int lane, void *buf, size_t bytes, int root_node,
@@ -303,16 +290,14 @@ int simple__coll_net_bcast_tree(simple__node_t *n, int lane, void *buf, size_t b
    * lowest set bit; then it sends to rel + 2^i for every 2^i below that
    * bit (every 2^i < P at the root), the largest first. */
   while (mask < P && !(rel & mask)) mask <<= 1;
-  if (rel &&
-      (rc = simple__xchg_sendrecv(n, lane, NULL, 0, -1, buf, bytes, (rel - mask + root_node) % P,
-                                  SIMPLE__TAG_BCAST, &bad, sig)) != 0)
-    return rc;
-  for (mask >>= 1; mask > 0; mask >>= 1)
-    if (rel + mask < P &&
-        (rc = simple__xchg_sendrecv(n, lane, buf, bytes, (rel + mask + root_node) % P, NULL, 0, -1,
-                                    SIMPLE__TAG_BCAST, &bad, sig)) != 0)
-      return rc;
-  return verdict(0, bad);
+  if (rel)
+    rc = simple__xchg_sendrecv(n, lane, NULL, 0, -1, buf, bytes, (rel - mask + root_node) % P,
+                               SIMPLE__TAG_BCAST, &bad, sig);
+  for (mask >>= 1; mask > 0 && !rc; mask >>= 1)
+    if (rel + mask < P)
+      rc = simple__xchg_sendrecv(n, lane, buf, bytes, (rel + mask + root_node) % P, NULL, 0, -1,
+                                 SIMPLE__TAG_BCAST, &bad, sig);
+  return verdict(rc, bad);
 }
 
 int simple__coll_net_exscan(simple__node_t *n, int lane, void *part, void *res, void *tmp,

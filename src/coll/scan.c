@@ -113,22 +113,18 @@ static int scan_small(simple_t *s, const simple__slot_t *slots, int exclusive, s
   if (n->node > 0) {
     memcpy(acc, w + stride, bytes);
     simple__op_apply(op, type, acc, loc, count);
-    memcpy(recv, acc, bytes);
-  } else {
-    memcpy(recv, loc, bytes);
   }
+  memcpy(recv, n->node > 0 ? acc : loc, bytes);
   return rc;
 }
 
 static int scan_large(simple_t *s, const simple__slot_t *slots, int exclusive, size_t count,
                       simple_type_t type, simple_op_t op, void *recv, unsigned sig) {
   simple__node_t *n = s->node;
-  int me = s->thread, r = n->threads,
-      lanes = simple__coll_scan_lanes(n, count * simple_type_size(type));
   size_t es = simple_type_size(type), bytes = count * es;
-  size_t stride = large_stride(bytes), l0, l1;
+  int me = s->thread, r = n->threads, lanes = simple__coll_scan_lanes(n, bytes);
+  size_t stride = large_stride(bytes), l0, l1, lo, hi;
   unsigned char *w = slots[0].ptr;
-  size_t lo, hi;
   simple__node_slice(count, es, r, me, &lo, &hi);
   /* This thread's slice of the node total, in its place. */
   if (lo < hi) simple__node_scan_slice(slots, r, exclusive, type, op, lo, hi, w);
@@ -187,17 +183,13 @@ static int scan_alone(simple__node_t *n, const void *send, void *recv, unsigned 
   if (rc) return rc;
   if (n->node == 0) {
     if (!exclusive && recv != send) memcpy(recv, send, bytes);
-    return 0;
-  }
-  if (exclusive) {
+  } else if (exclusive) {
     if (!into_recv) memcpy(recv, x, bytes);
-    return 0;
-  }
-  if (into_recv) {
+  } else if (into_recv) {
     simple__op_apply(op, type, recv, send, count);
-    return 0;
+  } else {
+    apply_left(op, type, x, send, recv, count); /* recv = X op send */
   }
-  apply_left(op, type, x, send, recv, count); /* recv = X op send */
   return 0;
 }
 

@@ -153,9 +153,8 @@ static int move(simple__node_t *n, simple__comm_t *c, const void *sbuf, size_t s
   size_t ns = dest >= 0 ? segments(sbytes, sseg) : 0, nr = src >= 0 ? segments(rbytes, rseg) : 0;
   size_t sp = 0, sd = 0, rp = 0, rd = 0; /* segments posted, done */
   size_t marks_left = 0;                 /* marks still to drain after the window */
-  int mark_tag = in, seen_mark = 0;
+  int mark_tag = in, seen_mark = 0, rc = 0;
   simple__net_req_t sq[MOVE_WINDOW], rq[MOVE_WINDOW];
-  int rc = 0;
   if (marks && dest >= 0 && sbytes) ns = MOVE_WINDOW;
   while (sd < sp || rd < rp || (!rc && (sp < ns || rp < nr))) {
     /* The receives first, so that their buffers are ready when the data
@@ -218,9 +217,8 @@ static int step_wait(const simple__xchg_t *x, simple__net_req_t *req, int nr, in
                      int *differs) {
   int rc = 0, tag = out_tag(x);
   for (int j = 0; j < m; j++) {
-    int got = tag;
-    int w =
-        j < nr && x->sig ? simple__net_wait_tag(&req[j], &got) : simple__net_waitall(&req[j], 1);
+    int got = tag, w = j < nr && x->sig ? simple__net_wait_tag(&req[j], &got)
+                                        : simple__net_waitall(&req[j], 1);
     if (w == SIMPLE__NET_MARK)
       *marked = 1;
     else if (w && !rc)
@@ -280,13 +278,13 @@ static int step_pair(const simple__xchg_t *x, int d, int to, int from, int *also
   int unpack = 0, mark = 0, differ = 0;
   void (*hook)(void *) = *also_local ? local_once : NULL;
   *also_local = 0;
-  if (x->bad) /* a mark where each segment would go, and whatever comes taken */
-    return move(x->n, c, NULL, ob, ob ? to : -1, NULL, ib, ib ? from : -1, out_tag(x), in_tag(x), 1,
-                NULL, NULL, NULL, NULL, &mark, &differ);
-  void *in = ib ? x->in(x->ctx, from, d, &unpack) : NULL;
-  const void *out = ob ? x->out(x->ctx, to, d) : NULL;
-  int rc = move(x->n, c, out, ob, ob ? to : -1, in, ib, ib ? from : -1, out_tag(x), in_tag(x), 0,
-                hook, (void *)x, NULL, NULL, &mark, &differ);
+  /* In error mode (no hook then: simple__xchg_drive) a mark where each
+   * segment would go, and whatever comes taken: no buffer, the verdict
+   * SIMPLE_ERR_PEER whatever comes. */
+  void *in = ib && !x->bad ? x->in(x->ctx, from, d, &unpack) : NULL;
+  const void *out = ob && !x->bad ? x->out(x->ctx, to, d) : NULL;
+  int rc = move(x->n, c, out, ob, ob ? to : -1, in, ib, ib ? from : -1, out_tag(x), in_tag(x),
+                x->bad, hook, (void *)x, NULL, NULL, &mark, &differ);
   /* A mark, or another node's signature: the message is not unpacked. */
   if (mark || differ) unpack = 0;
   *marked |= mark;
@@ -454,10 +452,6 @@ int simple__xchg_put(const simple__xchg_t *x, int d, simple__win_t *w, size_t di
   return rc;
 }
 
-/* A single-segment message's tag at the root (simple__xchg_rooted): as
- * move would send it, the last segment's flag included. */
-static int whole_tag(int tag) { return seg_tag(tag, 0, 1); }
-
 /* One message of a rooted exchange, one way between this node and
  * `peer`, through move (in segments; marks and drains when x->bad): buf's
  * bytes to peer (out) or from it. A mark sets *marked, another signature
@@ -511,7 +505,8 @@ int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int l
       }
       if (out) {
         at[m] = (void *)x->out(x->ctx, k, lane);
-        rc = simple__net_isend(c, at[m], b, k, whole_tag(tag), &req[m]);
+        /* As move would send a single segment: the last one's flag set. */
+        rc = simple__net_isend(c, at[m], b, k, seg_tag(tag, 0, 1), &req[m]);
       } else {
         at[m] = x->in(x->ctx, k, lane, &unpack[m]);
         rc = simple__net_irecv(c, at[m], b, k, want, &req[m]);
@@ -548,7 +543,6 @@ int simple__xchg_rooted_peer(const simple__xchg_t *x, int root_node, int lane, v
                              size_t bytes, int out) {
   if (bytes == 0) return 0; /* empty messages are not sent (net.h) */
   simple__comm_t *c = simple__xchg_lane(x->n, lane);
-  int marked = 0, differs = 0;
-  int rc = one_way(x, c, root_node, buf, bytes, out, &marked, &differs);
+  int marked = 0, differs = 0, rc = one_way(x, c, root_node, buf, bytes, out, &marked, &differs);
   return rc ? rc : x->bad || marked ? SIMPLE_ERR_PEER : differs ? SIMPLE_ERR_ARG : 0;
 }
