@@ -55,8 +55,14 @@ static int majority(const signature_t *sig, const int *weight, int n) {
 int simple__coll_check(simple_t *s, const simple__call_t *call) {
   simple__node_t *n = s->node;
   int r = n->threads, P = n->nodes;
-  signature_t mine = {"", call->count, call->type, call->op, call->root};
+  /* Zeroed whole, padding included: signatures go on the wire. */
+  signature_t mine;
+  memset(&mine, 0, sizeof mine);
   snprintf(mine.call, sizeof mine.call, "%s", call->name);
+  mine.count = call->count;
+  mine.type = call->type;
+  mine.op = call->op;
+  mine.root = call->root;
   memcpy(simple__sv_block(simple__node_my_slot(s)), &mine, sizeof mine);
   /* Thread 0's work space: the node's signatures and weights, then every
    * node's reference, then the job's reference. */
@@ -83,7 +89,10 @@ int simple__coll_check(simple_t *s, const simple__call_t *call) {
       struct {
         signature_t sig;
         int weight;
-      } me = {sig[m], agree}, all[P];
+      } me, all[P];
+      memset(&me, 0, sizeof me); /* its padding goes on the wire too */
+      me.sig = sig[m];
+      me.weight = agree;
       rc = simple__comm_allgather(simple__coll_comm(n), &me, sizeof me, all);
       for (int k = 0; k < P; k++) {
         nodes[k] = all[k].sig;
