@@ -58,10 +58,15 @@ int simple__comm_improbe(simple__comm_t *c, int *found, int *src, int *tag, size
   return 0;
 }
 
+/* A receive's MPI count: a buffer larger than one count takes messages up
+ * to INT_MAX bytes, all that one MPI_BYTE message can hold (a matched
+ * message's size came from an int count). */
+static int recv_count(size_t bytes) { return bytes > INT_MAX ? INT_MAX : (int)bytes; }
+
 int simple__comm_mrecv(long long *match, void *buf, size_t bytes) {
   MPI_Message m;
   memcpy(&m, match, sizeof m);
-  int rc = SIMPLE__NET_WATCHED(MPI_Mrecv(buf, (int)bytes, MPI_BYTE, &m, MPI_STATUS_IGNORE));
+  int rc = SIMPLE__NET_WATCHED(MPI_Mrecv(buf, recv_count(bytes), MPI_BYTE, &m, MPI_STATUS_IGNORE));
   return simple__net_ok(rc);
 }
 
@@ -69,15 +74,15 @@ int simple__comm_imrecv(long long *match, void *buf, size_t bytes, long long *re
   MPI_Message m;
   MPI_Request r;
   memcpy(&m, match, sizeof m);
-  return started(MPI_Imrecv(buf, (int)bytes, MPI_BYTE, &m, &r), &r, req);
+  return started(MPI_Imrecv(buf, recv_count(bytes), MPI_BYTE, &m, &r), &r, req);
 }
 
 int simple__comm_irecv(simple__comm_t *c, void *buf, size_t bytes, int src, int tag,
                        long long *req) {
   MPI_Request r;
-  int count = bytes > INT_MAX ? INT_MAX : (int)bytes;
-  return started(MPI_Irecv(buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, c->comm, &r), &r,
-                 req);
+  return started(
+      MPI_Irecv(buf, recv_count(bytes), MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, c->comm, &r),
+      &r, req);
 }
 
 /* An MPI return code as ours: a truncated message is the caller's error. */
@@ -101,9 +106,8 @@ int simple__comm_recv(simple__comm_t *c, void *buf, size_t bytes, int src, int t
                       size_t *got) {
   /* No status asked of MPI when the caller wants none. */
   MPI_Status st, *want = mtag || got ? &st : MPI_STATUS_IGNORE;
-  int count = bytes > INT_MAX ? INT_MAX : (int)bytes;
   int rc = SIMPLE__NET_WATCHED(
-      MPI_Recv(buf, count, MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, c->comm, want));
+      MPI_Recv(buf, recv_count(bytes), MPI_BYTE, src, tag < 0 ? MPI_ANY_TAG : tag, c->comm, want));
   return want == &st ? status_out(rc, &st, mtag, got) : recv_rc(rc);
 }
 
@@ -131,6 +135,21 @@ int simple__comm_barrier(simple__comm_t *c) {
   return simple__net_ok(SIMPLE__NET_WATCHED(MPI_Barrier(c->comm)));
 }
 
+/* A vote whose posting failed part way: what it posted is cancelled and
+ * completed, so that no request still points into v (the caller may free
+ * it) and vote_wait finds nothing. A send that could not be cancelled
+ * completes as a send of one word does. Returns SIMPLE_ERR_MPI. */
+static int vote_taken_back(simple__comm_vote_t *v) {
+  for (int i = 0; i < v->nreq; i++) {
+    MPI_Request r;
+    memcpy(&r, &v->req[i], sizeof r);
+    MPI_Cancel(&r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+  }
+  v->nreq = v->nrecv = 0;
+  return SIMPLE_ERR_MPI;
+}
+
 int simple__comm_vote_start(simple__comm_t *c, int word, int tag, simple__comm_vote_t *v) {
   int P = c->size, me = c->rank;
   v->word = v->max = word;
@@ -150,7 +169,7 @@ int simple__comm_vote_start(simple__comm_t *c, int word, int tag, simple__comm_v
       if (k == me) continue;
       int rc = send ? MPI_Isend(&v->word, 1, MPI_INT, k, tag, c->comm, &r)
                     : MPI_Irecv(&v->got[v->nrecv], 1, MPI_INT, k, tag, c->comm, &r);
-      if (started(rc, &r, &v->req[v->nreq])) return SIMPLE_ERR_MPI;
+      if (started(rc, &r, &v->req[v->nreq])) return vote_taken_back(v);
       v->nreq++;
       v->nrecv += !send;
     }

@@ -87,7 +87,8 @@ int simple__comm_barrier(simple__comm_t *c);
  * vote_wait completes the vote and puts the largest word in v->max.
  * Between the two the caller leaves *v alone (it holds the requests: keep
  * it where an abandoned call cannot free it). Every node takes both calls
- * for the same step, the nodes that fail too. On up to
+ * for the same step, the nodes that fail too. A vote_start that fails
+ * (SIMPLE_ERR_MPI) has taken back what it posted: no vote_wait. On up to
  * SIMPLE__VOTE_PAIRWISE nodes every node sends its word to every other
  * and takes theirs (P - 1 one-word messages each way with `tag`, posted
  * at once: one alpha), so each node also learns who voted what
