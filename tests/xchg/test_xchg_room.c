@@ -205,8 +205,10 @@ static void run(simple_t *s, void *arg) {
     allgatherv(s, 16384 / (size_t)p);
     after = room_now(s, &w);
     CHECK_EQ(after, before);
-    /* ... and not in the node scratch either (tables only). */
-    CHECK_EQ(node_scratch(s), scratch);
+    /* ... and not in the node scratch either: tables only (a few words
+     * per node; a node of one thread may not have needed one before),
+     * against messages of 128 KiB. */
+    CHECK(node_scratch(s) <= (scratch > 1024 ? scratch : 1024));
   }
   /* Back to back: a redistribution, then an alltoall that outgrows its
    * room (2 r_k n^2 / p doubles a node pair against n^2 r / p each way)
