@@ -350,11 +350,13 @@ static const unsigned char *block_src(const a2a_t *c, int u, int k, int j) {
  * The exchange as src/xchg's engine asks for it (ctx: the a2a_t). */
 
 /* The bytes of the message to or from node k: the plan's table entry, or
- * on a node without a plan (one_thread_plain) r_k count es both ways, no
- * larger than the call's total, whose bytes were checked to fit. */
+ * on a node without a plan (one_thread_plain) what the plan would have
+ * written (node_bytes; no overflow: the call's total was checked). */
 static size_t msg_bytes(const a2a_t *c, size_t entry, int k) {
   if (c->tab) return c->tab[entry];
-  return (size_t)(c->first_pid[k + 1] - c->first_pid[k]) * c->count * c->es;
+  size_t out = 0, in = 0;
+  node_bytes(c, k, &out, &in);
+  return entry == T_OUT(c, k) ? out : in;
 }
 static size_t x_out_bytes(void *ctx, int k) {
   const a2a_t *c = ctx;
