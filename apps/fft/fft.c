@@ -1,6 +1,8 @@
 /* The 2D FFT of simple_fft.h: FFTW's serial 1D transforms on the rows each
  * thread holds, then on its block of columns, with simple_redistribute
- * (rows to column blocks and back) between the passes on several nodes. */
+ * (rows to column blocks and back) between the passes on several nodes;
+ * for large arrays simple_redistribute_remote, the node's own rows being
+ * read in place. */
 #define _POSIX_C_SOURCE 200809L /* posix_memalign */
 #include <complex.h>
 #include <limits.h>
@@ -184,7 +186,11 @@ struct simple_fft2d {
    * through colbuf (r x chunk). One node: in place in the first pass's
    * result, every thread's rows read through `shared`. Several nodes: in
    * the thread's block of columns (r x rows_t, row-major), which
-   * simple_redistribute fills; `cols` is its row table. */
+   * simple_redistribute fills; `cols` is its row table. With `share`
+   * only the rows of other nodes come into the block
+   * (simple_redistribute_remote); the table points the node's own rows
+   * at the first pass's result of the thread that holds them, read
+   * through `shared` as on one node. */
   int onenode;
   node_rows_t *shared;
   cplx **cols;
@@ -198,6 +204,8 @@ struct simple_fft2d {
   long chunk;
   fftw_plan col_full, col_last; /* chunk columns; the last rows_t % chunk */
   int col_block;                /* several nodes: the block in one plan (COL_BLOCK_BYTES) */
+  int share;                    /* several nodes: the node's rows read in place (plan) */
+  long node_lo, node_hi;        /* share: the rows the node's threads hold */
   struct {
     plan_key_t key;
     fftw_plan plan;
@@ -310,9 +318,44 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
        * and for transposed output when out is smaller than it (never for
        * square arrays). */
       size_t nrows = (size_t)p->rows_in * (size_t)p->c, ncols = (size_t)p->rows_t * (size_t)p->r;
-      p->fused = !p->onenode && (size_t)n * (size_t)m <=
-                                    FUSED_VERDICT_BYTES / sizeof(cplx) * (size_t)simple_nprocs(s);
+      int small =
+          (size_t)n * (size_t)m <= FUSED_VERDICT_BYTES / sizeof(cplx) * (size_t)simple_nprocs(s);
+      /* Several nodes, large arrays: the node's own rows read in place.
+       * The first redistribution then moves only the rows of other nodes
+       * (simple_redistribute_remote), and the column pass reads the
+       * node's rows where the row pass left them: the direct copy of the
+       * node's share (1/nodes of the array) is saved twice for natural
+       * output, once for transposed. Natural output needs those rows in
+       * out (the column pass transforms them in place, and the return
+       * redistribution, remote too, leaves them there), so its verdict
+       * comes from an empty redistribution; transposed output keeps them
+       * in scratch (one more array of the thread's rows), where others
+       * read them until a node barrier at the end. Where the blocks of
+       * columns fit one FFTW plan (COL_BLOCK_BYTES; the largest block,
+       * the same answer on every thread) that plan wins over the chunked
+       * pass the shared rows need, so small arrays copy.
+       * SIMPLE_FFT_EXCHANGE=remote|full forces either (measurements and
+       * tests; the same on every process). */
+      size_t maxblk = (size_t)p->r * (size_t)((p->c + simple_nprocs(s) - 1) / simple_nprocs(s));
+      const char *ex = getenv("SIMPLE_FFT_EXCHANGE");
+      p->share = !p->onenode &&
+                 (ex && strcmp(ex, "remote") == 0 ? 1
+                  : ex && strcmp(ex, "full") == 0
+                      ? 0
+                      : !small && maxblk > (p->same ? COL_BLOCK_INPLACE_BYTES : COL_BLOCK_BYTES) /
+                                               sizeof(cplx));
+      p->fused = !p->onenode && (p->share ? !p->same : small);
       int rowsbuf = !p->onenode && (p->fused || (!p->same && nrows > ncols));
+      /* The rows the node's threads hold: one stretch (consecutive
+       * threads hold consecutive blocks), empty if none holds any. */
+      p->node_lo = p->node_hi = 0;
+      for (int t = 0; p->share && rc == 0 && t < simple_threads(s); t++) {
+        simple_domain_t d;
+        rc = simple_dist_domain(s, &p->d_in, simple_pid_of(s, simple_node(s), t), &d);
+        if (rc || d.local_rows == 0) continue;
+        if (p->node_hi == p->node_lo) p->node_lo = d.row.lo;
+        p->node_hi = d.row.lo + d.local_rows;
+      }
       size_t len = p->onenode ? (p->same ? 0 : nrows) : ncols + (rowsbuf ? nrows : 0);
       if (len && !(p->scratch = fftw_malloc(len * sizeof(cplx)))) rc = SIMPLE_ERR_NOMEM;
       p->chunk = CHUNK;
@@ -356,7 +399,7 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
     /* The whole block in one plan, made now for an out aligned as
      * malloc aligns (another out gets its own at its first execute; the
      * chunked pass above serves where FFTW cannot plan). */
-    p->col_block = rc == 0 && !p->onenode && p->rows_t > 0 &&
+    p->col_block = rc == 0 && !p->onenode && !p->share && p->rows_t > 0 &&
                    (size_t)p->r * (size_t)p->rows_t <=
                        (p->same ? COL_BLOCK_INPLACE_BYTES : COL_BLOCK_BYTES) / sizeof(cplx);
     if (p->col_block)
@@ -364,12 +407,13 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
                                           (int)p->rows_t, !p->same},
                             0, 0) != NULL;
   }
-  /* One node: thread 0's table of row pointers, shared by the node's
-   * threads (collective there: every thread takes part, whatever its
-   * arguments; the verdict below sorts them out: when it is success,
-   * every thread has thread 0's row count). */
+  /* Thread 0's table of row pointers, shared by the node's threads (one
+   * node, and several with `share`; made on every node, so that no
+   * thread's arguments decide whether it takes part in this collective
+   * step: the verdict below sorts them out, and when it is success every
+   * thread has thread 0's row count). Cost: 8 r bytes per node. */
   node_rows_t *shared = NULL;
-  if (simple_nodes(s) == 1) {
+  {
     if (simple_thread(s) == 0) {
       long rows = p ? p->r : 1;
       shared = malloc(sizeof *shared + sizeof(cplx *) * (size_t)rows);
@@ -534,6 +578,24 @@ int simple_fft2d_execute(simple_t *s, simple_fft2d_t *p, const cplx *in, cplx *o
    * read may be written again. */
   cplx *buf1 = p->rowsbuf ? p->rowsbuf : out;
   fft_rows(p, in, buf1, p->rows_in);
+  if (p->share) {
+    /* The node's rows published before the first redistribution, whose
+     * first barrier orders them (and the row pass) before any thread's
+     * column pass; only the rows of other nodes move. Natural output:
+     * the node's rows transformed in place in their holders' out, the
+     * rest brought back; every thread is done with the others' out at
+     * the return redistribution's first barrier. Transposed: the others
+     * read this thread's rowsbuf until the closing node barrier. */
+    for (long li = 0; li < p->rows_in; li++) p->shared->row[p->lo_in + li] = buf1 + li * p->c;
+    rc = simple_redistribute_remote(s, buf1, &p->d_in, p->colblk, &p->d_cols, sizeof(cplx));
+    if (rc) return rc;
+    for (long i = p->node_lo; p->cols && i < p->node_hi; i++)
+      p->cols[i] = p->shared->row[i] + p->lo_t;
+    fft_columns(p, p->cols, p->lo_t, out, scale);
+    if (p->same)
+      return simple_redistribute_remote(s, p->colblk, &p->d_cols, out, &p->d_in, sizeof(cplx));
+    return simple_node_barrier(s);
+  }
   rc = simple_redistribute(s, buf1, &p->d_in, p->colblk, &p->d_cols, sizeof(cplx));
   if (rc) return rc;
   if (!p->col_block || !fft_block(p, out, scale)) fft_columns(p, p->cols, p->lo_t, out, scale);

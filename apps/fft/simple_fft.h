@@ -38,6 +38,11 @@
  * strided FFTW plan over the whole block rather than a few columns at a
  * time: FFTW's loops win while the block stays in cache), and for
  * natural output a second redistribution brings the blocks back to rows.
+ * For large arrays (blocks of columns above those sizes) only the rows of
+ * other nodes move (simple_redistribute_remote, both ways): the column
+ * pass reads the node's own rows in place, where its threads' row pass
+ * left them, as on one node, which saves copying the node's share of the
+ * array (1/nodes of it) once per redistribution.
  * This is the papers' transpose split in two: the exchange between nodes
  * moves blocks without transposing them, and the transposition is left
  * to the column pass, in cache (measured on the virtual cluster, 2 x 2,
@@ -58,7 +63,8 @@
  * plus one R(16 n m / nodes) (transposed output) or two (natural), or on
  * one node 2 b instead; memory: on several nodes a scratch array of the
  * thread's block of columns (16 max(n, m) ceil(min(n, m) / P) bytes) and
- * a second one for its rows when 16 n m / P <= 1 MiB (and for transposed
+ * a second one for its rows when 16 n m / P <= 1 MiB or, for transposed
+ * output, when the node's rows are read in place (and for transposed
  * output of a non-square array when out is smaller than the rows), on one
  * node one only for transposed output, and a column buffer of 16 r k bytes (k = 16 columns; on
  * several nodes k halves down to 4 while the buffer exceeds 256 KiB), kept in the plan, beside the
@@ -141,8 +147,9 @@ SIMPLE_API int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned
  * the plan's rigor; if FFTW cannot, an unaligned plan made by
  * simple_fft2d_plan serves).
  * Cost: the 2D FFT above; the verdict is the first redistribution's own
- * for arrays of up to 1 MiB per thread (on several nodes), else an empty
- * redistribution before it (one node: an allreduce inside the node). */
+ * on several nodes for arrays of up to 1 MiB per thread and for large
+ * transposed output, else an empty redistribution before it (one node: an
+ * allreduce inside the node). */
 SIMPLE_API int simple_fft2d_execute(simple_t *s, simple_fft2d_t *plan, const double _Complex *in,
                                     double _Complex *out);
 

@@ -250,6 +250,22 @@ SIMPLE_API int simple_dist_owners(const simple_t *s, const simple_dist_t *d, lon
 SIMPLE_API int simple_redistribute(simple_t *s, const void *src, const simple_dist_t *dsrc,
                                    void *dst, const simple_dist_t *ddst, size_t elem_size);
 
+/* simple_redistribute without the node-local copies: only the pieces that
+ * cross between nodes move. An element of dst whose source element is
+ * held on the caller's node (by any of its threads, or by the caller
+ * itself) is not written; the node's threads, which share memory, read
+ * those elements in place in each other's source storage instead. When
+ * the call returns, every thread of the node has finished writing its src
+ * (the call's first barrier orders those writes before it); a thread that
+ * writes its src again while others may still read it synchronizes with
+ * them first (simple_node_barrier). Same arguments, checks, verdict and
+ * errors as simple_redistribute; on one node nothing moves (the cost is
+ * two barriers). Cost: simple_redistribute's less the direct copy, (1 - f)
+ * V / B for a node holding V bytes of which a fraction f leaves it (the
+ * node's own share: 1/nodes of the array under a block distribution). */
+SIMPLE_API int simple_redistribute_remote(simple_t *s, const void *src, const simple_dist_t *dsrc,
+                                          void *dst, const simple_dist_t *ddst, size_t elem_size);
+
 /* dst = src^T: src is rows x cols, dst cols x rows; element (i, j) of src
  * becomes element (j, i) of dst. The classic case: both by rows, block. */
 SIMPLE_API int simple_transpose(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,

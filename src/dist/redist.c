@@ -79,6 +79,7 @@ typedef struct {
   size_t es;
   long maxdim;
   int bynode; /* both over SIMPLE_OVER_NODES: parts are nodes, storage node-shared */
+  int remote; /* simple_redistribute_remote: the node-local pieces are not copied */
 } plan_t;
 
 /* The lists of one piece, in the calling thread's work buffer. */
@@ -325,8 +326,9 @@ static int part_elems(const simple__layout_t *l, int t, size_t *out) {
 }
 
 static int check(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,
-                 const simple_dist_t *ddst, size_t es, int mode, long k, plan_t *pl) {
+                 const simple_dist_t *ddst, size_t es, int mode, long k, int remote, plan_t *pl) {
   int err;
+  pl->remote = remote;
   if (!dsrc || !ddst || es == 0) return SIMPLE_ERR_ARG;
   /* Parts are threads (each its own storage) or nodes (node-shared
    * storage, the same pointer from every thread of the node), the same on
@@ -630,10 +632,10 @@ static int exchange(simple_t *s, xc_t *c) {
   if (early && (rc2 = verdict_with_data(s, c, &xg, gen, req, nrecv, nreq))) return rc2;
   if (me < c->D) {
     poll_t pr = {req, nreq, 0, 0};
-    if (!rc) local_pieces(c, &pr);
+    if (!rc && !c->pl->remote) local_pieces(c, &pr);
     int w = simple__net_waitall(req, nreq);
     if (!rc) rc = pr.rc ? pr.rc : w;
-  } else {
+  } else if (!c->pl->remote) {
     local_pieces(c, NULL);
   }
   if ((rc = simple__sync_rc(s, rc))) return rc;
@@ -728,12 +730,12 @@ static int several_nodes(simple_t *s, xc_t *c, int mine, int bad, int parity) {
 }
 
 static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,
-                  const simple_dist_t *ddst, size_t es, int mode, long k) {
+                  const simple_dist_t *ddst, size_t es, int mode, long k, int remote) {
   if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
   simple__node_t *n = s->node;
   plan_t pl;
   memset(&pl, 0, sizeof pl);
-  int err = check(s, src, dsrc, dst, ddst, es, mode, k, &pl);
+  int err = check(s, src, dsrc, dst, ddst, es, mode, k, remote, &pl);
   simple__dist_t *st = NULL;
   int parity = s->call & 1; /* the call's work lists and table; the publish advances s->call */
   /* A plan this node ran before (several nodes): thread 0 asks for the
@@ -778,7 +780,7 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
             .first = n->first_pid[n->node],
             .work = bad ? NULL : st->work[parity][s->thread].p};
   if (c.P == 1) {
-    local_pieces(&c, NULL);
+    if (!remote) local_pieces(&c, NULL);
     return simple__sync_rc(s, 0);
   }
   return several_nodes(s, &c, err, bad, parity);
@@ -786,15 +788,20 @@ static int redist(simple_t *s, const void *src, const simple_dist_t *dsrc, void 
 
 int simple_redistribute(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,
                         const simple_dist_t *ddst, size_t elem_size) {
-  return redist(s, src, dsrc, dst, ddst, elem_size, MODE_PLAIN, 0);
+  return redist(s, src, dsrc, dst, ddst, elem_size, MODE_PLAIN, 0, 0);
+}
+
+int simple_redistribute_remote(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,
+                               const simple_dist_t *ddst, size_t elem_size) {
+  return redist(s, src, dsrc, dst, ddst, elem_size, MODE_PLAIN, 0, 1);
 }
 
 int simple_transpose(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,
                      const simple_dist_t *ddst, size_t elem_size) {
-  return redist(s, src, dsrc, dst, ddst, elem_size, MODE_TRANSPOSE, 0);
+  return redist(s, src, dsrc, dst, ddst, elem_size, MODE_TRANSPOSE, 0, 0);
 }
 
 int simple_shift(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,
                  const simple_dist_t *ddst, long k, size_t elem_size) {
-  return redist(s, src, dsrc, dst, ddst, elem_size, MODE_SHIFT, k);
+  return redist(s, src, dsrc, dst, ddst, elem_size, MODE_SHIFT, k, 0);
 }

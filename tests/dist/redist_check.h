@@ -9,7 +9,9 @@
 
 #include "dist_ref.h"
 
-enum { OP_REDIST, OP_TRANSPOSE, OP_SHIFT };
+/* OP_REMOTE: simple_redistribute_remote, whose destination keeps its old
+ * bytes where the source element is held on the caller's node. */
+enum { OP_REDIST, OP_TRANSPOSE, OP_SHIFT, OP_REMOTE };
 
 #define GUARD 32
 
@@ -60,6 +62,7 @@ static void redist_case_ex(simple_t *s, int op, ref_dist_t ds, ref_dist_t dd, si
   const void *sp = ns ? src + GUARD : NULL;
   void *dp = nd ? dst + GUARD : NULL;
   int rc = op == OP_REDIST      ? simple_redistribute(s, sp, &xs, dp, &xd, es)
+           : op == OP_REMOTE    ? simple_redistribute_remote(s, sp, &xs, dp, &xd, es)
            : op == OP_TRANSPOSE ? simple_transpose(s, sp, &xs, dp, &xd, es)
                                 : simple_shift(s, sp, &xs, dp, &xd, k, es);
   if (rc != 0)
@@ -74,8 +77,12 @@ static void redist_case_ex(simple_t *s, int op, ref_dist_t ds, ref_dist_t dd, si
       long si = i, sj = j;
       if (op == OP_TRANSPOSE) si = j, sj = i;
       if (op == OP_SHIFT) si = (((i - k) % nr) + nr) % nr;
+      /* Remote only: an element whose source part is on this node stays. */
+      long soff;
+      int owner = ref_where(&ts, si, sj, &soff);
+      int stays = op == OP_REMOTE && (bynode ? owner : simple_node_of(s, owner)) == simple_node(s);
       for (size_t b = 0; b < es; b++)
-        if (dst[GUARD + (size_t)off * es + b] != elem_byte(si, sj, b, salt))
+        if (dst[GUARD + (size_t)off * es + b] != (stays ? 0xA5 : elem_byte(si, sj, b, salt)))
           simple_abort(s,
                        "op %d %ldx%ld axis %d->%d kind %d->%d b %ld->%ld es %zu k %ld: element "
                        "(%ld, %ld) wrong",

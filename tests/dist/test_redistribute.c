@@ -1,4 +1,4 @@
-/* simple_redistribute: every pair of the six distributions (rows or
+/* simple_redistribute and simple_redistribute_remote: every pair of the six distributions (rows or
  * columns; block, cyclic, block-cyclic) on shapes not divisible by the
  * processor count, 1D arrays, an empty array, several element sizes;
  * errors, including disagreeing descriptors caught before any data moves.
@@ -88,6 +88,9 @@ static void errors(simple_t *s) {
   int last = simple_pid(s) == p - 1;
   CHECK_RC(simple_redistribute(s, last ? NULL : a, &d, b, &d, 8),
            last ? SIMPLE_ERR_NULL : SIMPLE_ERR_PEER);
+  CHECK_RC(simple_redistribute_remote(s, last ? NULL : a, &d, b, &d, 8),
+           last ? SIMPLE_ERR_NULL : SIMPLE_ERR_PEER);
+  CHECK_RC(simple_redistribute_remote(s, a, &d, a, &d, 8), SIMPLE_ERR_ARG); /* in place */
   CHECK_RC(simple_transpose(s, a, &d, simple_pid(s) == 0 ? NULL : b, &d, 8), p != 3 ? SIMPLE_ERR_ARG
                                                                              : simple_pid(s) == 0
                                                                                  ? SIMPLE_ERR_NULL
@@ -121,6 +124,19 @@ static void test(simple_t *s, void *arg) {
       redist_case_ex(s, OP_REDIST, redist_dist(3 * P + 2, 2 * P + 1, a),
                      redist_dist(3 * P + 2, 2 * P + 1, b), 8, 0, ++salt, 1);
   redist_case_ex(s, OP_REDIST, redist_dist(70, 45, 0), redist_dist(70, 45, 3), 4, 0, ++salt, 1);
+  /* Only what crosses between nodes: every pair of distributions, over
+   * threads and over nodes, and the same plan with and without the
+   * node-local copies one after the other (a kept plan must not serve
+   * the other). */
+  for (size_t a = 0; a < REDIST_NKINDS; a++)
+    for (size_t b = 0; b < REDIST_NKINDS; b++)
+      redist_case(s, OP_REMOTE, redist_dist(shapes[1][0], shapes[1][1], a),
+                  redist_dist(shapes[1][0], shapes[1][1], b), 8, 0, ++salt);
+  redist_case_ex(s, OP_REMOTE, redist_dist(3 * P + 2, 2 * P + 1, 0),
+                 redist_dist(3 * P + 2, 2 * P + 1, 1), 8, 0, ++salt, 1);
+  for (int rep = 0; rep < 3; rep++)
+    redist_case(s, rep == 1 ? OP_REMOTE : OP_REDIST, redist_dist(70, 45, 0), redist_dist(70, 45, 3),
+                8, 0, ++salt);
   errors(s);
   /* Still in step after the errors. */
   redist_case(s, OP_REDIST, redist_dist(9, 4, 2), redist_dist(9, 4, 3), 8, 0, ++salt);
