@@ -24,8 +24,10 @@
  * destination storage, taking them from a node-wide queue; the drivers
  * take from the queue too, testing their transfers every few lines (MPI
  * moves data only inside MPI calls), and wait for them once the queue is
- * empty. Then every thread unpacks the pieces addressed to it. Steps of
- * the schedule: at step st (1..P-1) node a sends to a + st and receives
+ * empty (simple_redistribute_remote copies none of those: the node's
+ * threads read them in place). Then every thread unpacks the pieces
+ * addressed to it. Steps of the schedule: at step st (1..P-1) node a
+ * sends to a + st and receives
  * from a - st (mod P); step st belongs to driver (st - 1) mod D on both
  * ends, so both ends of a message use one lane. Receives are posted at
  * the start, so messages never wait for them.
