@@ -27,10 +27,10 @@
  * empty (simple_redistribute_remote copies none of those: the node's
  * threads read them in place). Then every thread unpacks the pieces
  * addressed to it. Steps of the schedule: at step st (1..P-1) node a
- * sends to a + st and receives
- * from a - st (mod P); step st belongs to driver (st - 1) mod D on both
- * ends, so both ends of a message use one lane. Receives are posted at
- * the start, so messages never wait for them.
+ * sends to a + st and receives from a - st (mod P); step st belongs to
+ * driver (st - 1) mod D on both ends, so both ends of a message use one
+ * lane. Receives are posted at the start, so messages never wait for
+ * them.
  *
  * Errors: every thread's verdict on its arguments travels in its slot;
  * with several nodes the node masters combine them among nodes in a
