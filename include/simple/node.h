@@ -33,7 +33,9 @@ SIMPLE_API int simple_node_barrier(simple_t *s);
  * Up to 1072 bytes, the root's data travels in its posted line (every
  * thread writes one cache line, with its argument check, and reads the
  * others'; no barrier): cost ~2c + (r - 1) c reads. Above: 2b + n/B per
- * thread, all threads copying at once. */
+ * thread, all threads copying at once; from 16 KiB the root copies a 1/r
+ * share of every other buffer while each other thread copies the rest of
+ * its own: 2b + (r - 1) n / (r B). */
 SIMPLE_API int simple_node_bcast(simple_t *s, void *buf, size_t count, simple_type_t type,
                                  int root);
 

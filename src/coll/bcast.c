@@ -83,8 +83,9 @@ static int bcast_(simple_t *s, void *buf, size_t count, simple_type_t type, int 
   int src = n->node == root_node ? root - n->first_pid[root_node] : 0;
   if (s->thread == 0) rc = node_bcast(n, slots[src].recv, bytes, root_node, tree, slots[0].sig);
   if ((rc = simple__coll_sync_rc(s, rc))) return rc;
-  if (s->thread != src) memcpy(buf, slots[src].recv, bytes);
-  /* The source's buffer is read until everyone has copied. */
+  simple__node_fan_out(slots, n->threads, src, s->thread, bytes);
+  /* The source's buffer is read, and the others' written, until everyone
+   * has copied. */
   return simple__node_finish(s);
 }
 

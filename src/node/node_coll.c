@@ -44,10 +44,10 @@ int simple_node_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, 
   if (!err) err = check_root(s, root);
   size_t bytes = err ? 0 : count * simple_type_size(type);
   /* Small: the root's data travels in its line, and nobody waits for
-   * anybody to finish reading a buffer. Large: the root's buffer, read by
-   * all, and a closing barrier. */
+   * anybody to finish reading a buffer. Large: the root's buffer, copied
+   * out by every thread (simple__node_fan_out), and a closing barrier. */
   int small = posted(count, type);
-  if (!small) simple__node_my_slot(s)->send = buf;
+  if (!small) simple__node_my_slot(s)->send = simple__node_my_slot(s)->recv = buf;
   const simple__slot_t *lines =
       simple__node_exchange(s, buf, small && s->thread == root ? bytes : 0, err, &rc);
   if (!lines) return simple__node_verdict(s, rc);
@@ -55,7 +55,7 @@ int simple_node_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, 
     if (s->thread != root && bytes) memcpy(buf, lines[root].data, bytes);
     return 0;
   }
-  if (s->thread != root && bytes) memcpy(buf, simple__node_slots(s)[root].send, bytes);
+  if (bytes) simple__node_fan_out(simple__node_slots(s), s->node->threads, root, s->thread, bytes);
   return simple__node_finish(s);
 }
 

@@ -88,6 +88,17 @@ static inline simple__slot_t *simple__node_slots(simple_t *s) {
 /* A closing barrier; SIMPLE_ERR_FATAL if the job failed meanwhile. */
 int simple__node_finish(simple_t *s);
 
+/* The node phase of a large broadcast, called by each of the r threads
+ * (me) once the source thread's buffer holds the data: every thread's
+ * buffer (slots[t].recv) gets the `bytes` of slots[src].send. From 16
+ * KiB the source, which would otherwise wait, copies the first 1/r of
+ * every other buffer (cache lines), each other thread the rest of its own:
+ * everyone copies about (r - 1)/r of the bytes instead of one thread idle
+ * and the others copying all of them (2 threads: half the time where each
+ * has a core; writes stay in the writer's own buffer but for the source's
+ * share). The caller's closing barrier (simple__node_finish) follows. */
+void simple__node_fan_out(const simple__slot_t *slots, int r, int src, int me, size_t bytes);
+
 /* Publish for calls whose work one thread does for the node (an inter-node
  * step) while the others only wait for its result: one barrier instead of
  * two, its work done by the last thread to arrive (simple__barrier_lead).
