@@ -413,19 +413,17 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
    * step: the verdict below sorts them out, and when it is success every
    * thread has thread 0's row count). Cost: 8 r bytes per node. */
   node_rows_t *shared = NULL;
-  {
-    if (simple_thread(s) == 0) {
-      long rows = p ? p->r : 1;
-      shared = malloc(sizeof *shared + sizeof(cplx *) * (size_t)rows);
-      if (shared) {
-        atomic_init(&shared->refs, simple_threads(s));
-        shared->rows = rows;
-      }
+  if (simple_thread(s) == 0) {
+    long rows = p ? p->r : 1;
+    shared = malloc(sizeof *shared + sizeof(cplx *) * (size_t)rows);
+    if (shared) {
+      atomic_init(&shared->refs, simple_threads(s));
+      shared->rows = rows;
     }
-    int src = simple_node_share(s, (void **)&shared, 0);
-    if (rc == 0 && src) rc = src;
-    if (rc == 0 && !shared) rc = SIMPLE_ERR_NOMEM;
   }
+  int src = simple_node_share(s, (void **)&shared, 0);
+  if (rc == 0 && src) rc = src;
+  if (rc == 0 && !shared) rc = SIMPLE_ERR_NOMEM;
   /* One verdict for the job: errors, and the arguments' spread. */
   int64_t v[9] = {rc, n, -n, m, -m, sign, -sign, (int64_t)flags, -(int64_t)flags}, g[9];
   int arc = simple_allreduce(s, v, g, 9, SIMPLE_INT64, SIMPLE_MAX);
