@@ -47,7 +47,10 @@ int simple_node_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, 
    * anybody to finish reading a buffer. Large: the root's buffer, copied
    * out by every thread (simple__node_fan_out), and a closing barrier. */
   int small = posted(count, type);
-  if (!small) simple__node_my_slot(s)->send = simple__node_my_slot(s)->recv = buf;
+  if (!small) {
+    simple__slot_t *mine = simple__node_my_slot(s);
+    mine->send = mine->recv = buf;
+  }
   const simple__slot_t *lines =
       simple__node_exchange(s, buf, small && s->thread == root ? bytes : 0, err, &rc);
   if (!lines) return simple__node_verdict(s, rc);
