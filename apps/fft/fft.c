@@ -42,7 +42,9 @@ typedef double _Complex cplx;
  * 256 x 256 transform's 390-570 us; 2 x 2: 22-64 us of 400-940 us) for one
  * more array of the thread's rows (at most this size). Larger arrays keep
  * the scratch to one block: their verdict is an empty redistribution
- * (about two allreduces' latency, under 1% of their transform). */
+ * (about two allreduces' latency, under 1% of their transform), but for
+ * transposed output whose node rows are read in place (plan), which keeps
+ * the rows in scratch anyway. */
 #define FUSED_VERDICT_BYTES (1u << 20)
 /* On several nodes, a thread's block of columns up to these many bytes is
  * transformed by one strided FFTW plan over the whole block instead of
@@ -314,7 +316,8 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
       p->onenode = simple_nodes(s) == 1;
       /* Scratch. One node: the first pass's result when it cannot go to
        * out (transposed output). Several nodes: the block of columns, and
-       * the first pass's result too for small arrays (FUSED_VERDICT_BYTES)
+       * the first pass's result too for small arrays (FUSED_VERDICT_BYTES),
+       * for transposed output whose node rows are read in place (below),
        * and for transposed output when out is smaller than it (never for
        * square arrays). */
       size_t nrows = (size_t)p->rows_in * (size_t)p->c, ncols = (size_t)p->rows_t * (size_t)p->r;

@@ -77,9 +77,10 @@ static void redist_case_ex(simple_t *s, int op, ref_dist_t ds, ref_dist_t dd, si
       long si = i, sj = j;
       if (op == OP_TRANSPOSE) si = j, sj = i;
       if (op == OP_SHIFT) si = (((i - k) % nr) + nr) % nr;
-      /* Remote only: an element whose source part is on this node stays. */
+      /* Remote only: an element whose source part is on this node stays
+       * (its owner from the reference's layout, not the library's). */
       long soff;
-      int owner = ref_where(&ts, si, sj, &soff);
+      int owner = op == OP_REMOTE ? ref_where(&ts, si, sj, &soff) : -1;
       int stays = op == OP_REMOTE && (bynode ? owner : simple_node_of(s, owner)) == simple_node(s);
       for (size_t b = 0; b < es; b++)
         if (dst[GUARD + (size_t)off * es + b] != (stays ? 0xA5 : elem_byte(si, sj, b, salt)))
