@@ -137,7 +137,8 @@ SIMPLE_API int simple_gatherv(simple_t *s, const void *send, size_t count, void 
 
 /* Thread i's recv gets block i (count elements) of root's send. With
  * SIMPLE_IN_PLACE as recv at the root, the root's block stays in send.
- * The reverse of gather; same cost. */
+ * The reverse of gather; same cost, less the other nodes' copies (their
+ * message lands in their threads' recv directly). */
 SIMPLE_API int simple_scatter(simple_t *s, const void *send, void *recv, size_t count,
                               simple_type_t type, int root);
 /* As scatter with per-thread counts and displacements (significant at the

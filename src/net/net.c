@@ -72,6 +72,65 @@ int simple__net_irecv(simple__comm_t *c, void *buf, size_t bytes, int src, int t
   return post(c, buf, bytes, src, tag, req, 0);
 }
 
+/* The pieces' entries for bytes [off, off + bytes): at most `most` of
+ * them, their lengths and absolute addresses. Returns how many, or -1
+ * when more than `most` are needed. */
+static int cover(const simple__net_piece_t *pc, int np, size_t off, size_t bytes, int *len,
+                 MPI_Aint *at, int most) {
+  int m = 0;
+  for (int i = 0; i < np && bytes; i++) {
+    if (off >= pc[i].bytes) {
+      off -= pc[i].bytes;
+      continue;
+    }
+    size_t take = pc[i].bytes - off < bytes ? pc[i].bytes - off : bytes;
+    if (m == most) return -1;
+    len[m] = (int)take;
+    MPI_Get_address((char *)pc[i].buf + off, &at[m++]);
+    bytes -= take;
+    off = 0;
+  }
+  return m;
+}
+
+/* Entries on the stack; more take an allocation. */
+#define ENTRIES_ON_STACK 16
+
+int simple__net_irecv_pieces(simple__comm_t *c, const simple__net_piece_t *pieces, int np,
+                             size_t off, size_t bytes, int src, int tag, simple__net_req_t *req) {
+  if (bytes > SIMPLE__NET_PART_BYTES) return SIMPLE_ERR_COUNT;
+  int len_s[ENTRIES_ON_STACK], *len = len_s;
+  MPI_Aint at_s[ENTRIES_ON_STACK], *at = at_s;
+  int m = cover(pieces, np, off, bytes, len, at, ENTRIES_ON_STACK);
+  if (m < 0) {
+    len = malloc((size_t)np * sizeof *len);
+    at = malloc((size_t)np * sizeof *at);
+    if (!len || !at) {
+      free(len);
+      free(at);
+      return SIMPLE_ERR_NOMEM;
+    }
+    m = cover(pieces, np, off, bytes, len, at, np);
+  }
+  MPI_Datatype t;
+  int rc = MPI_Type_create_hindexed(m, len, at, MPI_BYTE, &t);
+  if (rc == MPI_SUCCESS && (rc = MPI_Type_commit(&t)) != MPI_SUCCESS) MPI_Type_free(&t);
+  if (len != len_s) {
+    free(len);
+    free(at);
+  }
+  if (rc != MPI_SUCCESS) return SIMPLE_ERR_MPI;
+  MPI_Request r;
+  /* The type may go at once: MPI keeps it until the receive completes. */
+  rc = MPI_Irecv(MPI_BOTTOM, m ? 1 : 0, t, src, tag < 0 ? MPI_ANY_TAG : tag, c->comm, &r);
+  MPI_Type_free(&t);
+  if (rc != MPI_SUCCESS) return SIMPLE_ERR_MPI;
+  req->nparts = 1;
+  req->markable = bytes > 0;
+  memcpy(&req->part[0], &r, sizeof r);
+  return 0;
+}
+
 /* Whether a completed receive of a non-empty message got an error mark
  * (nothing of it was written: it was empty). */
 static int is_mark(const MPI_Status *st) {

@@ -35,6 +35,21 @@ static size_t seg_len(size_t bytes, size_t k, size_t seg) {
   return bytes - at < seg ? bytes - at : seg;
 }
 
+/* Where a received message lands: rbuf, or (pieces set) the
+ * concatenation of the pieces (simple__net_irecv_pieces). */
+typedef struct {
+  const simple__net_piece_t *piece;
+  int n;
+} pieces_t;
+
+/* The receive of bytes [off, off + len) of a message landing at rbuf or,
+ * when rp is set, in its pieces. */
+static int recv_at(simple__comm_t *c, void *rbuf, const pieces_t *rp, size_t off, size_t len,
+                   int src, int in, simple__net_req_t *q) {
+  if (rp) return simple__net_irecv_pieces(c, rp->piece, rp->n, off, len, src, in, q);
+  return simple__net_irecv(c, (unsigned char *)rbuf + off, len, src, in, q);
+}
+
 /* Segments in flight each way. */
 #define MOVE_WINDOW 8
 
@@ -88,11 +103,11 @@ static int drain_marks(simple__comm_t *c, int src, int tag, size_t left) {
  * segment size (no pair's is below SIMPLE__XCHG_SEG_BYTES); about 140
  * instructions a call fewer (callgrind, 8-byte bcast on 2 x 1). */
 static int move_one(simple__comm_t *c, const void *sbuf, size_t sbytes, int dest, void *rbuf,
-                    size_t rbytes, int src, int out, int in, simple__xchg_arrived_fn *arrived,
-                    void *aarg, int *marked, int *differs) {
+                    const pieces_t *rpieces, size_t rbytes, int src, int out, int in,
+                    simple__xchg_arrived_fn *arrived, void *aarg, int *marked, int *differs) {
   simple__net_req_t rq, sq;
   int rc = 0, recv = 0, sent = 0;
-  if (src >= 0) recv = !(rc = simple__net_irecv(c, rbuf, rbytes, src, in, &rq));
+  if (src >= 0) recv = !(rc = recv_at(c, rbuf, rpieces, 0, rbytes, src, in, &rq));
   if (!rc && dest >= 0)
     sent = !(rc = simple__net_isend(c, sbuf, sbytes, dest, seg_tag(out, 0, 1), &sq));
   int mark_tag = in, mark = 0;
@@ -120,11 +135,11 @@ static int move_one(simple__comm_t *c, const void *sbuf, size_t sbytes, int dest
 /* One message each way between this node and its partners on c (dest or
  * src -1: none), in segments of SIMPLE__XCHG_SEG_BYTES, up to MOVE_WINDOW
  * in flight each way: sbuf's sbytes go to dest with tag `out`, src's
- * rbytes come into rbuf with tag `in` (-1: any). `hook` (if set) runs once
- * while the first segments fly. `arrived` (if set) is called with each
- * received segment's offset and length as it lands, in order, while the
- * later ones fly, until a mark or another tag; a segment whose tag is not
- * `out` sets *differs.
+ * rbytes come into rbuf (or rpieces, when set) with tag `in` (-1: any).
+ * `hook` (if set) runs once while the first segments fly. `arrived` (if
+ * set) is called with each received segment's offset and length as it
+ * lands, in order, while the later ones fly, until a mark or another tag;
+ * a segment whose tag is not `out` sets *differs.
  *
  * Error mode (marks) reads and writes nothing, and each end's message
  * size may be another than the partner's (a node whose threads disagreed
@@ -143,12 +158,12 @@ static int move_one(simple__comm_t *c, const void *sbuf, size_t sbytes, int dest
  * segment received. Returns the first MPI error; every posted request is
  * waited for. */
 static int move(simple__node_t *n, simple__comm_t *c, const void *sbuf, size_t sbytes, int dest,
-                void *rbuf, size_t rbytes, int src, int out, int in, int marks,
-                void (*hook)(void *), void *arg, simple__xchg_arrived_fn *arrived, void *aarg,
-                int *marked, int *differs) {
+                void *rbuf, const pieces_t *rpieces, size_t rbytes, int src, int out, int in,
+                int marks, void (*hook)(void *), void *arg, simple__xchg_arrived_fn *arrived,
+                void *aarg, int *marked, int *differs) {
   if (!marks && !hook && sbytes <= SIMPLE__XCHG_SEG_BYTES && rbytes <= SIMPLE__XCHG_SEG_BYTES)
-    return move_one(c, sbuf, sbytes, dest, rbuf, rbytes, src, out, in, arrived, aarg, marked,
-                    differs);
+    return move_one(c, sbuf, sbytes, dest, rbuf, rpieces, rbytes, src, out, in, arrived, aarg,
+                    marked, differs);
   size_t sseg = pair_seg(n, dest), rseg = pair_seg(n, src);
   size_t ns = dest >= 0 ? segments(sbytes, sseg) : 0, nr = src >= 0 ? segments(rbytes, rseg) : 0;
   size_t sp = 0, sd = 0, rp = 0, rd = 0; /* segments posted, done */
@@ -160,8 +175,8 @@ static int move(simple__node_t *n, simple__comm_t *c, const void *sbuf, size_t s
     /* The receives first, so that their buffers are ready when the data
      * comes. */
     for (; !rc && !marks && rp < nr && rp - rd < MOVE_WINDOW; rp++)
-      rc = simple__net_irecv(c, (unsigned char *)rbuf + rp * rseg, seg_len(rbytes, rp, rseg), src,
-                             in, &rq[rp % MOVE_WINDOW]);
+      rc = recv_at(c, rbuf, rpieces, rp * rseg, seg_len(rbytes, rp, rseg), src, in,
+                   &rq[rp % MOVE_WINDOW]);
     for (; !rc && sp < ns && sp - sd < MOVE_WINDOW; sp++)
       rc = marks ? simple__net_mark(c, dest, out, &sq[sp % MOVE_WINDOW])
                  : simple__net_isend(c, (const unsigned char *)sbuf + sp * sseg,
@@ -283,7 +298,7 @@ static int step_pair(const simple__xchg_t *x, int d, int to, int from, int *also
    * SIMPLE_ERR_PEER whatever comes. */
   void *in = ib && !x->bad ? x->in(x->ctx, from, d, &unpack) : NULL;
   const void *out = ob && !x->bad ? x->out(x->ctx, to, d) : NULL;
-  int rc = move(x->n, c, out, ob, ob ? to : -1, in, ib, ib ? from : -1, out_tag(x), in_tag(x),
+  int rc = move(x->n, c, out, ob, ob ? to : -1, in, NULL, ib, ib ? from : -1, out_tag(x), in_tag(x),
                 x->bad, hook, (void *)x, NULL, NULL, &mark, &differ);
   /* A mark, or another node's signature: the message is not unpacked. */
   if (mark || differ) unpack = 0;
@@ -310,7 +325,7 @@ int simple__xchg_sendrecv_each(simple__node_t *n, int lane, const void *sbuf, si
                                int dest, void *rbuf, size_t rbytes, int src, int tag, int *bad,
                                unsigned sig, simple__xchg_arrived_fn *arrived, void *arg) {
   int marked = 0, differs = 0;
-  int rc = move(n, simple__xchg_lane(n, lane), sbuf, sbytes, dest, rbuf, rbytes, src,
+  int rc = move(n, simple__xchg_lane(n, lane), sbuf, sbytes, dest, rbuf, NULL, rbytes, src,
                 simple__xchg_out_tag(n, sig, tag), -1, *bad, NULL, NULL, *bad ? NULL : arrived, arg,
                 &marked, &differs);
   if (!*bad) *bad = marked ? 1 : differs && !rc ? SIMPLE__XCHG_SIG_DIFFERS : 0;
@@ -454,11 +469,11 @@ int simple__xchg_put(const simple__xchg_t *x, int d, simple__win_t *w, size_t di
 
 /* One message of a rooted exchange, one way between this node and
  * `peer`, through move (in segments; marks and drains when x->bad): buf's
- * bytes to peer (out) or from it. A mark sets *marked, another signature
- * *differs. */
-static int one_way(const simple__xchg_t *x, simple__comm_t *c, int peer, void *buf, size_t bytes,
-                   int out, int *marked, int *differs) {
-  return move(x->n, c, out ? buf : NULL, out ? bytes : 0, out ? peer : -1, out ? NULL : buf,
+ * bytes to peer (out) or from it (into rp's pieces, when set). A mark
+ * sets *marked, another signature *differs. */
+static int one_way(const simple__xchg_t *x, simple__comm_t *c, int peer, void *buf,
+                   const pieces_t *rp, size_t bytes, int out, int *marked, int *differs) {
+  return move(x->n, c, out ? buf : NULL, out ? bytes : 0, out ? peer : -1, out ? NULL : buf, rp,
               out ? 0 : bytes, out ? -1 : peer, out_tag(x), in_tag(x), x->bad, NULL, NULL, NULL,
               NULL, marked, differs);
 }
@@ -472,7 +487,7 @@ static int rooted_move(const simple__xchg_t *x, simple__comm_t *c, int k, size_t
   void *at = NULL;
   if (!x->bad)
     at = out ? (void *)(uintptr_t)x->out(x->ctx, k, lane) : x->in(x->ctx, k, lane, &unpack);
-  int rc = one_way(x, c, k, at, b, out, &mark, &differ);
+  int rc = one_way(x, c, k, at, NULL, b, out, &mark, &differ);
   if (!rc && unpack && !mark && !differ) x->unpack(x->ctx, k, at);
   *marked |= mark;
   *differs |= differ;
@@ -539,10 +554,23 @@ int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int l
   return rc ? rc : x->bad || marked ? SIMPLE_ERR_PEER : differs ? SIMPLE_ERR_ARG : 0;
 }
 
-int simple__xchg_rooted_peer(const simple__xchg_t *x, int root_node, int lane, void *buf,
-                             size_t bytes, int out) {
+/* simple__xchg_rooted_peer, received into rp's pieces when set. */
+static int rooted_peer(const simple__xchg_t *x, int root_node, int lane, void *buf,
+                       const pieces_t *rp, size_t bytes, int out) {
   if (bytes == 0) return 0; /* empty messages are not sent (net.h) */
   simple__comm_t *c = simple__xchg_lane(x->n, lane);
-  int marked = 0, differs = 0, rc = one_way(x, c, root_node, buf, bytes, out, &marked, &differs);
+  int marked = 0, differs = 0;
+  int rc = one_way(x, c, root_node, buf, rp, bytes, out, &marked, &differs);
   return rc ? rc : x->bad || marked ? SIMPLE_ERR_PEER : differs ? SIMPLE_ERR_ARG : 0;
+}
+
+int simple__xchg_rooted_peer(const simple__xchg_t *x, int root_node, int lane, void *buf,
+                             size_t bytes, int out) {
+  return rooted_peer(x, root_node, lane, buf, NULL, bytes, out);
+}
+
+int simple__xchg_rooted_peer_pieces(const simple__xchg_t *x, int root_node, int lane,
+                                    const simple__net_piece_t *pieces, int np, size_t bytes) {
+  pieces_t rp = {pieces, np};
+  return rooted_peer(x, root_node, lane, NULL, &rp, bytes, 0);
 }

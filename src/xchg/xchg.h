@@ -366,6 +366,15 @@ int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int l
 int simple__xchg_rooted_peer(const simple__xchg_t *x, int root_node, int lane, void *buf,
                              size_t bytes, int out);
 
+/* simple__xchg_rooted_peer's receive (out = 0) landing in several
+ * buffers: the root's one message, cut at the same segments, goes
+ * straight into the pieces' concatenation (simple__net_irecv_pieces), so
+ * that a scatter's node message needs no copy out of a staging area. A
+ * mark writes nothing; a message with another signature lands all the
+ * same (as it lands in buf), the call then failing with SIMPLE_ERR_ARG. */
+int simple__xchg_rooted_peer_pieces(const simple__xchg_t *x, int root_node, int lane,
+                                    const simple__net_piece_t *pieces, int np, size_t bytes);
+
 /* *bad's value once a message came with another node's signature
  * (simple__xchg_sendrecv): as a mark's 1, the node sends marks from then
  * on, but its verdict is SIMPLE_ERR_ARG. */

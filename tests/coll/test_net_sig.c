@@ -282,10 +282,12 @@ static int rooted_case(const ctx_t *c, int w, int d, int odd) {
     simple_abort(s, "%s n %zu, %s differs on node %d: returned %s, expected %s", rname[w], n,
                  odd >= 0 ? rdname[d] : "nothing", odd, simple_errname(rc), simple_errname(want));
   /* What is sent never changes; a gather writes only the root's buffer;
-   * a failed scatter writes no recv on a node of several threads (the
-   * message waits in the node's scratch until the verdict). A node of one
-   * thread receives straight into its recv, and the root's buffer of a
-   * gather takes the blocks as they land (docs/api.md). */
+   * a failed scatterv writes no recv on a node of several threads (the
+   * message waits in the node's scratch until the verdict). A scatter's
+   * message lands straight in the threads' recv (a node of one thread's
+   * scatterv too): there a failed call leaves either nothing or the
+   * thread's block of the root's data, never anything else. The root's
+   * buffer of a gather takes the blocks as they land (docs/api.md). */
   for (size_t i = 0; i < n && !scatter; i++)
     if (mine[i] != val(c->me, i)) simple_abort(s, "%s: send element %zu changed", rname[w], i);
   for (size_t k = 0; k < len; k++) {
@@ -294,11 +296,16 @@ static int rooted_case(const ctx_t *c, int w, int d, int odd) {
       simple_abort(s, "%s (%s differs on node %d): %s element %zu written", rname[w], rdname[d],
                    odd, scatter ? "send" : "a non-root recv", k);
   }
-  if (scatter && rc && simple_threads_on(s, c->node) > 1)
+  if (w == R_SCATTERV && rc && simple_threads_on(s, c->node) > 1)
     for (size_t i = 0; i < n; i++)
       if (mine[i] != -7)
         simple_abort(s, "%s (%s differs on node %d) failed with %s but wrote recv[%zu]", rname[w],
                      rdname[d], odd, simple_errname(rc), i);
+  int landed = n && mine[0] != -7;
+  for (size_t i = 0; i < n && scatter && rc; i++)
+    if (mine[i] != (landed ? val(c->me, i) : -7))
+      simple_abort(s, "%s (%s differs on node %d) failed with %s: recv[%zu] is %lld", rname[w],
+                   rdname[d], odd, simple_errname(rc), i, mine[i]);
   if (odd < 0 && scatter)
     for (size_t i = 0; i < n; i++)
       if (mine[i] != val(c->me, i))
