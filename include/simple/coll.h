@@ -121,9 +121,10 @@ SIMPLE_API int simple_exscan(simple_t *s, const void *send, void *recv, size_t c
 /* Root's recv gets count elements from every thread, in rank order
  * (p * count elements). With SIMPLE_IN_PLACE as send at the root, the
  * root's own block is already in place in recv.
- * Node masters gather their threads' blocks in shared memory, then the
- * root's master receives one message per node (the node's blocks
- * together). Cost: b + (P-1)(alpha) + (p - r) n beta + p n/B at the root. */
+ * Every other node sends the root's node one message, its threads'
+ * blocks together, straight from their send buffers (an MPI datatype
+ * over them); on the root's node each thread copies its own block.
+ * Cost: b + (P-1)(alpha) + (p - r) n beta + p n/B at the root. */
 SIMPLE_API int simple_gather(simple_t *s, const void *send, void *recv, size_t count,
                              simple_type_t type, int root);
 /* As gather with per-thread counts: thread i sends `count` elements,
@@ -137,8 +138,8 @@ SIMPLE_API int simple_gatherv(simple_t *s, const void *send, size_t count, void 
 
 /* Thread i's recv gets block i (count elements) of root's send. With
  * SIMPLE_IN_PLACE as recv at the root, the root's block stays in send.
- * The reverse of gather; same cost, less the other nodes' copies (their
- * message lands in their threads' recv directly). */
+ * The reverse of gather (the message of another node lands in its
+ * threads' recv directly); same cost. */
 SIMPLE_API int simple_scatter(simple_t *s, const void *send, void *recv, size_t count,
                               simple_type_t type, int root);
 /* As scatter with per-thread counts and displacements (significant at the

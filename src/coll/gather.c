@@ -17,15 +17,17 @@
  * Every node's scratch is src/xchg's room: one thread takes it, and it is
  * written only after the publish that hands it out.
  *
- * Other nodes: the node's blocks travel as one message. A gather's is
- * assembled in the scratch (every thread copies its block in, a barrier,
- * the driver sends); the threads other than the driver return as soon as
- * their block is in the scratch, and only the driver reports an MPI
- * failure of the send. A scatter's lands in the threads' own buffers (the
- * driver receives it through a datatype over them, net.h:
- * simple__net_irecv_pieces; a barrier); a scatterv's is received into
- * the scratch (a barrier, every thread copies its block out). A node of
- * one thread sends from or receives into the thread's buffer directly.
+ * Other nodes: the node's blocks travel as one message. A scatter's lands
+ * in, and a gather's of up to 64 KiB leaves from, the threads' own
+ * buffers: the driver receives or sends it through a datatype over them
+ * (net.h: simple__net_irecv_pieces, simple__net_isend_pieces), and a
+ * barrier keeps every thread in the call until it has landed or gone.
+ * The v forms, and a larger gather, stage it in the scratch: a gather's
+ * threads copy their blocks in, a barrier, the driver sends (the others
+ * return at once, and only the driver reports an MPI failure of the
+ * send); a scatterv's driver receives, a barrier, every thread copies its
+ * block out. A node of one
+ * thread sends from or receives into the thread's buffer directly.
  *
  * The v forms: a thread's count is known only to itself (and to the root),
  * so a node other than the root's first publishes the counts, then sizes
@@ -55,7 +57,7 @@
  * drivers, + r n/B. Other nodes: 2b + r n/B + alpha + beta r n (3b in the v
  * forms; a scatter's r n/B is MPI's, as it writes the message into the
  * threads' buffers instead of one: on the virtual cluster 2 x 2 that cut
- * a scatter of 256 KiB-1 MiB a block by 10-25%). */
+ * a scatter of 256 KiB-4 MiB a block by 6-21%). */
 #include <stdint.h>
 #include <string.h>
 
@@ -393,17 +395,28 @@ static int root_args(simple_t *s, rooted_t *c) {
 }
 
 /* A regular scatter's message to another node lands in its threads' own
- * buffers (xchg.h: simple__xchg_rooted_peer_pieces), with no copy out of
- * a staging area. The pieces (one per thread) lie on the driver's stack
- * up to this many threads, beyond in the node's scratch. */
-#define PIECES_ON_STACK 64
+ * buffers, and a regular gather's of up to GATHER_PIECES_BYTES leaves
+ * from them (xchg.h: simple__xchg_rooted_peer_pieces), with no copy into
+ * or out of a staging area. A larger gather message is staged: inside
+ * MPI the driver alone would pack it (the transport sends a datatype's
+ * pieces through its own buffers), where the node's threads copy their
+ * blocks in at once. On the virtual cluster 2 x 2 (simple-bench coll
+ * --rounds 3, three alternating runs), sent from the pieces: gather of
+ * 64 B-4 KiB a thread 0.76-0.81 of the staged time, 1-4 MiB 1.22. The
+ * pieces (one per thread) lie on the driver's stack up to PIECES_ON_STACK
+ * threads, beyond in the node's scratch. */
+#define PIECES_ON_STACK     64
+#define GATHER_PIECES_BYTES (64 * 1024)
+static int from_pieces(const rooted_t *c, size_t node_bytes) {
+  return !c->v && (c->scatter || node_bytes <= GATHER_PIECES_BYTES);
+}
 
 /* Every thread's checks (root, type, buffers; SIMPLE_IN_PLACE at the root
  * only), and the scratch that thread 0 of another node takes for the
  * regular forms, whose node message size every thread knows in advance
- * (the v forms' is known after a publish: v_node_message): a gather's
- * message, a scatter's list of pieces when it does not fit the stack.
- * Returns the thread's error code, which the publish then shares. */
+ * (the v forms' is known after a publish: v_node_message): the list of
+ * the threads' buffers where it does not fit the driver's stack. Returns
+ * the thread's error code, which the publish then shares. */
 static int rooted_args(simple_t *s, rooted_t *c) {
   simple__node_t *n = s->node;
   int p = n->nprocs;
@@ -415,13 +428,12 @@ static int rooted_args(simple_t *s, rooted_t *c) {
     err = SIMPLE_ERR_ARG; /* in place at the root only */
   if (!err) err = simple__check_buffer(c->own, c->count, c->type);
   size_t node_bytes = 0, r = (size_t)n->threads;
-  if (!err && !c->v && n->node != c->root_node && r > 1 && s->thread == 0) {
-    if (!c->scatter)
-      err = simple__size_mul(c->count * c->es, r, &node_bytes);
-    else if (r > PIECES_ON_STACK && c->count)
-      node_bytes = r * sizeof(simple__net_piece_t);
-    if (!err && node_bytes && !(c->scratch = simple__xchg_room(s, node_bytes)))
-      err = SIMPLE_ERR_NOMEM;
+  if (!err && !c->v && n->node != c->root_node && r > 1 && s->thread == 0 &&
+      !(err = simple__size_mul(c->count * c->es, r, &node_bytes)) && node_bytes) {
+    size_t room = !from_pieces(c, node_bytes) ? node_bytes
+                  : r > PIECES_ON_STACK       ? r * sizeof(simple__net_piece_t)
+                                              : 0;
+    if (room && !(c->scratch = simple__xchg_room(s, room))) err = SIMPLE_ERR_NOMEM;
   }
   return err;
 }
@@ -487,11 +499,12 @@ static const simple__slot_t *v_node_message(simple_t *s, const simple__slot_t *s
 /* A node other than the root's, after the publish: its blocks travel as
  * one message with the root's node, driven by the thread of its lane. A
  * node of one thread sends from / receives into the thread's buffer. A
- * scatter's message lands in the threads' buffers, the pieces listed
- * from the publish's slots; the others' is assembled in (gather: every
- * thread copies its block in, the node's finish, the driver sends) or
- * received into (scatterv: the driver receives, a barrier, every thread
- * copies its block out) the scratch. */
+ * scatter's message, and a small gather's, lands in or leaves from the
+ * threads' buffers (from_pieces), the pieces listed from the publish's
+ * slots, a barrier after it; the others' is assembled in (gather(v):
+ * every thread copies its block in, the node's finish, the driver sends)
+ * or received into (scatterv: the driver receives, a barrier, every
+ * thread copies its block out) the scratch. */
 static int other_node_part(simple_t *s, const rooted_t *c, const simple__slot_t *slots) {
   simple__node_t *n = s->node;
   int me = s->thread, r = n->threads, lanes = simple__xchg_lanes(n), rc = 0;
@@ -501,15 +514,16 @@ static int other_node_part(simple_t *s, const rooted_t *c, const simple__slot_t 
   if (r == 1) return simple__xchg_rooted_peer(&px, c->root_node, 0, c->own, bytes, !c->scatter);
   if (c->v && !(slots = v_node_message(s, slots, c->es, &my_off, &total, &rc)))
     return rc == SIMPLE_ERR_FATAL ? rc : rooted_bad(s, c, rc, 1);
-  if (c->scatter && !c->v) {
+  if (from_pieces(c, total)) {
     if (me == driver) {
       simple__net_piece_t on_stack[PIECES_ON_STACK];
       simple__net_piece_t *piece = r <= PIECES_ON_STACK ? on_stack : slots[0].ptr;
       for (int u = 0; u < r; u++) piece[u] = (simple__net_piece_t){(void *)slots[u].send, bytes};
-      rc = simple__xchg_rooted_peer_pieces(&px, c->root_node, driver, piece, r, total);
+      rc = simple__xchg_rooted_peer_pieces(&px, c->root_node, driver, piece, r, total, !c->scatter);
     }
-    /* Every thread waits for its block to land, and shares the verdict
-     * (the root's message with another signature: every thread's). */
+    /* Every thread waits for its block to leave or land, and shares the
+     * verdict (a scatter's message from the root's node with another
+     * signature: every thread's). */
     return simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG);
   }
   unsigned char *buf = slots[0].ptr;

@@ -96,8 +96,9 @@ static int cover(const simple__net_piece_t *pc, int np, size_t off, size_t bytes
 /* Entries on the stack; more take an allocation. */
 #define ENTRIES_ON_STACK 16
 
-int simple__net_irecv_pieces(simple__comm_t *c, const simple__net_piece_t *pieces, int np,
-                             size_t off, size_t bytes, int src, int tag, simple__net_req_t *req) {
+/* simple__net_isend_pieces or simple__net_irecv_pieces. */
+static int post_pieces(simple__comm_t *c, const simple__net_piece_t *pieces, int np, size_t off,
+                       size_t bytes, int peer, int tag, simple__net_req_t *req, int is_send) {
   if (bytes > SIMPLE__NET_PART_BYTES) return SIMPLE_ERR_COUNT;
   int len_s[ENTRIES_ON_STACK], *len = len_s;
   MPI_Aint at_s[ENTRIES_ON_STACK], *at = at_s;
@@ -121,14 +122,26 @@ int simple__net_irecv_pieces(simple__comm_t *c, const simple__net_piece_t *piece
   }
   if (rc != MPI_SUCCESS) return SIMPLE_ERR_MPI;
   MPI_Request r;
-  /* The type may go at once: MPI keeps it until the receive completes. */
-  rc = MPI_Irecv(MPI_BOTTOM, m ? 1 : 0, t, src, tag < 0 ? MPI_ANY_TAG : tag, c->comm, &r);
+  /* The type may go at once: MPI keeps it until the transfer completes. */
+  int n = m ? 1 : 0;
+  rc = is_send ? MPI_Isend(MPI_BOTTOM, n, t, peer, tag, c->comm, &r)
+               : MPI_Irecv(MPI_BOTTOM, n, t, peer, tag < 0 ? MPI_ANY_TAG : tag, c->comm, &r);
   MPI_Type_free(&t);
   if (rc != MPI_SUCCESS) return SIMPLE_ERR_MPI;
   req->nparts = 1;
-  req->markable = bytes > 0;
+  req->markable = !is_send && bytes > 0;
   memcpy(&req->part[0], &r, sizeof r);
   return 0;
+}
+
+int simple__net_isend_pieces(simple__comm_t *c, const simple__net_piece_t *pieces, int np,
+                             size_t off, size_t bytes, int dest, int tag, simple__net_req_t *req) {
+  return post_pieces(c, pieces, np, off, bytes, dest, tag, req, 1);
+}
+
+int simple__net_irecv_pieces(simple__comm_t *c, const simple__net_piece_t *pieces, int np,
+                             size_t off, size_t bytes, int src, int tag, simple__net_req_t *req) {
+  return post_pieces(c, pieces, np, off, bytes, src, tag, req, 0);
 }
 
 /* Whether a completed receive of a non-empty message got an error mark

@@ -366,14 +366,16 @@ int simple__xchg_rooted(const simple__xchg_t *x, int root_node, int lanes, int l
 int simple__xchg_rooted_peer(const simple__xchg_t *x, int root_node, int lane, void *buf,
                              size_t bytes, int out);
 
-/* simple__xchg_rooted_peer's receive (out = 0) landing in several
- * buffers: the root's one message, cut at the same segments, goes
- * straight into the pieces' concatenation (simple__net_irecv_pieces), so
- * that a scatter's node message needs no copy out of a staging area. A
- * mark writes nothing; a message with another signature lands all the
- * same (as it lands in buf), the call then failing with SIMPLE_ERR_ARG. */
+/* simple__xchg_rooted_peer from or into several buffers: the node's one
+ * message, cut at the same segments, leaves from (out = 1) or lands in
+ * the pieces' concatenation (net.h: simple__net_isend_pieces,
+ * simple__net_irecv_pieces), so that a gather's or scatter's node message
+ * needs no copy into or out of a staging area. A mark writes nothing; a
+ * message with another signature lands all the same (as it lands in buf),
+ * the call then failing with SIMPLE_ERR_ARG. */
 int simple__xchg_rooted_peer_pieces(const simple__xchg_t *x, int root_node, int lane,
-                                    const simple__net_piece_t *pieces, int np, size_t bytes);
+                                    const simple__net_piece_t *pieces, int np, size_t bytes,
+                                    int out);
 
 /* *bad's value once a message came with another node's signature
  * (simple__xchg_sendrecv): as a mark's 1, the node sends marks from then
@@ -388,7 +390,8 @@ static inline int simple__xchg_out_tag(simple__node_t *n, unsigned sig, int tag)
 }
 
 /* SIMPLE__XCHG_SEG_BYTES (defined above): messages between nodes on
- * different hosts of more than this many bytes go in segments of it, each
+ * different hosts of more than this many bytes go in segments of at most
+ * this size (of equal size, rounded up to 64 bytes: xchg.c, msg_seg), each
  * a message of its own (simple__xchg_sendrecv, simple__xchg_post, the
  * reduce tree; between nodes on one host, where MPI's shared memory moves
  * a message in one copy, they go whole, up to 1 GiB a segment):
@@ -422,9 +425,9 @@ int simple__xchg_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t 
 /* simple__xchg_sendrecv that hands rbuf over segment by segment:
  * arrived(arg, off, len) runs for each segment of the received message as
  * it lands (bytes off .. off + len of rbuf, in order; every segment but
- * the last has the pair's segment size, SIMPLE__XCHG_SEG_BYTES or
- * SIMPLE__XCHG_ONE_HOST_SEG,
- * a multiple of every type's size),
+ * the last has the message's segment size, at most the pair's
+ * (SIMPLE__XCHG_SEG_BYTES or SIMPLE__XCHG_ONE_HOST_SEG) and a multiple of
+ * 64 bytes, so of every type's size),
  * while the later segments are still on the wire, and for none after a
  * mark or a message with another signature (nor with *bad set on entry).
  * A reduction combines there, overlapping its pass over the data with the
