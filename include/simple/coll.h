@@ -122,8 +122,9 @@ SIMPLE_API int simple_exscan(simple_t *s, const void *send, void *recv, size_t c
  * (p * count elements). With SIMPLE_IN_PLACE as send at the root, the
  * root's own block is already in place in recv.
  * Every other node sends the root's node one message, its threads'
- * blocks together, straight from their send buffers (an MPI datatype
- * over them); on the root's node each thread copies its own block.
+ * blocks together: up to 64 KiB straight from their send buffers (an MPI
+ * datatype over them), above that copied together first; on the root's
+ * node each thread copies its own block.
  * Cost: b + (P-1)(alpha) + (p - r) n beta + p n/B at the root. */
 SIMPLE_API int simple_gather(simple_t *s, const void *send, void *recv, size_t count,
                              simple_type_t type, int root);

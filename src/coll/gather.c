@@ -26,8 +26,8 @@
  * threads copy their blocks in, a barrier, the driver sends (the others
  * return at once, and only the driver reports an MPI failure of the
  * send); a scatterv's driver receives, a barrier, every thread copies its
- * block out. A node of one
- * thread sends from or receives into the thread's buffer directly.
+ * block out. A node of one thread sends from or receives into the
+ * thread's buffer directly.
  *
  * The v forms: a thread's count is known only to itself (and to the root),
  * so a node other than the root's first publishes the counts, then sizes
@@ -402,7 +402,7 @@ static int root_args(simple_t *s, rooted_t *c) {
  * pieces through its own buffers), where the node's threads copy their
  * blocks in at once. On the virtual cluster 2 x 2 (simple-bench coll
  * --rounds 3, three alternating runs), sent from the pieces: gather of
- * 64 B-4 KiB a thread 0.76-0.81 of the staged time, 1-4 MiB 1.22. The
+ * 8 B-4 KiB a thread 0.75-0.82 of the staged time, 1-4 MiB 1.22. The
  * pieces (one per thread) lie on the driver's stack up to PIECES_ON_STACK
  * threads, beyond in the node's scratch. */
 #define PIECES_ON_STACK     64

@@ -145,7 +145,10 @@ int simple__net_irecv_pieces(simple__comm_t *c, const simple__net_piece_t *piece
 }
 
 /* Whether a completed receive of a non-empty message got an error mark
- * (nothing of it was written: it was empty). */
+ * (nothing of it was written: it was empty). Counted in bytes also for a
+ * receive through a datatype of pieces (simple__net_irecv_pieces): Open
+ * MPI and MPICH keep the byte count in the status, and an empty message
+ * counts 0 in any type. */
 static int is_mark(const MPI_Status *st) {
   int count = 0;
   MPI_Get_count(st, MPI_BYTE, &count);

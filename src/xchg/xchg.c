@@ -56,20 +56,20 @@ static int recv_at(simple__comm_t *c, void *rbuf, const pieces_t *p, size_t off,
   return simple__net_irecv(c, (unsigned char *)rbuf + off, len, src, in, q);
 }
 
-/* The segment size of a message of `bytes` between a pair whose
- * segments are at most `seg` (pair_seg, a multiple of 64): a message of
- * up to EVEN_SEGMENTS segments goes in as many as seg gives, of equal
- * size rounded up to 64 bytes (so a multiple of every type's size), the
- * last one shorter; a larger one in segments of seg. Both ends cut a
- * message alike from its size. Equal segments share the work where a
- * short last one would add a round of its own: on the virtual cluster
- * 2 x 2 (simple-bench coll --rounds 3, three alternating runs against
- * segments of seg and a remainder) a scatter of 32 KiB a thread (2 x 32
- * KiB against 63 + 1 KiB) took 0.87 of the time, allreduce of 256 KiB
- * 0.86, bcast, scan and exscan of 256 KiB 0.93, allgather of 32 KiB
- * 1.08; on 2 x 1, the rows of 1 MiB (17 segments) 1.05-1.08, hence the
- * bound. The same number of segments: ceil(bytes / per) = ceil(bytes /
- * seg) for seg >= per >= bytes / ns. */
+/* The segment size of a message of `bytes` between a pair whose segments
+ * are at most `seg` (pair_seg, a multiple of 64): a message of up to
+ * EVEN_SEGMENTS segments goes in as many as seg gives, of equal size
+ * rounded up to 64 bytes (so a multiple of every type's size), the last
+ * one shorter; a larger one in segments of seg. Both ends cut a message
+ * alike from its size. Equal segments share the work where a short last
+ * one would add a round of its own: on the virtual cluster 2 x 2
+ * (simple-bench coll --rounds 3, three alternating runs against segments
+ * of seg and a remainder) a scatter of 32 KiB a thread (two segments of
+ * 32 KiB against 63 + 1 KiB) took 0.87 of the time, allreduce of 256 KiB
+ * 0.86, bcast, scan and exscan of 256 KiB 0.93, allgather of 32 KiB 1.08;
+ * on 2 x 1, the rows of 1 MiB (17 segments) 1.05-1.08, hence the bound.
+ * The same number of segments: ceil(bytes / per) = ceil(bytes / seg) for
+ * seg >= per >= bytes / ns. */
 #define EVEN_SEGMENTS 8
 static size_t msg_seg(size_t bytes, size_t seg) {
   if (bytes <= seg || bytes / seg >= EVEN_SEGMENTS) return seg;
@@ -162,14 +162,14 @@ static int move_one(simple__comm_t *c, const void *sbuf, const pieces_t *spieces
 }
 
 /* One message each way between this node and its partners on c (dest or
- * src -1: none), in segments of SIMPLE__XCHG_SEG_BYTES, up to MOVE_WINDOW
- * in flight each way: sbuf's (or spieces', when set) sbytes go to dest
- * with tag `out`, src's rbytes come into rbuf (or rpieces, when set) with
- * tag `in` (-1: any).
- * `hook` (if set) runs once while the first segments fly. `arrived` (if
- * set) is called with each received segment's offset and length as it
- * lands, in order, while the later ones fly, until a mark or another tag;
- * a segment whose tag is not `out` sets *differs.
+ * src -1: none), in segments of at most the pair's size (msg_seg), up to
+ * MOVE_WINDOW in flight each way: sbuf's (or spieces', when set) sbytes
+ * go to dest with tag `out`, src's rbytes come into rbuf (or rpieces,
+ * when set) with tag `in` (-1: any). `hook` (if set) runs once while the
+ * first segments fly. `arrived` (if set) is called with each received
+ * segment's offset and length as it lands, in order, while the later ones
+ * fly, until a mark or another tag; a segment whose tag is not `out` sets
+ * *differs.
  *
  * Error mode (marks) reads and writes nothing, and each end's message
  * size may be another than the partner's (a node whose threads disagreed
