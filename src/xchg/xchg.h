@@ -391,7 +391,8 @@ static inline int simple__xchg_out_tag(simple__node_t *n, unsigned sig, int tag)
 
 /* SIMPLE__XCHG_SEG_BYTES (defined above): messages between nodes on
  * different hosts of more than this many bytes go in segments of at most
- * this size (of equal size, rounded up to 64 bytes: xchg.c, msg_seg), each
+ * this size (of equal size up to 8 segments, rounded up to 64 bytes:
+ * xchg.c, msg_seg), each
  * a message of its own (simple__xchg_sendrecv, simple__xchg_post, the
  * reduce tree; between nodes on one host, where MPI's shared memory moves
  * a message in one copy, they go whole, up to 1 GiB a segment):
