@@ -74,7 +74,9 @@ int simple__comm_imrecv(long long *match, void *buf, size_t bytes, long long *re
  * (MPI_Wait, which yields the core when Open MPI runs with
  * mpi_yield_when_idle). tag and bytes (may be NULL) get the tag and the
  * size received. A message longer than an irecv's buffer returns
- * SIMPLE_ERR_TRUNCATE (the buffer holds its first bytes). */
+ * SIMPLE_ERR_TRUNCATE; the buffer holds what MPI left there (Open MPI:
+ * the message's first bytes; MPICH: what it held before) and bytes what
+ * MPI's status says. */
 int simple__comm_test(long long *req, int *done, int *tag, size_t *bytes);
 int simple__comm_wait(long long *req, int *tag, size_t *bytes);
 

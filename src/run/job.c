@@ -601,6 +601,16 @@ int simple_run(int *argc, char ***argv, void (*fn)(simple_t *s, void *arg), void
     return SIMPLE_ERR_MPI;
   }
   job.we_init = !initialized;
+  /* MPICH (4.0) raises an error that a completion call finds (a truncated
+   * receive's MPI_Wait) on MPI_COMM_WORLD, not on the request's
+   * communicator, and MPI 4 names MPI_COMM_SELF for errors with no object:
+   * under their default handler such an error aborts the job instead of
+   * returning SIMPLE_ERR_TRUNCATE. A program that starts MPI itself keeps
+   * its own handlers (docs/api.md). */
+  if (job.we_init) {
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  }
   static int at_exit_set;
   if (!at_exit_set) at_exit_set = atexit(end_at_exit) == 0;
 

@@ -6,6 +6,7 @@
  * probe hands over a message once; and the collectives on a handle give
  * what a closed form of (node, index) says. Links the static library:
  * src/net is internal. */
+#include <mpi.h> /* OPEN_MPI: which truncation behaviour to expect */
 #include <sched.h>
 #include <string.h>
 
@@ -35,11 +36,17 @@ static void isolation(simple_t *s, simple__comm_t *a, simple__comm_t *b, int me,
 static void truncation_and_probe(simple_t *s, simple__comm_t *a, int me, int P) {
   int to = (me + 1) % P, from = (me + P - 1) % P;
   long long two[2] = {me, -me}, one = 0, q, r;
-  /* Sixteen bytes into eight: the first eight land, the receive says so. */
+  /* Sixteen bytes into eight: the receive says so, and the buffer holds
+   * the first eight (Open MPI) or what it held (MPICH), never anything
+   * else (net_comm.h). */
   CHECK_OK(simple__comm_irecv(a, &one, sizeof one, from, 3, &r));
   CHECK_OK(simple__comm_isend(a, two, sizeof two, to, 3, &q));
   CHECK_RC(simple__comm_wait(&r, NULL, NULL), SIMPLE_ERR_TRUNCATE);
+#ifdef OPEN_MPI
   CHECK_EQ(one, from);
+#else
+  CHECK(one == from || one == 0);
+#endif
   CHECK_OK(simple__comm_wait(&q, NULL, NULL));
   /* A matched probe: found once, with its source, tag and size. */
   CHECK_OK(simple__comm_isend(a, two, sizeof two, to, 4, &q));
