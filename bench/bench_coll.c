@@ -550,6 +550,27 @@ static int mpi_cvar_int(const char *name) {
   return value;
 }
 
+/* Prints "I han_covers OP..." with the collectives Open MPI's HAN has an
+ * algorithm of its own for: those with the control variable
+ * coll_han_OP_dynamic_global_communicator_module (HAN's choice among its
+ * algorithms on a whole communicator; Open MPI 4.1 has none for scan,
+ * exscan, alltoall, gatherv, scatterv and alltoallv, which HAN leaves to
+ * the default component). Nothing when the tool interface cannot say. */
+static void print_han_covers(void) {
+#if MPI_VERSION > 3 || (MPI_VERSION == 3 && MPI_SUBVERSION >= 1)
+  int provided, idx;
+  if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return;
+  printf("I han_covers");
+  for (int c = 0; c < C_COUNT; c++) {
+    char name[96];
+    snprintf(name, sizeof name, "coll_han_%s_dynamic_global_communicator_module", colls[c].name);
+    if (MPI_T_cvar_get_index(name, &idx) == MPI_SUCCESS) printf(" %s", colls[c].name);
+  }
+  printf("\n");
+  MPI_T_finalize();
+#endif
+}
+
 int bench_coll_mpi(int argc, char **argv, const bench_opts_t *o) {
   /* Open MPI reads MCA parameters from the environment at MPI_Init; setting
    * it here as well as in the launch environment makes sure it reaches
@@ -583,6 +604,7 @@ int bench_coll_mpi(int argc, char **argv, const bench_opts_t *o) {
     printf("I layout %d ranks\n", d.nprocs);
     printf("I hosts %d\n", hosts);
     if (o->han) printf("I coll_han_priority %d\n", mpi_cvar_int("coll_han_priority"));
+    if (o->han) print_han_covers();
     fflush(stdout);
   }
   sweep(&d, o);
