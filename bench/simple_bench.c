@@ -11,7 +11,8 @@
  *   coll  the hybrid collectives on NODES x THREADS vs the MPI collective
  *         on NODES*THREADS single-threaded ranks, the latter with Open MPI's
  *         default collectives and with its hierarchical component (HAN),
- *         the faster of the two being the anchor. */
+ *         the faster of the two being the anchor (for a collective HAN
+ *         leaves to the default, the median of both jobs' rounds). */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -64,7 +65,8 @@ static void usage(FILE *f) {
       "          against MPI_Barrier and MPI_Allreduce among T processes\n"
       "  coll    every hybrid collective on NODES x THREADS processors, against\n"
       "          the MPI collective on NODES*THREADS single-threaded ranks\n"
-      "          (Open MPI default and HAN; the faster is the anchor)\n"
+      "          (Open MPI default and HAN; the faster is the anchor, or the\n"
+      "          median of both jobs where HAN leaves the collective to the default)\n"
       "  pingpong  half round-trip latency and bandwidth, 0 B..4 MiB, thread to thread\n"
       "          inside a node and node to node, each beside raw MPI between 2 processes;\n"
       "          empty-probe cost; options --vcluster --quick --rounds --max-bytes --csv\n"
