@@ -286,7 +286,16 @@ static void catch_crashes(int node) {
 /* The job's settings from the environment, in the order their errors are
  * told: unset, each takes its default (-2: chosen once the placement is
  * known); set, a value that is not a number from 0 to max is refused. */
-enum { OPT_PIN, OPT_CHECK, OPT_WATCHDOG, OPT_HANG_REPORT, OPT_SPIN, OPT_YIELDS, OPTS };
+enum {
+  OPT_PIN,
+  OPT_CHECK,
+  OPT_WATCHDOG,
+  OPT_HANG_REPORT,
+  OPT_SPIN,
+  OPT_YIELDS,
+  OPT_SEGMENT_WHOLE,
+  OPTS
+};
 static const struct {
   const char *name, *rule;
   long dflt, max;
@@ -297,6 +306,7 @@ static const struct {
     {"SIMPLE_HANG_REPORT", "a non-negative number of seconds", 60, LONG_MAX},
     {"SIMPLE_SPIN", "a non-negative number of polls", -2, LONG_MAX},
     {"SIMPLE_YIELDS", "a number of polls from 0 to 1000000", -2, 1000000},
+    {"SIMPLE_SEGMENT_WHOLE", "a non-negative number of bytes", SIMPLE__SEGMENT_WHOLE, LONG_MAX},
 };
 
 /* Reads every setting into opt; the first bad one's message goes to err
@@ -396,6 +406,17 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
   int cores = allowed_cores();
   int threads = thread_count(comm, local, rank, size, cores, &bad, err, sizeof err);
   read_options(opt, &bad, err, sizeof err);
+  /* The segment size of a message between two nodes follows from its size
+   * and SIMPLE_SEGMENT_WHOLE at each end: the ends must agree (a
+   * disagreement would pair one end's segments with the other's whole
+   * message). */
+  long whole[2] = {opt[OPT_SEGMENT_WHOLE], -opt[OPT_SEGMENT_WHOLE]};
+  MPI_Allreduce(MPI_IN_PLACE, whole, 2, MPI_LONG, MPI_MAX, comm);
+  if (!bad && whole[0] != -whole[1]) {
+    bad = 1;
+    snprintf(err, sizeof err, "SIMPLE_SEGMENT_WHOLE must be the same on every node (%ld here)",
+             opt[OPT_SEGMENT_WHOLE]);
+  }
   /* Every node reads the same environment as a rule, so the first node
    * that found a problem speaks for all. */
   int me = bad ? rank : size, first_bad = size;
@@ -408,6 +429,7 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
   n->watchdog_s = opt[OPT_WATCHDOG];
   n->hang_report_s = opt[OPT_HANG_REPORT];
   n->checked = (int)opt[OPT_CHECK];
+  n->segment_whole = (size_t)opt[OPT_SEGMENT_WHOLE];
 
   /* Spinning pays only while every thread has a core: then a wake-up is a
    * cache-line transfer away and sleeping would cost microseconds. When

@@ -75,6 +75,11 @@ _Static_assert(offsetof(simple__slot_t, err) == offsetof(simple__slot_t, check) 
 /* Layers above src/run that may keep per-node state (simple__layer_slot). */
 #define SIMPLE__MAX_LAYERS 8
 
+/* SIMPLE_SEGMENT_WHOLE's default: src/xchg sends a message between hosts
+ * of 512 KiB or more whole, below that in segments (xchg.h gives the
+ * measurements). */
+#define SIMPLE__SEGMENT_WHOLE ((long)512 * 1024)
+
 typedef struct simple__node {
   int node;             /* MYNODE */
   int nodes;            /* NODES */
@@ -95,6 +100,9 @@ typedef struct simple__node {
   long watchdog_s;      /* SIMPLE_WATCHDOG: longest wait before aborting, 0: off */
   long hang_report_s;   /* SIMPLE_HANG_REPORT: longest wait before reporting it, 0: off */
   int checked;          /* SIMPLE_CHECK: collectives compare their calls first */
+  size_t segment_whole; /* SIMPLE_SEGMENT_WHOLE: messages between hosts of this many
+                         * bytes and more go whole (src/xchg), 0: none; the same on
+                         * every node */
   void *comm;           /* the job's MPI communicator (MPI_Comm, opaque here) */
   int lanes;            /* inter-node lanes: threads of a node that may drive
                            transfers at once (set by src/xchg's open hook) */

@@ -56,23 +56,48 @@ static int recv_at(simple__comm_t *c, void *rbuf, const pieces_t *p, size_t off,
   return simple__net_irecv(c, (unsigned char *)rbuf + off, len, src, in, q);
 }
 
-/* The segment size of a message of `bytes` between a pair whose segments
- * are at most `seg` (pair_seg, a multiple of 64): a message of up to
- * EVEN_SEGMENTS segments goes in as many as seg gives, of equal size
- * rounded up to 64 bytes (so a multiple of every type's size), the last
- * one shorter; a larger one in segments of seg. Both ends cut a message
- * alike from its size. Equal segments share the work where a short last
- * one would add a round of its own: on the virtual cluster 2 x 2
- * (simple-bench coll --rounds 3, three alternating runs against segments
- * of seg and a remainder) a scatter of 32 KiB a thread (two segments of
- * 32 KiB against 63 + 1 KiB) took 0.87 of the time, allreduce of 256 KiB
- * 0.86, bcast, scan and exscan of 256 KiB 0.93, allgather of 32 KiB 1.08;
- * on 2 x 1, the rows of 1 MiB (17 segments) 1.05-1.08, hence the bound.
- * The same number of segments: ceil(bytes / per) = ceil(bytes / seg) for
- * seg >= per >= bytes / ns. */
+/* The segment size of a message of `bytes` between this node and `peer`,
+ * whose segments are at most seg = pair_seg (a multiple of 64). Both ends
+ * cut a message alike from its size.
+ *
+ * A message of whole_from bytes or more (SIMPLE_SEGMENT_WHOLE, 512 KiB by
+ * default) goes whole: one MPI message (in pieces of 1 GiB, one MPI
+ * count, beyond that), whose rendezvous round trip is small against its
+ * transfer, where 63 KiB segments cost each a message's overhead and,
+ * going both ways at once, leave both ends' sockets full while neither
+ * reads. On the virtual cluster (simple-bench coll --rounds 3, medians of
+ * two runs, us), segments against whole from 512 KiB: 2 x 1, bcast 4 MiB
+ * 845 -> 712, scatter 4 MiB 1117 -> 969, exscan 4 MiB 802 -> 710,
+ * alltoall 1 MiB 342 -> 301, allgather 4 MiB 1415 -> 1258, allreduce
+ * 1 MiB (two exchanges of 512 KiB) 355 -> 278; 2 x 2, allreduce 4 MiB
+ * 2361 -> 2124, scatter 4 MiB 2118 -> 1831, gather 4 MiB 2113 -> 1965.
+ * At 256 KiB whole lost (2 x 1: gather 46 -> 56, exscan 49 -> 55), and
+ * one way at 512 KiB too (2 x 2, scatter and gather of 256 KiB a thread:
+ * 87-91 -> 104-108, three runs); both ways at 512 KiB it won by more
+ * (the allreduce above, 377 -> 275 in three runs against whole from
+ * 1 MiB), hence 512 KiB. A network whose MPI moves large messages by
+ * RDMA (UCX on InfiniBand) rather than through sockets gains more.
+ *
+ * Below that, a message of up to EVEN_SEGMENTS segments goes in as many
+ * as seg gives, of equal size rounded up to 64 bytes (so a multiple of
+ * every type's size), the last one shorter; a larger one in segments of
+ * seg. Equal segments share the work where a short last one would add a
+ * round of its own: on the virtual cluster 2 x 2 (simple-bench coll
+ * --rounds 3, three alternating runs against segments of seg and a
+ * remainder) a scatter of 32 KiB a thread (two segments of 32 KiB against
+ * 63 + 1 KiB) took 0.87 of the time, allreduce of 256 KiB 0.86, bcast,
+ * scan and exscan of 256 KiB 0.93, allgather of 32 KiB 1.08; on 2 x 1,
+ * the rows of 1 MiB (17 segments) 1.05-1.08, hence the bound. The same
+ * number of segments: ceil(bytes / per) = ceil(bytes / seg) for seg >=
+ * per >= bytes / ns. Cost: pair_seg's, and two loads for a message above
+ * a segment. */
 #define EVEN_SEGMENTS 8
-static size_t msg_seg(size_t bytes, size_t seg) {
-  if (bytes <= seg || bytes / seg >= EVEN_SEGMENTS) return seg;
+static size_t msg_seg(simple__node_t *n, size_t bytes, int peer) {
+  size_t seg = pair_seg(n, peer);
+  if (bytes <= seg) return seg;
+  const simple__xchg_lanes_t *L = *simple__layer_slot(n, &simple__xchg_key);
+  if (bytes >= L->whole_from) return SIMPLE__XCHG_ONE_HOST_SEG;
+  if (bytes / seg >= EVEN_SEGMENTS) return seg;
   size_t ns = bytes / seg + (bytes % seg != 0);
   size_t per = bytes / ns + (bytes % ns != 0);
   return (per + 63) & ~(size_t)63;
@@ -200,7 +225,7 @@ static int move(simple__node_t *n, simple__comm_t *c, const void *sbuf, const pi
   if (!marks && sbytes <= SIMPLE__XCHG_SEG_BYTES && rbytes <= SIMPLE__XCHG_SEG_BYTES)
     return move_one(c, sbuf, spieces, sbytes, dest, rbuf, rpieces, rbytes, src, out, in, hook, arg,
                     arrived, aarg, marked, differs);
-  size_t sseg = msg_seg(sbytes, pair_seg(n, dest)), rseg = msg_seg(rbytes, pair_seg(n, src));
+  size_t sseg = msg_seg(n, sbytes, dest), rseg = msg_seg(n, rbytes, src);
   size_t ns = dest >= 0 ? segments(sbytes, sseg) : 0, nr = src >= 0 ? segments(rbytes, rseg) : 0;
   size_t sp = 0, sd = 0, rp = 0, rd = 0; /* segments posted, done */
   size_t marks_left = 0;                 /* marks still to drain after the window */
@@ -393,7 +418,7 @@ static size_t post_item(const simple__xchg_t *x, int i, int out, int *k, size_t 
   *k = out ? to : from;
   chunk(out ? x->out_bytes(x->ctx, *k) : x->in_bytes(x->ctx, *k), x->chunks, i % x->chunks, lo,
         len);
-  *seg = msg_seg(*len, pair_seg(x->n, *k));
+  *seg = msg_seg(x->n, *len, *k);
   return *len ? segments(*len, *seg) : 0;
 }
 

@@ -28,6 +28,7 @@ typedef struct {
   int n;
   int sig_hi_bits;     /* simple__xchg_sig_tag: hash bits above bit 15 */
   size_t one_host_seg; /* segment size between nodes on one host (xchg.c) */
+  size_t whole_from;   /* messages of this many bytes and more go whole (xchg.c) */
   simple__comm_t *lane[SIMPLE__XCHG_MAX_LANES];
 } simple__xchg_lanes_t;
 extern simple__layer_key_t simple__xchg_key;
@@ -390,9 +391,10 @@ static inline int simple__xchg_out_tag(simple__node_t *n, unsigned sig, int tag)
 }
 
 /* SIMPLE__XCHG_SEG_BYTES (defined above): messages between nodes on
- * different hosts of more than this many bytes go in segments of at most
- * this size (of equal size up to 8 segments, rounded up to 64 bytes:
- * xchg.c, msg_seg), each
+ * different hosts of more than this many bytes, and fewer than
+ * SIMPLE_SEGMENT_WHOLE (512 KiB by default; from there they go whole),
+ * go in segments of at most this size (of equal size up to 8 segments,
+ * rounded up to 64 bytes: xchg.c, msg_seg), each
  * a message of its own (simple__xchg_sendrecv, simple__xchg_post, the
  * reduce tree; between nodes on one host, where MPI's shared memory moves
  * a message in one copy, they go whole, up to 1 GiB a segment):
