@@ -31,15 +31,20 @@
  *    node beat the tree's (log2 P) n at the root.
  *  - scan: below 8 KiB one lane (a message costs alpha whatever its size,
  *    splitting adds messages).
- *  - alltoall: blocks of 512 KiB and up go as messages of their own, below
+ *  - alltoall: blocks of 256 KiB and up go as messages of their own, below
  *    they are packed (Open MPI's TCP transport moves one large message
  *    faster than several eager ones: 4 blocks of 64 KiB took 182-184 us
  *    against 83-102 us packed, 2 x 2; 1 MiB blocks 2.71 -> 2.38 ms
  *    direct). Since the packed messages go in eager-sized segments
  *    (src/xchg), 2 x 2, three alternating runs of each forced: 256 KiB
  *    blocks 479-483 us packed against 621-637 direct, 1 MiB 3.33-3.35 ms
- *    against 2.82-3.10, 4 MiB 13.6-14.3 against 12.5-15.3: the crossover
- *    lies between 256 KiB and 1 MiB. With one thread per node a node pair's message is one block,
+ *    against 2.82-3.10, 4 MiB 13.6-14.3 against 12.5-15.3. On another
+ *    host of the VM's cloud, with node-pair messages of 512 KiB and more
+ *    whole (src/xchg), four alternating runs: 256 KiB blocks 509-613 us
+ *    packed against 411-442 direct, 32 KiB 58 against 57 (medians), 4 KiB
+ *    19 against 32-33: direct from 256 KiB (the packed path's two extra
+ *    copies of the node-pair message cost more than the messages it
+ *    saves). With one thread per node a node pair's message is one block,
  *    which the packed path already sends from the caller's buffer: there
  *    the direct path only adds its posting order (2 x 1, 256 KiB: 133-143
  *    us packed, 166-245 direct; 1 MiB 541-543 against 597-1051).
@@ -106,7 +111,7 @@ static const rule_t rules[] = {
     {SIMPLE__COLL_REDUCE, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_RAB},
     {SIMPLE__COLL_SCAN, ANY_NODES, 1, 8191, SIMPLE__ALG_ONE_LANE},
     {SIMPLE__COLL_SCAN, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_LANES},
-    {SIMPLE__COLL_ALLTOALL, ANY_NODES, 2, (512 << 10) - 1, SIMPLE__ALG_PACKED},
+    {SIMPLE__COLL_ALLTOALL, ANY_NODES, 2, (256 << 10) - 1, SIMPLE__ALG_PACKED},
     {SIMPLE__COLL_ALLTOALL, ANY_NODES, 2, ANY_BYTES, SIMPLE__ALG_DIRECT},
     {SIMPLE__COLL_ALLTOALL, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_PACKED},
     {SIMPLE__COLL_ALLGATHER, ANY_NODES, 1, (16 << 10) - 1, SIMPLE__ALG_PACKED},

@@ -1,5 +1,5 @@
 /* simple_alltoall: every type, counts 0, 1, odd and one case above 1 MiB
- * per thread, blocks of 512 KiB and more (one message per block between
+ * per thread, blocks of 256 KiB and more (one message per block between
  * nodes), in place and not, several calls in a row (so that messages of
  * successive calls share lanes). Block i -> j holds values that are a
  * function of (i, j, element index, salt); the receiver recomputes each
@@ -116,12 +116,13 @@ static void test(simple_t *s, void *arg) {
   alltoall_one(s, SIMPLE_DOUBLE, big, 1, ++salt);
   /* Odd byte counts that are not a multiple of a cache line. */
   alltoall_one(s, SIMPLE_BYTE, 1001, 0, ++salt);
-  /* Blocks from 512 KiB up travel between nodes as messages of their own:
-   * one just at that size, one above it in place; and one just below,
-   * packed in 63 KiB segments. */
-  alltoall_one(s, SIMPLE_BYTE, 524288, 0, ++salt);
-  alltoall_one(s, SIMPLE_DOUBLE, 65539, 1, ++salt);
-  alltoall_one(s, SIMPLE_BYTE, 524287, 0, ++salt);
+  /* Blocks from 256 KiB up travel between nodes as messages of their own
+   * (on nodes of two threads and more): one just at that size, one above
+   * it in place; and one just below, packed (its node-pair messages whole
+   * from 512 KiB, below in 63 KiB segments). */
+  alltoall_one(s, SIMPLE_BYTE, 262144, 0, ++salt);
+  alltoall_one(s, SIMPLE_DOUBLE, 32771, 1, ++salt);
+  alltoall_one(s, SIMPLE_BYTE, 262143, 0, ++salt);
   errors(s);
   /* Still in step after the errors. */
   alltoall_one(s, SIMPLE_INT32, 3, 0, ++salt);

@@ -17,7 +17,7 @@
  * sender's signature, or a mark once the sender failed; a node that has
  * failed takes no more notice of what it receives). Every path carries
  * it, also those on the callers' own buffers (a large vector where a node
- * has one thread; alltoall's blocks of 512 KiB and up). In an alltoall
+ * has one thread; alltoall's blocks of 256 KiB and up). In an alltoall
  * every node receives every other node's message, always data, so every
  * node whose signature differs from another's returns SIMPLE_ERR_ARG; its
  * recv may hold blocks that landed before the verdict.
@@ -48,7 +48,7 @@ static int algorithm(int w, int P, int maxt, size_t bytes) {
   if (w == W_SCAN || w == W_EXSCAN) return A_SCAN;
   if (w == W_ALLTOALLV) return A_PACKED; /* one message per node pair, whatever the blocks */
   const char *env = getenv("SIMPLE_COLL_ALG");
-  if (w == W_ALLTOALL) /* blocks of 512 KiB and up go alone: none here */
+  if (w == W_ALLTOALL) /* blocks of 256 KiB and up go alone: none here */
     return env && strstr(env, "alltoall=direct") ? A_DIRECT : A_PACKED;
   const char *key = w == W_ALLREDUCE ? "allreduce=" : "reduce=";
   for (const char *p = env; p && (p = strstr(p, key)) != NULL; p++) {

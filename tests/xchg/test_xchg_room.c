@@ -162,6 +162,12 @@ static size_t node_scratch(simple_t *s) {
   return s->node->scratch[0].cap + s->node->scratch[1].cap;
 }
 
+/* The largest alltoall block, in doubles, that nodes of several threads
+ * pack through the room (from 256 KiB each block is a message of its
+ * own: src/coll/choose.c). */
+#define PACKED_MAX (((size_t)256 << 10) / sizeof(double) - 1)
+static size_t packed(size_t count) { return count < PACKED_MAX ? count : PACKED_MAX; }
+
 static void run(simple_t *s, void *arg) {
   (void)arg;
   int p = simple_nprocs(s);
@@ -171,7 +177,7 @@ static void run(simple_t *s, void *arg) {
      * of several threads (a node of one sends from and receives into its
      * own buffers) its room holds a message of at least 2 x 64 KiB each
      * way; a 64 x 64 redistribution moves at most the node's 32 KiB each
-     * way. Packed: one message per block starts at 512 KiB. */
+     * way. Packed: one message per block starts at 256 KiB. */
     alltoall(s, 8192);
     before = room_now(s, &w);
     redistribute(s, 64);
@@ -181,13 +187,14 @@ static void run(simple_t *s, void *arg) {
      * doubles, more than the alltoall's room (one driver on these
      * layouts: a message of at most r r_k 64 KiB each way); it grows the
      * same room. An alltoall of n^2 / (2 p^2) doubles a pair moves at
-     * most half of the node's part each way. */
+     * most half of the node's part each way (at most PACKED_MAX doubles,
+     * so that it is packed through the room). */
     redistribute(s, 1024);
     after = room_now(s, &w);
     if (simple_thread(s) == 0) CHECK(after > before);
-    alltoall(s, 1024 * 1024 / (2 * (size_t)p * (size_t)p));
+    alltoall(s, packed(1024 * 1024 / (2 * (size_t)p * (size_t)p)));
     before = room_now(s, &w);
-    alltoall(s, 1024 * 1024 / (2 * (size_t)p * (size_t)p));
+    alltoall(s, packed(1024 * 1024 / (2 * (size_t)p * (size_t)p)));
     after = room_now(s, &w);
     CHECK_EQ(after, before);
     /* The block the redistribution outgrew went at the alltoall after next. */
@@ -217,7 +224,7 @@ static void run(simple_t *s, void *arg) {
   for (long n = 96; n <= 224; n += 64) {
     redistribute(s, n);
     size_t count = (size_t)(2 * n * n / p);
-    alltoall(s, count < 60000 ? count : 60000); /* packed: under 512 KiB blocks */
+    alltoall(s, packed(count));
   }
   static const size_t counts[] = {1, 700, 40, 3000, 8};
   static const long sizes[] = {16, 200, 8, 96, 300};
