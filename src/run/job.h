@@ -100,9 +100,6 @@ typedef struct simple__node {
   long watchdog_s;      /* SIMPLE_WATCHDOG: longest wait before aborting, 0: off */
   long hang_report_s;   /* SIMPLE_HANG_REPORT: longest wait before reporting it, 0: off */
   int checked;          /* SIMPLE_CHECK: collectives compare their calls first */
-  size_t segment_whole; /* SIMPLE_SEGMENT_WHOLE: messages between hosts of this many
-                         * bytes and more go whole (src/xchg), 0: none; the same on
-                         * every node */
   void *comm;           /* the job's MPI communicator (MPI_Comm, opaque here) */
   int lanes;            /* inter-node lanes: threads of a node that may drive
                            transfers at once (set by src/xchg's open hook) */
@@ -124,6 +121,12 @@ typedef struct simple__node {
   void *layer[SIMPLE__MAX_LAYERS];
   int nclose;
   void (*at_close[SIMPLE__MAX_AT_CLOSE])(struct simple__node *n);
+
+  /* SIMPLE_SEGMENT_WHOLE: messages between hosts of this many bytes and
+   * more go whole (src/xchg), 0: none; the same on every node. Read once,
+   * when the lanes open: last, so that the fields the calls read keep
+   * their places. */
+  size_t segment_whole;
 } simple__node_t;
 
 /* The node of global rank pid (0 <= pid < nprocs): O(log NODES). */

@@ -136,8 +136,10 @@ static int expected(const ctx_t *c, int w, int o, int rc) {
 
 /* A tie that picks the wrong call: thread 0 of the first node of two
  * threads passes another count than every other thread of the job, on
- * the same schedule (20000 against 50000 elements: each collective's
- * table picks the same algorithm for both, also when forced). The node's
+ * the same schedule (20000 against 30000 elements: each collective's
+ * table picks the same algorithm for both, also when forced; alltoall's
+ * blocks of 8 bytes stay under 256 KiB, where it starts sending one
+ * message per block). The node's
  * reference is then the lower thread's call, thread 0's, so its error
  * path sends and drains for messages of another size than the other
  * nodes'. The call fails on that node's threads (nowhere else is a
@@ -153,7 +155,7 @@ static void wrong_reference(const ctx_t *c) {
   int o = simple_pid_of(s, node, 0);
   ctx_t big = *c;
   big.n = 20000;
-  big.odd_n = 50000;
+  big.odd_n = 30000;
   static const int ws[] = {C_ALLREDUCE, C_REDUCE, C_GATHER, C_ALLTOALL};
   for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++) {
     int w = ws[i];
