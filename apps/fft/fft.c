@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <fftw3.h>
 
@@ -59,6 +60,15 @@ typedef double _Complex cplx;
  * 180 / 173, 512 x 256 673 / 780, 1024 x 256 1747 / 2206. */
 #define COL_BLOCK_BYTES         (8u << 20)
 #define COL_BLOCK_INPLACE_BYTES (1u << 20)
+/* Into transposed output the one plan also wins above COL_BLOCK_BYTES
+ * where the block fits in half a thread's share of the last-level cache
+ * (the smallest of the job: every node must choose alike). On a host of
+ * the same cloud with 300 MiB of L3, 2 x 2 on the virtual cluster
+ * (simple-bench --worker fft-simple, two runs each, ms): 2048 x 2048
+ * (blocks of 16 MiB) 36.0-37.3 chunked, 27.1-28.9 in one plan; 4096
+ * (64 MiB) 175-186 against 148-152; in place (natural output) no
+ * consistent gain (2048: 41-47 against 46-49). */
+#define COL_BLOCK_CACHE_SHARE 2
 
 /* ------------------------------------------------------------------------
  * The process-wide cache of 1D FFTW plans. FFTW's planner is not
@@ -205,7 +215,7 @@ struct simple_fft2d {
   cplx *colbuf;
   long chunk;
   fftw_plan col_full, col_last; /* chunk columns; the last rows_t % chunk */
-  int col_block;                /* several nodes: the block in one plan (COL_BLOCK_BYTES) */
+  int col_block;                /* several nodes: the block in one plan (col_block_bytes) */
   int share;                    /* several nodes: the node's rows read in place (plan) */
   long node_lo, node_hi;        /* share: the rows the node's threads hold */
   struct {
@@ -271,6 +281,15 @@ int simple_fft2d_local(const simple_t *s, long n, long m, int transposed, long *
   return 0;
 }
 
+/* Half of this thread's share of the last-level cache (its node's
+ * threads dividing it), in bytes; 0 where the system does not say. */
+static int64_t cache_share(const simple_t *s) {
+  long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (llc <= 0) return 0;
+  return (int64_t)llc / (COL_BLOCK_CACHE_SHARE * (int64_t)simple_threads(s));
+}
+
 /* Checks one thread's arguments of simple_fft2d_plan. */
 static int plan_args(long n, long m, int sign, unsigned flags, simple_fft2d_t **plan) {
   if (!plan) return SIMPLE_ERR_NULL;
@@ -289,6 +308,14 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
   if (plan) *plan = NULL;
   simple_fft2d_t *p = NULL;
   int rc = plan_args(n, m, sign, flags, plan);
+  /* The largest block of columns one plan transforms into transposed
+   * output: COL_BLOCK_BYTES, or more where the job's smallest cache share
+   * allows (every thread takes part, whatever its arguments: the verdict
+   * below sorts those out). One allreduce of a word per plan. */
+  int64_t mine = cache_share(s), least = mine;
+  int crc = simple_allreduce(s, &mine, &least, 1, SIMPLE_INT64, SIMPLE_MIN);
+  if (rc == 0 && crc) rc = crc;
+  size_t block_bytes = least > (int64_t)COL_BLOCK_BYTES ? (size_t)least : COL_BLOCK_BYTES;
   if (rc == 0 && !(p = calloc(1, sizeof *p))) rc = SIMPLE_ERR_NOMEM;
   if (rc == 0) {
     p->n = n;
@@ -334,7 +361,7 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
        * comes from an empty redistribution; transposed output keeps them
        * in scratch (one more array of the thread's rows), where others
        * read them until a node barrier at the end. Where the blocks of
-       * columns fit one FFTW plan (COL_BLOCK_BYTES; the largest block,
+       * columns fit one FFTW plan (block_bytes; the largest block,
        * the same answer on every thread) that plan wins over the chunked
        * pass the shared rows need, so small arrays copy.
        * SIMPLE_FFT_EXCHANGE=remote|full forces either (measurements and
@@ -345,7 +372,7 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
                  (ex && strcmp(ex, "remote") == 0 ? 1
                   : ex && strcmp(ex, "full") == 0
                       ? 0
-                      : !small && maxblk > (p->same ? COL_BLOCK_INPLACE_BYTES : COL_BLOCK_BYTES) /
+                      : !small && maxblk > (p->same ? COL_BLOCK_INPLACE_BYTES : block_bytes) /
                                                sizeof(cplx));
       p->fused = !p->onenode && (p->share ? !p->same : small);
       int rowsbuf = !p->onenode && (p->fused || (!p->same && nrows > ncols));
@@ -404,7 +431,7 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
      * chunked pass above serves where FFTW cannot plan). */
     p->col_block = rc == 0 && !p->onenode && !p->share && p->rows_t > 0 &&
                    (size_t)p->r * (size_t)p->rows_t <=
-                       (p->same ? COL_BLOCK_INPLACE_BYTES : COL_BLOCK_BYTES) / sizeof(cplx);
+                       (p->same ? COL_BLOCK_INPLACE_BYTES : block_bytes) / sizeof(cplx);
     if (p->col_block)
       p->col_block = cached(&(plan_key_t){p->r, sign, p->same, 0, 0, p->rigor, (int)p->rows_t,
                                           (int)p->rows_t, !p->same},
@@ -501,7 +528,7 @@ static void fft_columns(simple_fft2d_t *p, cplx *const *row, long first, cplx *o
   }
 }
 
-/* The second pass on several nodes for a small block (COL_BLOCK_BYTES):
+/* The second pass on several nodes for a small block (block_bytes):
  * one strided FFTW plan over the thread's r x rows_t block of columns, in
  * place (output in the input's layout) or into out as the thread's rows
  * of the c x r output, then scaled. Returns 0 where FFTW cannot plan for
