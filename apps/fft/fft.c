@@ -215,7 +215,7 @@ struct simple_fft2d {
   cplx *colbuf;
   long chunk;
   fftw_plan col_full, col_last; /* chunk columns; the last rows_t % chunk */
-  int col_block;                /* several nodes: the block in one plan (col_block_bytes) */
+  int col_block;                /* several nodes: the block in one plan (plan's block_bytes) */
   int share;                    /* several nodes: the node's rows read in place (plan) */
   long node_lo, node_hi;        /* share: the rows the node's threads hold */
   struct {
