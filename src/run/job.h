@@ -123,9 +123,9 @@ typedef struct simple__node {
   void (*at_close[SIMPLE__MAX_AT_CLOSE])(struct simple__node *n);
 
   /* SIMPLE_SEGMENT_WHOLE: messages between hosts of this many bytes and
-   * more go whole (src/xchg), 0: none; the same on every node. Read once,
-   * when the lanes open: last, so that the fields the calls read keep
-   * their places. */
+   * more go whole (src/xchg), 0: none; the same on every node. Read by
+   * messages above a segment only: last, so that the fields every call
+   * reads keep their places. */
   size_t segment_whole;
 } simple__node_t;
 

@@ -2,7 +2,6 @@
  * largest node (at most SIMPLE__XCHG_MAX_LANES), taken when the job starts
  * (an open hook: every node at once, before any thread runs) and freed
  * when it ends. Cost: one MPI_Comm_dup per lane per job. */
-#include <stdint.h>
 #include <stdlib.h>
 
 #include "xchg/xchg.h"
@@ -39,9 +38,6 @@ static int lanes_open(simple__node_t *n) {
    * of several nodes on one host reach the segments' paths). */
   L->one_host_seg = simple__env_long("SIMPLE_SEGMENT_ONE_HOST", 0) == 1 ? SIMPLE__XCHG_SEG_BYTES
                                                                         : SIMPLE__XCHG_ONE_HOST_SEG;
-  /* SIMPLE_SEGMENT_WHOLE (run/job.c: the same on every node), 0: every
-   * message above a segment is cut. */
-  L->whole_from = n->segment_whole ? n->segment_whole : SIZE_MAX;
   *simple__layer_slot(n, &simple__xchg_key) = L;
   n->lanes = L->n;
   return rc;

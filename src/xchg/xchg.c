@@ -60,8 +60,8 @@ static int recv_at(simple__comm_t *c, void *rbuf, const pieces_t *p, size_t off,
  * whose segments are at most seg = pair_seg (a multiple of 64). Both ends
  * cut a message alike from its size.
  *
- * A message of whole_from bytes or more (SIMPLE_SEGMENT_WHOLE, 512 KiB by
- * default) goes whole: one MPI message (in pieces of 1 GiB, one MPI
+ * A message of n->segment_whole bytes or more (SIMPLE_SEGMENT_WHOLE, 512
+ * KiB by default; 0: none) goes whole: one MPI message (in pieces of 1 GiB, one MPI
  * count, beyond that), whose rendezvous round trip is small against its
  * transfer, where 63 KiB segments cost each a message's overhead and,
  * going both ways at once, leave both ends' sockets full while neither
@@ -89,14 +89,13 @@ static int recv_at(simple__comm_t *c, void *rbuf, const pieces_t *p, size_t off,
  * scan and exscan of 256 KiB 0.93, allgather of 32 KiB 1.08; on 2 x 1,
  * the rows of 1 MiB (17 segments) 1.05-1.08, hence the bound. The same
  * number of segments: ceil(bytes / per) = ceil(bytes / seg) for seg >=
- * per >= bytes / ns. Cost: pair_seg's, and two loads for a message above
- * a segment. */
+ * per >= bytes / ns. Cost: pair_seg's, and a load and two compares for a
+ * message above a segment. */
 #define EVEN_SEGMENTS 8
 static size_t msg_seg(simple__node_t *n, size_t bytes, int peer) {
   size_t seg = pair_seg(n, peer);
   if (bytes <= seg) return seg;
-  const simple__xchg_lanes_t *L = *simple__layer_slot(n, &simple__xchg_key);
-  if (bytes >= L->whole_from) return SIMPLE__XCHG_ONE_HOST_SEG;
+  if (n->segment_whole && bytes >= n->segment_whole) return SIMPLE__XCHG_ONE_HOST_SEG;
   if (bytes / seg >= EVEN_SEGMENTS) return seg;
   size_t ns = bytes / seg + (bytes % seg != 0);
   size_t per = bytes / ns + (bytes % ns != 0);

@@ -28,7 +28,6 @@ typedef struct {
   int n;
   int sig_hi_bits;     /* simple__xchg_sig_tag: hash bits above bit 15 */
   size_t one_host_seg; /* segment size between nodes on one host (xchg.c) */
-  size_t whole_from;   /* messages of this many bytes and more go whole (xchg.c) */
   simple__comm_t *lane[SIMPLE__XCHG_MAX_LANES];
 } simple__xchg_lanes_t;
 extern simple__layer_key_t simple__xchg_key;
