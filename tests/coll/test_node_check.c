@@ -137,9 +137,9 @@ static int expected(const ctx_t *c, int w, int o, int rc) {
 /* A tie that picks the wrong call: thread 0 of the first node of two
  * threads passes another count than every other thread of the job, on
  * the same schedule (20000 against 30000 elements: each collective's
- * table picks the same algorithm for both, also when forced; alltoall's
- * blocks of 8 bytes stay under 256 KiB, where it starts sending one
- * message per block). The node's
+ * table picks the same algorithm for both, also when forced; an
+ * alltoall block of 30000 int64, 240000 bytes, stays under 256 KiB,
+ * where alltoall starts sending one message per block). The node's
  * reference is then the lower thread's call, thread 0's, so its error
  * path sends and drains for messages of another size than the other
  * nodes'. The call fails on that node's threads (nowhere else is a
