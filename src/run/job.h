@@ -123,7 +123,8 @@ typedef struct simple__node {
   void (*at_close[SIMPLE__MAX_AT_CLOSE])(struct simple__node *n);
 
   /* SIMPLE_SEGMENT_WHOLE: messages between hosts of this many bytes and
-   * more go whole (src/xchg), 0: none; the same on every node. Read by
+   * more go whole (src/xchg; one way only, from twice this), 0: none;
+   * the same on every node. Read by
    * messages above a segment only: last, so that the fields every call
    * reads keep their places. */
   size_t segment_whole;

@@ -78,6 +78,20 @@ static int recv_at(simple__comm_t *c, void *rbuf, const pieces_t *p, size_t off,
  * 1 MiB), hence 512 KiB. A network whose MPI moves large messages by
  * RDMA (UCX on InfiniBand) rather than through sockets gains more.
  *
+ * A message that goes one way only (one_way: the step sends or receives,
+ * not both: a tree's edge, a rooted exchange) goes whole from twice that
+ * size. Its segments keep the link busy while the receiver takes them,
+ * where the rendezvous leaves it idle for a round trip with nothing
+ * coming the other way; on the virtual cluster 2 x 2 (simple-bench coll
+ * --rounds 3, two runs each, us) whole against in segments: scatter of
+ * 256 KiB a thread (one message of 512 KiB) 130 against 112, gather 129
+ * against 121; one way from 2 MiB whole won (2 x 2, scatter and gather
+ * of 1 MiB a thread: 583-610 against 639-647; 2 x 1, 4 MiB: bcast 860
+ * against 1009, scatter 1095 against 1332), at 1 MiB (2 x 1) neither
+ * consistently. Both ends of a message must agree that it goes one way
+ * (move's caller says so: a rooted exchange, and a step of a schedule
+ * that only sends or only receives, xchg.h), so that they cut it alike.
+ *
  * Below that, a message of up to EVEN_SEGMENTS segments goes in as many
  * as seg gives, of equal size rounded up to 64 bytes (so a multiple of
  * every type's size), the last one shorter; a larger one in segments of
@@ -92,10 +106,11 @@ static int recv_at(simple__comm_t *c, void *rbuf, const pieces_t *p, size_t off,
  * per >= bytes / ns. Cost: pair_seg's, and a load and two compares for a
  * message above a segment. */
 #define EVEN_SEGMENTS 8
-static size_t msg_seg(simple__node_t *n, size_t bytes, int peer) {
+static size_t msg_seg(simple__node_t *n, size_t bytes, int peer, int one_way) {
   size_t seg = pair_seg(n, peer);
   if (bytes <= seg) return seg;
-  if (n->segment_whole && bytes >= n->segment_whole) return SIMPLE__XCHG_ONE_HOST_SEG;
+  if (n->segment_whole && (one_way ? bytes / 2 : bytes) >= n->segment_whole)
+    return SIMPLE__XCHG_ONE_HOST_SEG;
   if (bytes / seg >= EVEN_SEGMENTS) return seg;
   size_t ns = bytes / seg + (bytes % seg != 0);
   size_t per = bytes / ns + (bytes % ns != 0);
@@ -219,12 +234,12 @@ static int move_one(simple__comm_t *c, const void *sbuf, const pieces_t *spieces
  * waited for. */
 static int move(simple__node_t *n, simple__comm_t *c, const void *sbuf, const pieces_t *spieces,
                 size_t sbytes, int dest, void *rbuf, const pieces_t *rpieces, size_t rbytes,
-                int src, int out, int in, int marks, void (*hook)(void *), void *arg,
+                int src, int out, int in, int marks, int one_way, void (*hook)(void *), void *arg,
                 simple__xchg_arrived_fn *arrived, void *aarg, int *marked, int *differs) {
   if (!marks && sbytes <= SIMPLE__XCHG_SEG_BYTES && rbytes <= SIMPLE__XCHG_SEG_BYTES)
     return move_one(c, sbuf, spieces, sbytes, dest, rbuf, rpieces, rbytes, src, out, in, hook, arg,
                     arrived, aarg, marked, differs);
-  size_t sseg = msg_seg(n, sbytes, dest), rseg = msg_seg(n, rbytes, src);
+  size_t sseg = msg_seg(n, sbytes, dest, one_way), rseg = msg_seg(n, rbytes, src, one_way);
   size_t ns = dest >= 0 ? segments(sbytes, sseg) : 0, nr = src >= 0 ? segments(rbytes, rseg) : 0;
   size_t sp = 0, sd = 0, rp = 0, rd = 0; /* segments posted, done */
   size_t marks_left = 0;                 /* marks still to drain after the window */
@@ -357,8 +372,11 @@ static int step_pair(const simple__xchg_t *x, int d, int to, int from, int *also
    * SIMPLE_ERR_PEER whatever comes. */
   void *in = ib && !x->bad ? x->in(x->ctx, from, d, &unpack) : NULL;
   const void *out = ob && !x->bad ? x->out(x->ctx, to, d) : NULL;
+  /* Cut as going both ways whatever the sizes: a node that sends nothing
+   * this step may receive a message whose sender also receives one, and
+   * both ends must cut it alike (msg_seg). */
   int rc = move(x->n, c, out, NULL, ob, ob ? to : -1, in, NULL, ib, ib ? from : -1, out_tag(x),
-                in_tag(x), x->bad, hook, (void *)x, NULL, NULL, &mark, &differ);
+                in_tag(x), x->bad, 0, hook, (void *)x, NULL, NULL, &mark, &differ);
   /* A mark, or another node's signature: the message is not unpacked. */
   if (mark || differ) unpack = 0;
   *marked |= mark;
@@ -385,8 +403,8 @@ int simple__xchg_sendrecv_each(simple__node_t *n, int lane, const void *sbuf, si
                                unsigned sig, simple__xchg_arrived_fn *arrived, void *arg) {
   int marked = 0, differs = 0;
   int rc = move(n, simple__xchg_lane(n, lane), sbuf, NULL, sbytes, dest, rbuf, NULL, rbytes, src,
-                simple__xchg_out_tag(n, sig, tag), -1, *bad, NULL, NULL, *bad ? NULL : arrived, arg,
-                &marked, &differs);
+                simple__xchg_out_tag(n, sig, tag), -1, *bad, (dest < 0) != (src < 0), NULL, NULL,
+                *bad ? NULL : arrived, arg, &marked, &differs);
   if (!*bad) *bad = marked ? 1 : differs && !rc ? SIMPLE__XCHG_SIG_DIFFERS : 0;
   return rc;
 }
@@ -417,7 +435,7 @@ static size_t post_item(const simple__xchg_t *x, int i, int out, int *k, size_t 
   *k = out ? to : from;
   chunk(out ? x->out_bytes(x->ctx, *k) : x->in_bytes(x->ctx, *k), x->chunks, i % x->chunks, lo,
         len);
-  *seg = msg_seg(x->n, *len, *k);
+  *seg = msg_seg(x->n, *len, *k, 0);
   return *len ? segments(*len, *seg) : 0;
 }
 
@@ -534,7 +552,7 @@ static int one_way(const simple__xchg_t *x, simple__comm_t *c, int peer, void *b
                    const pieces_t *p, size_t bytes, int out, int *marked, int *differs) {
   return move(x->n, c, out ? buf : NULL, out ? p : NULL, out ? bytes : 0, out ? peer : -1,
               out ? NULL : buf, out ? NULL : p, out ? 0 : bytes, out ? -1 : peer, out_tag(x),
-              in_tag(x), x->bad, NULL, NULL, NULL, NULL, marked, differs);
+              in_tag(x), x->bad, 1, NULL, NULL, NULL, NULL, marked, differs);
 }
 
 /* One peer's message at the root through one_way: a message of more than

@@ -391,7 +391,8 @@ static inline int simple__xchg_out_tag(simple__node_t *n, unsigned sig, int tag)
 
 /* SIMPLE__XCHG_SEG_BYTES (defined above): messages between nodes on
  * different hosts of more than this many bytes, and fewer than
- * SIMPLE_SEGMENT_WHOLE (512 KiB by default; from there they go whole),
+ * SIMPLE_SEGMENT_WHOLE (512 KiB by default; from there they go whole;
+ * a message going one way only, from twice that: xchg.c, msg_seg),
  * go in segments of at most this size (of equal size up to 8 segments,
  * rounded up to 64 bytes: xchg.c, msg_seg), each
  * a message of its own (simple__xchg_sendrecv, simple__xchg_post, the
@@ -420,7 +421,11 @@ static inline int simple__xchg_out_tag(simple__node_t *n, unsigned sig, int tag)
  * SIMPLE__XCHG_SEG_BYTES to or from another host goes in segments (below),
  * up to 8 in flight each way
  * (both ends cut it alike: the sizes are the schedule's, known in error
- * mode too, where each segment is a mark). Returns 0 or SIMPLE_ERR_MPI. */
+ * mode too, where each segment is a mark). A step with dest or src -1
+ * sends or receives one way only, which raises the size from which its
+ * message goes whole (xchg.c, msg_seg): the schedule must pair such a step
+ * with one of the same kind at the other end (a tree's edge, a fold),
+ * whatever the sizes. Returns 0 or SIMPLE_ERR_MPI. */
 int simple__xchg_sendrecv(simple__node_t *n, int lane, const void *sbuf, size_t sbytes, int dest,
                           void *rbuf, size_t rbytes, int src, int tag, int *bad, unsigned sig);
 

@@ -2,6 +2,13 @@
  * root's data everywhere, nothing written past the end. */
 #include "harness.h"
 
+/* Bytes that differ from pid to pid and from segment to segment (a
+ * segment landing at another offset shows). */
+static void bytes_fill(unsigned char *b, size_t n, int pid) {
+  for (size_t i = 0; i < n; i++)
+    b[i] = (unsigned char)((i ^ (i >> 9)) * 167u + 13u * (unsigned)pid);
+}
+
 static void test(simple_t *s, void *arg) {
   (void)arg;
   int me = simple_pid(s), p = simple_nprocs(s);
@@ -27,6 +34,23 @@ static void test(simple_t *s, void *arg) {
       free(buf);
       free(want);
     }
+  }
+  /* Messages between hosts (segments layouts) that go one way in
+   * segments (768 KiB, one byte short of 1 MiB) and whole (1 MiB, the
+   * one-way threshold), down the tree. */
+  static const size_t sizes[] = {786432, 1048575, 1048576};
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+    size_t n = sizes[k];
+    unsigned char *buf = malloc(n + 8), *want = malloc(n);
+    CHECK(buf && want);
+    bytes_fill(buf, n, me);
+    memset(buf + n, 0x5A, 8);
+    CHECK_OK(simple_bcast(s, buf, n, SIMPLE_UINT8, p / 2));
+    bytes_fill(want, n, p / 2);
+    CHECK(memcmp(buf, want, n) == 0);
+    for (int i = 0; i < 8; i++) CHECK(buf[n + (size_t)i] == 0x5A);
+    free(buf);
+    free(want);
   }
   int x = 1;
   CHECK_RC(simple_bcast(s, &x, 1, SIMPLE_INT32, p), SIMPLE_ERR_RANK);
