@@ -46,16 +46,27 @@ static size_t place(int p, const size_t *counts, int mode, size_t *displs) {
   return at;
 }
 
+/* Elements thread i sends thread j in a chain: base from every thread of
+ * a node to every thread of the next node, nothing else. With three nodes
+ * or more the middle ones send and receive at the same step while the
+ * first only sends and the last only receives, yet every node pair's
+ * message must be cut alike at both ends (between hosts, src/xchg). */
+static size_t chain_count(const simple_t *s, int i, int j, size_t base) {
+  return simple_node_of(s, j) == simple_node_of(s, i) + 1 ? base : 0;
+}
+
 static void alltoallv_one(simple_t *s, simple_type_t t, size_t base_count, int smode, int rmode,
-                          int in_place, int salt) {
+                          int in_place, int salt, int chain) {
   int me = simple_pid(s), p = simple_nprocs(s);
   size_t es = simple_type_size(t);
   size_t *arr = malloc(4 * sizeof(size_t) * (size_t)p);
   CHECK(arr);
   size_t *scounts = arr, *sdispls = arr + p, *rcounts = arr + 2 * p, *rdispls = arr + 3 * p;
   for (int j = 0; j < p; j++) {
-    scounts[j] = pair_count(me, j, base_count, in_place);
-    rcounts[j] = pair_count(j, me, base_count, in_place);
+    scounts[j] =
+        chain ? chain_count(s, me, j, base_count) : pair_count(me, j, base_count, in_place);
+    rcounts[j] =
+        chain ? chain_count(s, j, me, base_count) : pair_count(j, me, base_count, in_place);
   }
   size_t sext = place(p, scounts, smode, sdispls), rext = place(p, rcounts, rmode, rdispls);
   size_t sbytes = sext * es, rbytes = rext * es;
@@ -136,16 +147,19 @@ static void test(simple_t *s, void *arg) {
     for (size_t bi = 0; bi < sizeof bases / sizeof bases[0]; bi++)
       for (int mode = 0; mode < 3; mode++)
         for (int in_place = 0; in_place < 2; in_place++)
-          alltoallv_one(s, test_types[ti], bases[bi], mode, (mode + (int)bi) % 3, in_place, ++salt);
+          alltoallv_one(s, test_types[ti], bases[bi], mode, (mode + (int)bi) % 3, in_place, ++salt,
+                        0);
   /* Above 1 MiB per thread (send and recv each). */
   size_t big = ((size_t)1 << 20) / (6 * (size_t)p) + 11;
   for (int mode = 0; mode < 3; mode++) {
-    alltoallv_one(s, SIMPLE_DOUBLE, big, mode, (mode + 1) % 3, 0, ++salt);
-    alltoallv_one(s, SIMPLE_DOUBLE, big, mode, mode, 1, ++salt);
+    alltoallv_one(s, SIMPLE_DOUBLE, big, mode, (mode + 1) % 3, 0, ++salt, 0);
+    alltoallv_one(s, SIMPLE_DOUBLE, big, mode, mode, 1, ++salt, 0);
   }
+  /* A chain of node messages of 625 KiB and more (80000 doubles a pair). */
+  alltoallv_one(s, SIMPLE_DOUBLE, 80000, 0, 0, 0, ++salt, 1);
   errors(s);
   /* Still in step after the errors. */
-  alltoallv_one(s, SIMPLE_INT32, 3, 1, 2, 0, ++salt);
+  alltoallv_one(s, SIMPLE_INT32, 3, 1, 2, 0, ++salt, 0);
   CHECK_OK(simple_barrier(s));
 }
 
