@@ -15,7 +15,10 @@
  * ~50 us, each call between two untimed barriers as in OSU's loops (the
  * barrier itself back to back); a sample's time is the processor's mean
  * call time, maximised over all processors; the median sample is printed
- * as "R <op> <bytes> <us>" by processor 0. */
+ * as "R <op> <bytes> <us>" by processor 0. On one node of several
+ * threads each alltoall row also gets its copy floor, "F alltoall <bytes>
+ * <us>": the same blocks copied once each into their destination threads'
+ * buffers, with nothing else (hybrid_copy_floor), timed the same way. */
 #include <limits.h>
 #include <mpi.h>
 #include <stdatomic.h>
@@ -91,6 +94,11 @@ struct side {
   /* Hybrid side with one thread per node: MPI's own collective on the
    * job's processes, timed beside simple's (NULL: none). */
   int (*same)(side_t *d, int c);
+  /* Hybrid side on one node of several threads: the alltoall's copy floor
+   * (hybrid_copy_floor; NULL: none), and the threads' recv buffers it
+   * writes into. */
+  int (*floor)(side_t *d, int c);
+  unsigned char **peer_b;
   void (*sync)(side_t *d);
   void (*max)(side_t *d, double *v, int n);
   double (*now)(void);
@@ -324,6 +332,34 @@ static double measure(side_t *d, int c, int S, double *samples, double *same, do
   return bench_median(mine, (size_t)S);
 }
 
+/* The copy floor of collective c (alltoall) on the buffers set up: d->floor
+ * timed as measure times a collective, the threads' recv buffers shared
+ * for it through a node table, cleared first and checked after (the
+ * floor copies what the collective delivers). */
+static double copy_floor(side_t *d, int c, int S, double *samples) {
+  simple_t *s = d->s;
+  unsigned char **table = NULL;
+  if (simple_thread(s) == 0 && !(table = malloc(sizeof *table * (size_t)simple_threads(s))))
+    d->fail(d, "out of memory for the copy floor's table");
+  if (simple_node_share(s, (void **)&table, 0) != 0) d->fail(d, "simple_node_share failed");
+  table[simple_thread(s)] = d->b;
+  memset(d->b, 0xEE, (size_t)d->nprocs * d->bytes);
+  simple_node_barrier(s);
+  int (*op)(side_t *, int) = d->op, (*same)(side_t *, int) = d->same;
+  d->op = d->floor;
+  d->same = NULL;
+  d->peer_b = table;
+  double unused = 0, f = measure(d, c, S, samples, &unused, &unused);
+  d->op = op;
+  d->same = same;
+  d->peer_b = NULL;
+  simple_node_barrier(s); /* nobody copies through the table any more */
+  if (simple_thread(s) == 0) free(table);
+  if (f < 0) d->fail(d, "the copy floor failed");
+  check(d, c);
+  return f;
+}
+
 static void sweep(side_t *d, const bench_opts_t *o) {
   int S = nsamples(o);
   double *samples = malloc(sizeof(double) * 3 * (size_t)S);
@@ -361,6 +397,10 @@ static void sweep(side_t *d, const bench_opts_t *o) {
       if (d->rank == 0) printf("R %s %zu %.4f\n", colls[c].name, n, 1e6 * med);
       if (d->rank == 0 && d->same)
         printf("S %s %zu %.4f %.4f\n", colls[c].name, n, 1e6 * same, ratio);
+      if (c == C_ALLTOALL && d->floor) {
+        double f = copy_floor(d, c, S, samples);
+        if (d->rank == 0) printf("F %s %zu %.4f\n", colls[c].name, n, 1e6 * f);
+      }
       fflush(stdout);
       teardown(d);
     }
@@ -435,6 +475,26 @@ static void hybrid_fail(side_t *d, const char *msg) {
   simple_abort(d->s, "simple-bench coll: %s", msg);
 }
 
+/* The alltoall's floor on one node: what any implementation must do at
+ * least, each of the r blocks of every thread copied once into its
+ * destination thread's buffer (at the sender's place in it), in shared
+ * memory, with no synchronization, no checks and no library call; each
+ * thread starts with its right-hand neighbour, so that the threads do not
+ * all write into one buffer at once. With the suite's method (the
+ * slowest thread's time), simple's alltoall over this floor is what the
+ * library adds to the copies, and MPI's over this floor bounds the ratio
+ * anchor/simple that any implementation could reach here. */
+static int hybrid_copy_floor(side_t *d, int c) {
+  (void)c;
+  int me = simple_thread(d->s), r = simple_threads(d->s);
+  size_t n = d->bytes;
+  for (int k = 1; k <= r; k++) {
+    int j = (me + k) % r;
+    memcpy(d->peer_b[j] + (size_t)me * n, d->a + (size_t)j * n, n);
+  }
+  return 0;
+}
+
 static int mpi_op(side_t *d, int c);
 
 /* Whether MPI's own collectives on MPI_COMM_WORLD run on exactly this
@@ -458,6 +518,7 @@ static void hybrid_main(simple_t *s, void *arg) {
               .s = s,
               .op = hybrid_op,
               .same = paired(s) ? mpi_op : NULL,
+              .floor = simple_nodes(s) == 1 && simple_threads(s) > 1 ? hybrid_copy_floor : NULL,
               .sync = hybrid_sync,
               .max = hybrid_max,
               .now = simple_time,

@@ -37,8 +37,9 @@
 /* Sides of a row (<= BENCH_SIDES): the jobs', then what the hybrid job
  * times beside its own collectives with one thread per node: MPI's own
  * collective on the same processes (us), and the median ratio of their
- * samples (MPI's over simple's). */
-enum { SIDE_HYBRID, SIDE_MPI, SIDE_HAN, SIDE_SAME, SIDE_SAME_RATIO };
+ * samples (MPI's over simple's); and on one node of several threads an
+ * alltoall's copy floor (us). */
+enum { SIDE_HYBRID, SIDE_MPI, SIDE_HAN, SIDE_SAME, SIDE_SAME_RATIO, SIDE_FLOOR };
 
 typedef bench_row_t row_t;
 static row_t rows[MAX_ROWS];
@@ -150,7 +151,8 @@ static void worker_info(const char *line) {
 }
 
 /* One worker job's lines: "R op bytes us" results filed under `side`,
- * "S op bytes us ratio" MPI's collective timed in the hybrid job, "I"
+ * "S op bytes us ratio" MPI's collective timed in the hybrid job, "F op
+ * bytes us" the copy floor of an alltoall on one node, "I"
  * information about the MPI side, "N" notes (printed once). */
 typedef struct {
   int side, round;
@@ -167,6 +169,8 @@ static int side_line(const char *line, void *arg) {
     bench_row_t *r = bench_row(&table, op, bytes);
     bench_row_add(r, SIDE_SAME, us);
     bench_row_add(r, SIDE_SAME_RATIO, ratio);
+  } else if (sscanf(line, "F %31s %zu %lf", op, &bytes, &us) == 3) {
+    bench_row_add(bench_row(&table, op, bytes), SIDE_FLOOR, us);
   } else if (line[0] == 'I' && line[1] == ' ') {
     worker_info(line);
   } else if (line[0] == 'N' && line[1] == ' ') {
@@ -635,6 +639,26 @@ static int suite_coll(int argc, char **argv) {
       csv_num(out, same_us, ",");
       csv_num(out, same_ratio, "\n");
     }
+  }
+  /* The copy floors: how far the library is from the copies alone, and
+   * how far any implementation could get from the anchor. */
+  int floors = 0;
+  for (int i = 0; i < table.nrows; i++) {
+    row_t *r = &rows[i];
+    double f = bench_row_median(r, SIDE_FLOOR), h = bench_row_median(r, SIDE_HYBRID), at = NAN;
+    if (isnan(f) || f <= 0) continue;
+    if (!floors++)
+      printf(
+          "copy floor (each block copied once into its destination, nothing else;"
+          " anchor/floor bounds anchor/simple):\n%-11s %8s %12s %12s %12s\n",
+          "op", "bytes", "floor_us", "simple/floor", "anchor/floor");
+    anchor_of(r, &at);
+    char sb[32], sf[32], sh[32], sa[32];
+    fmt_bytes(sb, sizeof sb, r->bytes);
+    fmt_num(sf, sizeof sf, f, 3);
+    fmt_num(sh, sizeof sh, h / f, 2);
+    fmt_num(sa, sizeof sa, at / f, 2);
+    printf("%-11s %8s %12s %12s %12s\n", r->op, sb, sf, sh, sa);
   }
   if (bench_suite_finish(b)) return 1;
   if (o.plot) {
