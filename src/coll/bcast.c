@@ -3,8 +3,9 @@
  *
  * Among nodes, by choose.c's table: a binomial tree of point-to-point
  * messages from the root's node (2 nodes: one message, sent from the
- * caller's buffer in 63 KiB segments below 512 KiB), the verdict in error marks and the
- * signature in the tags (simple__coll_net_bcast_tree); or one MPI_Bcast
+ * caller's buffer in 63 KiB segments below 1 MiB: one way, xchg.c), the
+ * verdict in error marks and the signature in the tags
+ * (simple__coll_net_bcast_tree); or one MPI_Bcast
  * among the masters with a verdict word beside the data (bit 0 set when
  * the root's node found an error in the call, the call's signature above
  * it: simple__comm_bcast_word). Either way every thread of the job returns

@@ -237,7 +237,7 @@ int simple__coll_net_allgather(simple__node_t *n, int lane, void *buf, size_t bl
 }
 
 /* The rooted reduce (simple__coll_net_reduce_tree): the vector travels
- * (below 512 KiB: xchg.c, msg_seg) in
+ * (below 1 MiB, one way: xchg.c, msg_seg) in
  * segments of SIMPLE__XCHG_SEG_BYTES (63 KiB: under the TCP transport's
  * eager limit, as Open MPI's tuned pipeline reduce cuts 32-64 KiB), each
  * combined as it arrives while the next ones are in flight

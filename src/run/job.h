@@ -76,8 +76,8 @@ _Static_assert(offsetof(simple__slot_t, err) == offsetof(simple__slot_t, check) 
 #define SIMPLE__MAX_LAYERS 8
 
 /* SIMPLE_SEGMENT_WHOLE's default: src/xchg sends a message between hosts
- * of 512 KiB or more whole, below that in segments (xchg.h gives the
- * measurements). */
+ * of 512 KiB or more whole (one way only: 1 MiB), below that in segments
+ * (xchg.c gives the measurements). */
 #define SIMPLE__SEGMENT_WHOLE ((long)512 * 1024)
 
 typedef struct simple__node {
