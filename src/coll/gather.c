@@ -466,8 +466,9 @@ static int root_node_part(simple_t *s, const rooted_t *c, const simple__slot_t *
    * thread, 25-28 -> 25 us, 256 KiB 100-110 -> 95-98 us); a gather's
    * driver copies first, while its messages come. */
   int drive = me < lanes && n->nodes > 1, copy_first = !(c->scatter && drive);
-  if (copy_first && !bad && c->count)
-    own_copy(c->scatter, c->own, b + dsp(&l, s->pid) * c->es, c->count * c->es);
+  int copy = !bad && c->count;
+  unsigned char *at = copy ? b + dsp(&l, s->pid) * c->es : NULL;
+  if (copy && copy_first) own_copy(c->scatter, c->own, at, c->count * c->es);
   int rc = 0;
   if (drive) {
     root_xc_t rx = {n, &l, c->es, b, slots[rt].ptr, c->root_node, 0, 0, 0};
@@ -479,8 +480,7 @@ static int root_node_part(simple_t *s, const rooted_t *c, const simple__slot_t *
     x.unpack = r_unpack;
     rc = simple__xchg_rooted(&x, c->root_node, lanes, me, c->scatter);
   }
-  if (!copy_first && !bad && c->count)
-    own_copy(c->scatter, c->own, b + dsp(&l, s->pid) * c->es, c->count * c->es);
+  if (copy && !copy_first) own_copy(c->scatter, c->own, at, c->count * c->es);
   /* A gather's message with another signature: every thread's verdict. */
   rc = simple__coll_net_rc(s, rc, rc == SIMPLE_ERR_ARG);
   return bad ? (mine_bad ? SIMPLE_ERR_ARG : SIMPLE_ERR_PEER) : rc;
