@@ -223,12 +223,17 @@ SIMPLE_API int simple_dist_owners(const simple_t *s, const simple_dist_t *d, lon
  * returns (over threads no closing barrier: a thread's storage is complete
  * when its call returns, another thread's when that one's returns). Nothing
  * is staged for pieces that stay on a node.
+ * A piece that is one stretch of its storage (whole rows, or rows into
+ * blocks of columns as wide as the destination storage) moves straight
+ * from the source or into the destination through an MPI datatype,
+ * neither packed nor unpacked (receives so on two nodes and on more than
+ * 8, where nothing lands before the verdict).
  * Cost, for a node holding V bytes of which a fraction f leaves it:
  * 4b (5b over nodes; one b less, and no sizing, when the node ran the
  * same plan among its last four) + the verdict on the arguments (up to 8
  * nodes max(0, alpha - the transfers): in flight with them; on more
  * max(0, 2 log2 P alpha - packing)) + 2 f V / B
- * (pack, unpack)
+ * (pack, unpack; less the pieces that move straight)
  * + (1 - f) V / B (direct copy) + (P - 1)/D alpha + beta f V,
  * with D threads driving transfers at once; on one node 2b + V / B.
  *

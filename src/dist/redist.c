@@ -18,8 +18,12 @@
  * Messages. The pieces from the threads of node a to those of node b
  * travel as one message, ordered by source thread, then destination
  * thread. Every thread packs its own pieces straight from its storage into
- * the node's out-messages (transposes through 32 x 8 tiles); threads
- * 0..D-1 then drive the transfers, thread l on lane l, while the others
+ * the node's out-messages (transposes through 32 x 8 tiles), but for a
+ * piece that is one stretch of its storage, which the message's MPI
+ * datatype takes straight from the source, or puts straight into the
+ * destination where nothing lands before the verdict (message_pieces);
+ * threads 0..D-1 then drive the transfers, thread l on lane l, while the
+ * others
  * copy the pieces that stay on the node straight from source to
  * destination storage, taking them from a node-wide queue; the drivers
  * take from the queue too, testing their transfers every few lines (MPI
@@ -385,6 +389,14 @@ static int prepare(simple_t *s, const plan_t *pl, simple__dist_t **out) {
   return simple__buf_grow(&st->tab[par], tab) ? SIMPLE_ERR_NOMEM : 0;
 }
 
+/* The most threads any node runs. */
+static int most_threads(const simple__node_t *n) {
+  int m = 0;
+  for (int k = 0; k < n->nodes; k++)
+    if (n->first_pid[k + 1] - n->first_pid[k] > m) m = n->first_pid[k + 1] - n->first_pid[k];
+  return m;
+}
+
 /* Thread 0, between the first and the second barrier (every thread is
  * done with the call before, nobody uses these before the second): the
  * messages (src/xchg's room; *msg_bytes gets its size) and the drivers'
@@ -404,7 +416,8 @@ static int grow_messages(simple_t *s, const plan_t *pl, simple__dist_t *st, size
    * then its message sizes and offsets; sized before any transfer, so that
    * no driver can run short once transfers start. */
   st->req_room = 2 * simple__xchg_post_bound(n, simple__xchg_split(n, 1).chunks, msg);
-  size_t per = st->req_room * sizeof(simple__net_req_t) + 4 * (size_t)n->nodes * sizeof(size_t);
+  size_t per = st->req_room * sizeof(simple__net_req_t) + 4 * (size_t)n->nodes * sizeof(size_t) +
+               (size_t)most_threads(n) * (size_t)n->threads * sizeof(simple__net_piece_t);
   for (int t = 0; t < n->threads; t++)
     if (simple__buf_grow(&st->reqs[t], per)) return SIMPLE_ERR_NOMEM;
   return 0;
@@ -425,6 +438,10 @@ typedef struct {
   unsigned char *mout, *min;
   simple__comm_vote_t *vote; /* thread 0: the job-wide verdict (in the node's state, dist.h) */
   int vote_err;              /* thread 0: the verdict could not be started (MPI error) */
+  /* pieces may leave from (out) or land in (in) storage (message_pieces) */
+  int direct_out, direct_in;
+  simple__net_piece_t *pieces;       /* a driver's list (its room, after ioff) */
+  int pieces_k, pieces_in, pieces_n; /* the message it lists (k -1: none), its length */
 } xc_t;
 
 /* The node-local pieces u -> v (both on this node), straight from source
@@ -477,6 +494,77 @@ static void *x_in(void *ctx, int k, int d, int *unpack) {
   (void)d;
   *unpack = 0;
   return c->min + c->ioff[k];
+}
+
+/* Where piece x lies in its storage as one stretch (in 1: destination,
+ * else source; its lines one after another, each line's runs side by
+ * side, a step of 1 along them): the offset of its first element, else
+ * -1. */
+static long stretch(const piece_t *x, int in) {
+  const long *a = in ? x->ad : x->as, *b = in ? x->bd : x->bs;
+  if (x->K == 0 || x->R == 0 || (!in && x->sts != 1)) return -1;
+  for (long r = 1; r < x->R; r++)
+    if (b[r] != b[r - 1] + x->len[r - 1]) return -1;
+  for (long k = 1; k < x->K; k++)
+    if (a[k] != a[k - 1] + x->W) return -1;
+  return a[0] + b[0];
+}
+
+/* Where piece x (of thread t of this node) moves without the room: its
+ * stretch in t's destination (in 1) or source storage, or NULL where it
+ * is not one stretch (or the call moves nothing so that way). */
+static unsigned char *in_place(const xc_t *c, const piece_t *x, int t, int in) {
+  long at = (in ? c->direct_in : c->direct_out) ? stretch(x, in) : -1;
+  if (at < 0) return NULL;
+  const simple__slot_t *sl = &c->slots[t];
+  return (unsigned char *)(uintptr_t)(in ? sl->recv : sl->send) + (size_t)at * c->pl->es;
+}
+
+/* The message from node k (in 1) or to it, as pieces (net.h) in message
+ * order: each piece that is one stretch of its storage (blocks of whole
+ * rows; rows into blocks of columns as wide as the storage, and back)
+ * straight from or into it, the others packed into or unpacked out of
+ * the message's place in the room as ever (move_pieces makes the same
+ * choice piece by piece, so nothing needs agreeing on). One MPI transfer
+ * through a datatype over them then saves the packing or unpacking of
+ * those pieces: one pass over their bytes, read and written. Cost:
+ * building the message's r r_k piece lists, once per message and driver
+ * (cached by k and direction). */
+static const simple__net_piece_t *message_pieces(xc_t *c, int k, int in, int *np) {
+  if (c->pieces_k != k || c->pieces_in != in) {
+    const simple__node_t *n = c->n;
+    const size_t *tab = in ? c->in : c->out;
+    unsigned char *room = in ? c->min + c->ioff[k] : c->mout + c->ooff[k];
+    int a = in ? k : c->node, b = in ? c->node : k, m = 0;
+    piece_t x;
+    for (int u = n->first_pid[a]; u < n->first_pid[a + 1]; u++)
+      for (int v = n->first_pid[b]; v < n->first_pid[b + 1]; v++) {
+        int t = (in ? v : u) - c->first;
+        size_t bytes = tab[(size_t)t * n->nprocs + (size_t)(in ? u : v)];
+        if (!bytes) continue;
+        build(c->pl, u, v, c->work, &x);
+        unsigned char *at = in_place(c, &x, t, in);
+        if (!at) at = room;
+        room += bytes;
+        if (m && (unsigned char *)c->pieces[m - 1].buf + c->pieces[m - 1].bytes == at)
+          c->pieces[m - 1].bytes += bytes; /* one piece of the datatype */
+        else
+          c->pieces[m++] = (simple__net_piece_t){at, bytes};
+      }
+    c->pieces_k = k;
+    c->pieces_in = in;
+    c->pieces_n = m;
+  }
+  *np = c->pieces_n;
+  return c->pieces;
+}
+static const simple__net_piece_t *x_in_pieces(void *ctx, int k, int d, int *np) {
+  (void)d;
+  return message_pieces(ctx, k, 1, np);
+}
+static const simple__net_piece_t *x_out_pieces(void *ctx, int k, int d, int *np) {
+  (void)d;
+  return message_pieces(ctx, k, 0, np);
 }
 
 /* Thread 0 of a node that did not fail: the vote's end, and the node's
@@ -553,7 +641,7 @@ static void move_pieces(const xc_t *c, int in) {
         size_t bytes = tab[(size_t)t * n->nprocs + (size_t)(in ? u : v)];
         if (t == c->me && bytes) {
           build(c->pl, u, v, c->work, &x);
-          copy_msg(c, &x, 0, x.K, msg, in);
+          if (!in_place(c, &x, t, in)) copy_msg(c, &x, 0, x.K, msg, in);
         }
         msg += bytes;
       }
@@ -606,7 +694,9 @@ static int exchange(simple_t *s, xc_t *c) {
                        .out_bytes = x_out_bytes,
                        .in_bytes = x_in_bytes,
                        .out = x_out,
-                       .in = x_in};
+                       .in = x_in,
+                       .in_pieces = c->direct_in ? x_in_pieces : NULL,
+                       .out_pieces = c->direct_out ? x_out_pieces : NULL};
   if (me < c->D) rc = simple__xchg_post(&xg, me, 0, req, &nreq);
   move_pieces(c, 0);
   /* The verdict. Where the vote is pairwise (net_comm.h: every node learns
@@ -728,6 +818,20 @@ static int several_nodes(simple_t *s, xc_t *c, int mine, int bad, int parity) {
   c->isz = c->ooff + c->P;
   c->ioff = c->isz + c->P;
   c->mout = st->msg;
+  /* Pieces go straight between storage and the network for per-thread
+   * storage (over nodes the threads share each piece by lines). They land
+   * in the destinations only where nothing can reach them before the
+   * job's verdict (dist.h): on two nodes (a node that failed sends
+   * nothing, and one that failed receives nothing), or where the vote
+   * ends before the first send (more than SIMPLE__VOTE_PAIRWISE nodes);
+   * in between, a message from a node that passed may land before the
+   * verdict says a third one failed. Sources are read only until the
+   * transfers end, before the node barrier that every thread passes
+   * before it returns. */
+  c->direct_out = !c->pl->bynode && c->work;
+  c->direct_in = c->direct_out && (c->P == 2 || !simple__comm_vote_pairwise(c->P));
+  c->pieces = (simple__net_piece_t *)(void *)(c->ioff + c->P);
+  c->pieces_k = -1;
   return exchange(s, c);
 }
 

@@ -453,12 +453,16 @@ static int post_items(const simple__xchg_t *x, int d, int out, simple__net_req_t
     if (ng == 0) continue;
     count += (int)ng;
     if (!req) continue;
-    unsigned char *at = out ? (unsigned char *)(uintptr_t)x->out(x->ctx, k, d)
-                            : (unsigned char *)x->in(x->ctx, k, d, &unpack);
+    pieces_t p = {NULL, 0};
+    if (out ? x->out_pieces != NULL : x->in_pieces != NULL)
+      p.piece = (out ? x->out_pieces : x->in_pieces)(x->ctx, k, d, &p.n);
+    unsigned char *at = p.piece ? NULL
+                        : out   ? (unsigned char *)(uintptr_t)x->out(x->ctx, k, d)
+                                : (unsigned char *)x->in(x->ctx, k, d, &unpack);
     for (size_t g = 0; g < ng && !*rc; g++) {
       size_t off = lo + g * seg, m = seg_len(len, g, seg);
-      *rc = out ? simple__net_isend(c, at + off, m, k, x->tag, &req[*nreq])
-                : simple__net_irecv(c, at + off, m, k, x->tag, &req[*nreq]);
+      *rc = out ? send_at(c, at, p.piece ? &p : NULL, off, m, k, x->tag, &req[*nreq])
+                : recv_at(c, at, p.piece ? &p : NULL, off, m, k, x->tag, &req[*nreq]);
       if (!*rc) ++*nreq;
     }
   }

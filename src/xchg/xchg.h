@@ -222,6 +222,13 @@ typedef struct {
   const void *(*out)(void *ctx, int k, int d);
   void *(*in)(void *ctx, int k, int d, int *unpack);
   void (*unpack)(void *ctx, int k, const void *msg);
+  /* simple__xchg_post only, optional: where the message from k lands, or
+   * the one to k leaves from, as the concatenation of *np pieces (net.h:
+   * straight from or into the client's buffers), in place of in(k) or
+   * out(k); NULL (or no callback): in(k), out(k). Every driver of a chunk
+   * of the message must get the same pieces. */
+  const simple__net_piece_t *(*in_pieces)(void *ctx, int k, int d, int *np);
+  const simple__net_piece_t *(*out_pieces)(void *ctx, int k, int d, int *np);
   /* One message per block: the number of blocks to (out = 1) or from node
    * k, and block i's place and size; NULL for one message per pair. */
   int (*blocks)(void *ctx, int k, int out);
