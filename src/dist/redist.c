@@ -23,8 +23,7 @@
  * datatype takes straight from the source, or puts straight into the
  * destination where nothing lands before the verdict (message_pieces);
  * threads 0..D-1 then drive the transfers, thread l on lane l, while the
- * others
- * copy the pieces that stay on the node straight from source to
+ * others copy the pieces that stay on the node straight from source to
  * destination storage, taking them from a node-wide queue; the drivers
  * take from the queue too, testing their transfers every few lines (MPI
  * moves data only inside MPI calls), and wait for them once the queue is
@@ -389,12 +388,22 @@ static int prepare(simple_t *s, const plan_t *pl, simple__dist_t **out) {
   return simple__buf_grow(&st->tab[par], tab) ? SIMPLE_ERR_NOMEM : 0;
 }
 
-/* The most threads any node runs. */
-static int most_threads(const simple__node_t *n) {
-  int m = 0;
+/* Pieces move straight between storage and MPI (message_pieces) only
+ * where a node-pair message has at most this many (threads of the largest
+ * node times the node's own: up to 64 x 64), so that a driver's list of
+ * them takes at most 64 KiB. */
+#define DIRECT_PIECES_MAX 4096
+
+/* The most pieces a node-pair message of this node's can hold, 0 where
+ * they never move straight (above DIRECT_PIECES_MAX). Each node decides
+ * for its own ends of the messages: the bytes on the wire are the same
+ * either way. */
+static size_t direct_pieces(const simple__node_t *n) {
+  int most = 0;
   for (int k = 0; k < n->nodes; k++)
-    if (n->first_pid[k + 1] - n->first_pid[k] > m) m = n->first_pid[k + 1] - n->first_pid[k];
-  return m;
+    if (n->first_pid[k + 1] - n->first_pid[k] > most) most = n->first_pid[k + 1] - n->first_pid[k];
+  size_t np = (size_t)most * (size_t)n->threads;
+  return np <= DIRECT_PIECES_MAX ? np : 0;
 }
 
 /* Thread 0, between the first and the second barrier (every thread is
@@ -415,11 +424,14 @@ static int grow_messages(simple_t *s, const plan_t *pl, simple__dist_t *st, size
   /* A driver's requests, both ways (its messages in segments: src/xchg),
    * then its message sizes and offsets; sized before any transfer, so that
    * no driver can run short once transfers start. */
-  st->req_room = 2 * simple__xchg_post_bound(n, simple__xchg_split(n, 1).chunks, msg);
-  size_t per = st->req_room * sizeof(simple__net_req_t) + 4 * (size_t)n->nodes * sizeof(size_t) +
-               (size_t)most_threads(n) * (size_t)n->threads * sizeof(simple__net_piece_t);
+  simple__xchg_split_t split = simple__xchg_split(n, 1);
+  st->req_room = 2 * simple__xchg_post_bound(n, split.chunks, msg);
+  size_t per = st->req_room * sizeof(simple__net_req_t) + 4 * (size_t)n->nodes * sizeof(size_t);
+  /* A driver's list of a message's pieces after them (message_pieces). */
+  size_t list = direct_pieces(n) * sizeof(simple__net_piece_t);
   for (int t = 0; t < n->threads; t++)
-    if (simple__buf_grow(&st->reqs[t], per)) return SIMPLE_ERR_NOMEM;
+    if (simple__buf_grow(&st->reqs[t], per + (t < split.drivers ? list : 0)))
+      return SIMPLE_ERR_NOMEM;
   return 0;
 }
 
@@ -527,14 +539,15 @@ static unsigned char *in_place(const xc_t *c, const piece_t *x, int t, int in) {
  * the message's place in the room as ever (move_pieces makes the same
  * choice piece by piece, so nothing needs agreeing on). One MPI transfer
  * through a datatype over them then saves the packing or unpacking of
- * those pieces: one pass over their bytes, read and written. Cost:
- * building the message's r r_k piece lists, once per message and driver
- * (cached by k and direction). */
+ * those pieces: one pass over their bytes, read and written. NULL where
+ * no piece moves straight: the message is its place in the room, sent or
+ * received as before. Cost: building the message's r r_k piece lists,
+ * once per message and driver (cached by k and direction). */
 static const simple__net_piece_t *message_pieces(xc_t *c, int k, int in, int *np) {
   if (c->pieces_k != k || c->pieces_in != in) {
     const simple__node_t *n = c->n;
     const size_t *tab = in ? c->in : c->out;
-    unsigned char *room = in ? c->min + c->ioff[k] : c->mout + c->ooff[k];
+    unsigned char *place = in ? c->min + c->ioff[k] : c->mout + c->ooff[k], *room = place;
     int a = in ? k : c->node, b = in ? c->node : k, m = 0;
     piece_t x;
     for (int u = n->first_pid[a]; u < n->first_pid[a + 1]; u++)
@@ -553,10 +566,10 @@ static const simple__net_piece_t *message_pieces(xc_t *c, int k, int in, int *np
       }
     c->pieces_k = k;
     c->pieces_in = in;
-    c->pieces_n = m;
+    c->pieces_n = m == 1 && c->pieces[0].buf == place ? 0 : m;
   }
   *np = c->pieces_n;
-  return c->pieces;
+  return c->pieces_n ? c->pieces : NULL;
 }
 static const simple__net_piece_t *x_in_pieces(void *ctx, int k, int d, int *np) {
   (void)d;
@@ -828,7 +841,7 @@ static int several_nodes(simple_t *s, xc_t *c, int mine, int bad, int parity) {
    * verdict says a third one failed. Sources are read only until the
    * transfers end, before the node barrier that every thread passes
    * before it returns. */
-  c->direct_out = !c->pl->bynode && c->work;
+  c->direct_out = !c->pl->bynode && c->work && direct_pieces(n) > 0;
   c->direct_in = c->direct_out && (c->P == 2 || !simple__comm_vote_pairwise(c->P));
   c->pieces = (simple__net_piece_t *)(void *)(c->ioff + c->P);
   c->pieces_k = -1;
