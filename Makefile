@@ -61,11 +61,12 @@ tsan: setup
 	  OMPI_MCA_memory=^patcher UCX_MEM_MMAP_HOOK_MODE=none \
 	  ctest --test-dir build-tsan --output-on-failure -j 2 -L '^(node|run|coll|rma|vcluster)$$'
 
-# The library against MPICH: a smoke subset (node library, runtime, launcher).
+# The library against MPICH: a smoke subset (node library, runtime, launcher,
+# and the redistributions, whose messages go through MPI datatypes).
 mpich: setup
 	cmake -S . -B build-mpich -DSIMPLE_MPI=mpich
 	cmake --build build-mpich -j $(JOBS)
-	ctest --test-dir build-mpich --output-on-failure -j 2 -L 'node|run|tools|net|msg'
+	ctest --test-dir build-mpich --output-on-failure -j 2 -L 'node|run|tools|net|msg|dist'
 
 # The soak test: a million mixed operations on 2x2 and 3 nodes of 1, 2, 3
 # threads, every result checked, peak memory reported (minutes).
