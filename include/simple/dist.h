@@ -227,8 +227,8 @@ SIMPLE_API int simple_dist_owners(const simple_t *s, const simple_dist_t *d, lon
  * blocks of columns as wide as the destination storage) moves straight
  * from the source or into the destination through an MPI datatype,
  * neither packed nor unpacked (receives so on two nodes and on more than
- * 8, where nothing lands before the verdict; nodes of up to 64 threads
- * with nodes of up to 64).
+ * 8, where nothing lands before the verdict; where a message between two
+ * nodes holds at most 4096 pieces: up to 64 threads a node).
  * Cost, for a node holding V bytes of which a fraction f leaves it:
  * 4b (5b over nodes; one b less, and no sizing, when the node ran the
  * same plan among its last four) + the verdict on the arguments (up to 8
