@@ -841,7 +841,7 @@ static int several_nodes(simple_t *s, xc_t *c, int mine, int bad, int parity) {
    * verdict says a third one failed. Sources are read only until the
    * transfers end, before the node barrier that every thread passes
    * before it returns. */
-  c->direct_out = !c->pl->bynode && c->work && direct_pieces(n) > 0;
+  c->direct_out = !c->pl->bynode && direct_pieces(n) > 0;
   c->direct_in = c->direct_out && (c->P == 2 || !simple__comm_vote_pairwise(c->P));
   c->pieces = (simple__net_piece_t *)(void *)(c->ioff + c->P);
   c->pieces_k = -1;
