@@ -35,17 +35,19 @@ typedef double _Complex cplx;
 #define CHUNK          16
 #define CHUNK_MIN      4
 #define CHUNK_L2_BYTES (256u << 10)
-/* On several nodes, up to this many bytes of the array per thread the
- * first pass writes into the plan's scratch rather than into out, so that
- * the first redistribution's own verdict is the job's (out is written only
- * after it) and execute needs no allreduce of its own: one latency of a
- * reduction among nodes (2 x 1 on the virtual cluster: 13-17 us of a
- * 256 x 256 transform's 390-570 us; 2 x 2: 22-64 us of 400-940 us) for one
- * more array of the thread's rows (at most this size). Larger arrays keep
- * the scratch to one block: their verdict is an empty redistribution
- * (about two allreduces' latency, under 1% of their transform), but for
- * transposed output whose node rows are read in place (plan), which keeps
- * the rows in scratch anyway. */
+/* On several nodes, for transposed output of up to this many bytes of the
+ * array per thread, the first pass writes into the plan's scratch rather
+ * than into out, so that the first redistribution's own verdict is the
+ * job's (out is written only after it) and execute needs no exchange of
+ * its own, for one more array of the thread's rows (at most this size).
+ * 2 x 2 on the virtual cluster (simple-bench --worker fft-simple, ten
+ * pairs of jobs alternating ABBA, medians of the paired ratios, empty
+ * redistribution / scratch): transposed 256 x 256 1.10, 512 x 512 1.04;
+ * natural output lost (256 x 256 0.98; 2 x 1 with its node rows in place,
+ * 0.95), so it never takes it. Larger arrays and natural output keep the
+ * scratch to one block: their verdict is an empty redistribution (about
+ * two allreduces' latency), but for transposed output whose node rows
+ * are read in place (plan), which keeps the rows in scratch anyway. */
 #define FUSED_VERDICT_BYTES (1u << 20)
 /* On several nodes, a thread's block of columns up to these many bytes is
  * transformed by one strided FFTW plan over the whole block instead of
@@ -69,6 +71,18 @@ typedef double _Complex cplx;
  * (64 MiB) 175-186 against 148-152; in place (natural output) no
  * consistent gain (2048: 41-47 against 46-49). */
 #define COL_BLOCK_CACHE_SHARE 2
+/* Natural output on several nodes reads the node's rows in place (plan)
+ * from blocks of columns of this many bytes a thread: the copies of the
+ * node's share saved twice (once each way) outweigh the chunked column
+ * pass the shared rows need. On the virtual cluster (simple-bench
+ * --worker fft-simple, jobs alternating ABBA, medians of the paired
+ * ratios, copying / in place): 2 x 2 512 x 512 (blocks of 1 MiB) 1.08 (8
+ * pairs, every one above 1.05); 2 x 1 256 x 256 (512 KiB) 1.05, 2 x 4 512
+ * x 512 (512 KiB) 1.08 (6 pairs each); 2 x 2 and 2 x 4 256 x 256 (256 and
+ * 128 KiB) 1.00 and 1.01. Transposed output copies those blocks (0.72-0.95
+ * in place, the same runs): it saves one copy, not two, and pays a
+ * scratch array for its rows. */
+#define NATURAL_IN_PLACE_BYTES (512u << 10)
 
 /* ------------------------------------------------------------------------
  * The process-wide cache of 1D FFTW plans. FFTW's planner is not
@@ -343,38 +357,43 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
       p->onenode = simple_nodes(s) == 1;
       /* Scratch. One node: the first pass's result when it cannot go to
        * out (transposed output). Several nodes: the block of columns, and
-       * the first pass's result too for small arrays (FUSED_VERDICT_BYTES),
-       * for transposed output whose node rows are read in place (below),
-       * and for transposed output when out is smaller than it (never for
-       * square arrays). */
+       * for transposed output the first pass's result too: for small
+       * arrays (FUSED_VERDICT_BYTES), where its node rows are read in
+       * place (below), and where out is smaller than it (never for square
+       * arrays). */
       size_t nrows = (size_t)p->rows_in * (size_t)p->c, ncols = (size_t)p->rows_t * (size_t)p->r;
       int small =
           (size_t)n * (size_t)m <= FUSED_VERDICT_BYTES / sizeof(cplx) * (size_t)simple_nprocs(s);
-      /* Several nodes, large arrays: the node's own rows read in place.
-       * The first redistribution then moves only the rows of other nodes
+      /* Several nodes: the node's own rows read in place. The first
+       * redistribution then moves only the rows of other nodes
        * (simple_redistribute_remote), and the column pass reads the
        * node's rows where the row pass left them: the direct copy of the
        * node's share (1/nodes of the array) is saved twice for natural
        * output, once for transposed. Natural output needs those rows in
        * out (the column pass transforms them in place, and the return
-       * redistribution, remote too, leaves them there), so its verdict
-       * comes from an empty redistribution; transposed output keeps them
-       * in scratch (one more array of the thread's rows), where others
-       * read them until a node barrier at the end. Where the blocks of
-       * columns fit one FFTW plan (block_bytes; the largest block,
-       * the same answer on every thread) that plan wins over the chunked
-       * pass the shared rows need, so small arrays copy.
-       * SIMPLE_FFT_EXCHANGE=remote|full forces either (measurements and
-       * tests; the same on every process). */
+       * redistribution, remote too, leaves them there); transposed output
+       * keeps them in scratch (one more array of the thread's rows), where
+       * others read them until a node barrier at the end. Natural output
+       * does so from blocks of columns of NATURAL_IN_PLACE_BYTES a thread
+       * (the largest block, the same answer on every thread); transposed
+       * output for large arrays whose blocks do not fit one FFTW plan
+       * (block_bytes): where they do, that plan wins over the chunked
+       * pass the shared rows need. SIMPLE_FFT_EXCHANGE=remote|full forces
+       * either (measurements and tests; the same on every process). */
       size_t maxblk = (size_t)p->r * (size_t)((p->c + simple_nprocs(s) - 1) / simple_nprocs(s));
       const char *ex = getenv("SIMPLE_FFT_EXCHANGE");
-      p->share = !p->onenode &&
-                 (ex && strcmp(ex, "remote") == 0 ? 1
-                  : ex && strcmp(ex, "full") == 0
-                      ? 0
-                      : !small && maxblk > (p->same ? COL_BLOCK_INPLACE_BYTES : block_bytes) /
-                                               sizeof(cplx));
-      p->fused = !p->onenode && (p->share ? !p->same : small);
+      p->share = !p->onenode && (ex && strcmp(ex, "remote") == 0 ? 1
+                                 : ex && strcmp(ex, "full") == 0 ? 0
+                                 : p->same ? maxblk >= NATURAL_IN_PLACE_BYTES / sizeof(cplx)
+                                           : !small && maxblk > block_bytes / sizeof(cplx));
+      /* Where the verdict comes from (FUSED_VERDICT_BYTES): the first
+       * redistribution for transposed output, small or with its node rows
+       * in place, else an empty redistribution. SIMPLE_FFT_VERDICT=empty
+       * takes the empty one for small transposed arrays too (tests; the
+       * same on every process). */
+      const char *ve = getenv("SIMPLE_FFT_VERDICT");
+      int empty = ve && strcmp(ve, "empty") == 0;
+      p->fused = !p->onenode && !p->same && (p->share || (small && !empty));
       int rowsbuf = !p->onenode && (p->fused || (!p->same && nrows > ncols));
       /* The rows the node's threads hold: one stretch (consecutive
        * threads hold consecutive blocks), empty if none holds any. */
@@ -598,10 +617,11 @@ int simple_fft2d_execute(simple_t *s, simple_fft2d_t *p, const cplx *in, cplx *o
     fft_columns(p, p->shared->row, 0, out, scale);
     return simple_node_barrier(s);
   }
-  /* Several nodes: the first pass into out (or rowsbuf: small arrays,
-   * or out smaller), its rows dealt out as blocks of columns into colblk,
-   * the columns transformed there (and, for transposed output, written to
-   * out), and the blocks brought back to rows for natural output. Each
+  /* Several nodes: the first pass into out (or rowsbuf: transposed
+   * output, small or with its node rows in place, or out smaller), its
+   * rows dealt out as blocks of columns into colblk, the columns
+   * transformed there (and, for transposed output, written to out), and
+   * the blocks brought back to rows for natural output. Each
    * redistribution returns when every piece has arrived, so the arrays it
    * read may be written again. */
   cplx *buf1 = p->rowsbuf ? p->rowsbuf : out;

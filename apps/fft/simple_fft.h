@@ -38,7 +38,8 @@
  * strided FFTW plan over the whole block rather than a few columns at a
  * time: FFTW's loops win while the block stays in cache), and for
  * natural output a second redistribution brings the blocks back to rows.
- * For large arrays (blocks of columns above those sizes) only the rows of
+ * For natural output from blocks of columns of 512 KiB a thread, and for
+ * transposed output with blocks above those sizes, only the rows of
  * other nodes move (simple_redistribute_remote, both ways): the column
  * pass reads the node's own rows in place, where its threads' row pass
  * left them, as on one node, which saves copying the node's share of the
@@ -147,8 +148,9 @@ SIMPLE_API int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned
  * the plan's rigor; if FFTW cannot, an unaligned plan made by
  * simple_fft2d_plan serves).
  * Cost: the 2D FFT above; the verdict is the first redistribution's own
- * on several nodes for arrays of up to 1 MiB per thread and for large
- * transposed output, else an empty redistribution before it (one node: an
+ * on several nodes for transposed output of up to 1 MiB per thread or
+ * whose node rows are read in place, else (natural output, larger
+ * transposed arrays) an empty redistribution before it (one node: an
  * allreduce inside the node). */
 SIMPLE_API int simple_fft2d_execute(simple_t *s, simple_fft2d_t *plan, const double _Complex *in,
                                     double _Complex *out);
