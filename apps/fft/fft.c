@@ -35,20 +35,32 @@ typedef double _Complex cplx;
 #define CHUNK          16
 #define CHUNK_MIN      4
 #define CHUNK_L2_BYTES (256u << 10)
-/* On several nodes, for transposed output of up to this many bytes of the
- * array per thread, the first pass writes into the plan's scratch rather
+/* On several nodes the first pass writes into the plan's scratch rather
  * than into out, so that the first redistribution's own verdict is the
  * job's (out is written only after it) and execute needs no exchange of
- * its own, for one more array of the thread's rows (at most this size).
- * 2 x 2 on the virtual cluster (simple-bench --worker fft-simple, ten
- * pairs of jobs alternating ABBA, medians of the paired ratios, empty
- * redistribution / scratch): transposed 256 x 256 1.10, 512 x 512 1.04;
- * natural output lost (256 x 256 0.98; 2 x 1 with its node rows in place,
- * 0.95), so it never takes it. Larger arrays and natural output keep the
- * scratch to one block: their verdict is an empty redistribution (about
- * two allreduces' latency), but for transposed output whose node rows
- * are read in place (plan), which keeps the rows in scratch anyway. */
+ * its own, for one more array of the thread's rows: for transposed output
+ * of up to FUSED_VERDICT_BYTES of the array per thread, for natural output
+ * up to NATURAL_FUSED_BYTES (the largest thread's rows) where the node's
+ * rows are not read in place. It saves the empty redistribution (about
+ * two allreduces' latency, one round trip of the vote between nodes) and
+ * costs that array's room in the cache. 2 x 2 on the virtual cluster,
+ * transposed output (simple-bench --worker fft-simple, ten pairs of jobs
+ * alternating ABBA, medians of the paired ratios, empty redistribution /
+ * scratch): 256 x 256 1.10, 512 x 512 1.04. Natural output, one program
+ * running both plans in blocks of 50 transforms (caches warm), medians of
+ * the 40 blocks' paired ratios per node, scratch / empty: 2 x 2 64 x 64
+ * 0.84, 128 x 128 0.94, 256 x 256 1.03 (rows of 256 KiB: the two threads
+ * of a virtual node share one core's L2, which the extra array
+ * overflows); 2 x 1 64 x 64 0.86, 128 x 128 0.94-0.95; 2 x 4 256 x 256
+ * 0.93-0.95. With the caches cold (the plans alternating with FFTW-MPI's
+ * transform) 2 x 2 256 x 256 gained too (0.94-0.95). Larger transposed
+ * arrays keep the scratch to one block and take the empty
+ * redistribution, but where their node rows are read in place (plan),
+ * which keeps the rows in scratch anyway; so does natural output with its
+ * node rows in place, which must leave them in out, and larger natural
+ * arrays. */
 #define FUSED_VERDICT_BYTES (1u << 20)
+#define NATURAL_FUSED_BYTES (128u << 10)
 /* On several nodes, a thread's block of columns up to these many bytes is
  * transformed by one strided FFTW plan over the whole block instead of
  * chunk at a time through colbuf: for transposed output straight into
@@ -357,10 +369,10 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
       p->onenode = simple_nodes(s) == 1;
       /* Scratch. One node: the first pass's result when it cannot go to
        * out (transposed output). Several nodes: the block of columns, and
-       * for transposed output the first pass's result too: for small
-       * arrays (FUSED_VERDICT_BYTES), where its node rows are read in
-       * place (below), and where out is smaller than it (never for square
-       * arrays). */
+       * the first pass's result too (FUSED_VERDICT_BYTES): for small
+       * arrays whose verdict it gives, for transposed output where its
+       * node rows are read in place (below), and where out is smaller
+       * than it (never for square arrays). */
       size_t nrows = (size_t)p->rows_in * (size_t)p->c, ncols = (size_t)p->rows_t * (size_t)p->r;
       int small =
           (size_t)n * (size_t)m <= FUSED_VERDICT_BYTES / sizeof(cplx) * (size_t)simple_nprocs(s);
@@ -387,13 +399,17 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
                                  : p->same ? maxblk >= NATURAL_IN_PLACE_BYTES / sizeof(cplx)
                                            : !small && maxblk > block_bytes / sizeof(cplx));
       /* Where the verdict comes from (FUSED_VERDICT_BYTES): the first
-       * redistribution for transposed output, small or with its node rows
-       * in place, else an empty redistribution. SIMPLE_FFT_VERDICT=empty
-       * takes the empty one for small transposed arrays too (tests; the
-       * same on every process). */
+       * redistribution for small arrays (natural output whose node rows
+       * move too) and for transposed output with its node rows in place,
+       * else an empty redistribution. SIMPLE_FFT_VERDICT=empty takes the
+       * empty one for small arrays too (tests; the same on every
+       * process). */
       const char *ve = getenv("SIMPLE_FFT_VERDICT");
       int empty = ve && strcmp(ve, "empty") == 0;
-      p->fused = !p->onenode && !p->same && (p->share || (small && !empty));
+      size_t maxrows = (size_t)((p->r + simple_nprocs(s) - 1) / simple_nprocs(s)) * (size_t)p->c;
+      p->fused = !p->onenode &&
+                 (p->same ? !p->share && !empty && maxrows <= NATURAL_FUSED_BYTES / sizeof(cplx)
+                          : p->share || (small && !empty));
       int rowsbuf = !p->onenode && (p->fused || (!p->same && nrows > ncols));
       /* The rows the node's threads hold: one stretch (consecutive
        * threads hold consecutive blocks), empty if none holds any. */
@@ -617,8 +633,8 @@ int simple_fft2d_execute(simple_t *s, simple_fft2d_t *p, const cplx *in, cplx *o
     fft_columns(p, p->shared->row, 0, out, scale);
     return simple_node_barrier(s);
   }
-  /* Several nodes: the first pass into out (or rowsbuf: transposed
-   * output, small or with its node rows in place, or out smaller), its
+  /* Several nodes: the first pass into out (or rowsbuf: where the first
+   * redistribution gives the verdict, or out is smaller), its
    * rows dealt out as blocks of columns into colblk, the columns
    * transformed there (and, for transposed output, written to out), and
    * the blocks brought back to rows for natural output. Each
