@@ -49,8 +49,8 @@ typedef double _Complex cplx;
  * scratch): 256 x 256 1.10, 512 x 512 1.04. Natural output, one program
  * running both plans in blocks of 50 transforms (caches warm), medians of
  * the 40 blocks' paired ratios per node, scratch / empty: 2 x 2 64 x 64
- * 0.84, 128 x 128 0.92-0.95, 256 x 256 1.03 (rows of 256 KiB: the two threads
- * of a virtual node share one core's L2, which the extra array
+ * 0.84, 128 x 128 0.92-0.95, 256 x 256 1.03 (rows of 256 KiB: the two
+ * threads of a virtual node share one core's L2, which the extra array
  * overflows); 2 x 1 64 x 64 0.86, 128 x 128 0.94-0.95; 2 x 4 256 x 256
  * 0.93-0.95. With the caches cold (the plans alternating with FFTW-MPI's
  * transform) 2 x 2 256 x 256 gained too (0.94-0.95). Larger transposed
