@@ -35,6 +35,24 @@ typedef double _Complex cplx;
 #define CHUNK          16
 #define CHUNK_MIN      4
 #define CHUNK_L2_BYTES (256u << 10)
+/* Natural output on several nodes from GROUP_ROWS rows: each pass over
+ * the rows gathers (and scatters) GROUP chunks of GROUP_CHUNK columns at
+ * once, 512 bytes of every row into GROUP buffers of r x 8, each then
+ * transformed by the same batched plan as one chunk. A pass costs about
+ * the same per row whatever the width (every row on pages and lines of
+ * its own, more rows than the TLB holds), so wider passes amortize it;
+ * the transforms stay on buffers of 8 columns. Cost: a buffer of 512 r
+ * bytes a thread (1 MiB at 2048, 2 MiB at 4096). One program alternating
+ * blocks of transforms both ways (2 x 2 on the virtual cluster, natural
+ * output, medians of the paired block ratios, grouped / chunk at a time):
+ * 2048 x 2048 0.89 (the chunk 8 either way), 4096 x 4096 0.81 (against
+ * chunks of 4; groups of 4 chunks of 4: 0.89); 2 x 1 2048 x 2048 0.95;
+ * 1024 and 512: 1.01-1.06, so not below GROUP_ROWS. Transposed output
+ * lost (4096: 1.06) and keeps one chunk a pass, as one node does (1 x 2
+ * 2048 x 2048 0.92-0.97 but 4096 x 4096 1.04). */
+#define GROUP_ROWS  2048
+#define GROUP_CHUNK 8
+#define GROUP       4
 /* On several nodes the first pass writes into the plan's scratch rather
  * than into out, so that the first redistribution's own verdict is the
  * job's (out is written only after it) and execute needs no exchange of
@@ -239,7 +257,7 @@ struct simple_fft2d {
                            (the same on every thread of the job: from n, m and P) */
   simple_dist_t d_none; /* an empty array: the verdict's redistribution otherwise */
   cplx *colbuf;
-  long chunk;
+  long chunk, group; /* group: chunks gathered per pass over the rows (GROUP_ROWS) */
   fftw_plan col_full, col_last; /* chunk columns; the last rows_t % chunk */
   int col_block;                /* several nodes: the block in one plan (plan's block_bytes) */
   int share;                    /* several nodes: the node's rows read in place (plan) */
@@ -427,8 +445,22 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
       while (!p->onenode && p->chunk > CHUNK_MIN &&
              (size_t)p->r * (size_t)p->chunk * sizeof(cplx) > CHUNK_L2_BYTES)
         p->chunk /= 2;
+      /* Natural output on several nodes from GROUP_ROWS rows on gathers
+       * and scatters GROUP chunks of GROUP_CHUNK columns per pass over
+       * the rows (SIMPLE_FFT_COLUMNS=grouped|chunked forces either:
+       * tests; the same on every process). */
+      const char *co = getenv("SIMPLE_FFT_COLUMNS");
+      p->group = 1;
+      if (!p->onenode && p->same &&
+          (co && strcmp(co, "grouped") == 0   ? 1
+           : co && strcmp(co, "chunked") == 0 ? 0
+                                               : p->r >= GROUP_ROWS)) {
+        p->chunk = GROUP_CHUNK;
+        p->group = GROUP;
+      }
       if (rc == 0 && p->rows_t > 0 &&
-          !(p->colbuf = fftw_malloc((size_t)p->r * (size_t)p->chunk * sizeof(cplx))))
+          !(p->colbuf = fftw_malloc((size_t)p->r * (size_t)p->chunk * (size_t)p->group *
+                                    sizeof(cplx))))
         rc = SIMPLE_ERR_NOMEM;
       if (rc == 0 && !p->onenode) {
         p->colblk = p->scratch;
@@ -537,30 +569,41 @@ static inline void copy_run(cplx *d, const cplx *s, long w, long ch) {
  * chunk at a time: gathered into colbuf (row i at colbuf[i chunk]),
  * transformed there by one batched FFTW plan, and written back in place
  * (output in the input's layout) or as this thread's rows of the c x r
- * output. The transposition happens in colbuf, in cache, which is why
- * the exchange between nodes moves blocks of columns and not the
- * transpose: measured on the virtual cluster (2 x 2, 4096 x 4096),
- * simple_redistribute rows -> column blocks 64 ms, simple_transpose
- * 116 ms (its tiles transpose the whole array outside the cache). */
+ * output. With group > 1 (GROUP_ROWS) each pass over the rows gathers
+ * group chunks into consecutive buffers of r x chunk and scatters them
+ * back the same way. The transposition happens in colbuf, in cache,
+ * which is why the exchange between nodes moves blocks of columns and
+ * not the transpose: measured on the virtual cluster (2 x 2, 4096 x
+ * 4096), simple_redistribute rows -> column blocks 64 ms,
+ * simple_transpose 116 ms (its tiles transpose the whole array outside
+ * the cache). */
 static void fft_columns(simple_fft2d_t *p, cplx *const *row, long first, cplx *out, double scale) {
-  long r = p->r;
-  cplx *b = p->colbuf;
-  long ch = p->chunk;
-  for (long j0 = p->lo_t; j0 < p->lo_t + p->rows_t; j0 += ch) {
-    long w = p->lo_t + p->rows_t - j0 < ch ? p->lo_t + p->rows_t - j0 : ch;
-    for (long i = 0; i < r; i++) copy_run(b + i * ch, row[i] + (j0 - first), w, ch);
-    fftw_execute_dft(w == ch ? p->col_full : p->col_last, (fftw_complex *)b, (fftw_complex *)b);
-    if (scale != 1.0)
-      for (long i = 0; i < r; i++)
-        for (long k = 0; k < w; k++) b[i * ch + k] *= scale;
-    if (p->same) {
-      for (long i = 0; i < r; i++) copy_run(row[i] + (j0 - first), b + i * ch, w, ch);
-    } else {
-      cplx *o = out + (j0 - p->lo_t) * r;
-      for (long k = 0; k < w; k++)
-        for (long i = 0; i < r; i++) o[k * r + i] = b[i * ch + k];
+  long r = p->r, ch = p->chunk, end = p->lo_t + p->rows_t;
+#define WIDTH(j0) (end - (j0) < ch ? end - (j0) : ch)
+  for (long g0 = p->lo_t; g0 < end; g0 += ch * p->group) {
+    long ng = (end - g0 + ch - 1) / ch < p->group ? (end - g0 + ch - 1) / ch : p->group;
+    for (long i = 0; i < r; i++)
+      for (long q = 0, j0 = g0; q < ng; q++, j0 += ch)
+        copy_run(p->colbuf + (q * r + i) * ch, row[i] + (j0 - first), WIDTH(j0), ch);
+    for (long q = 0, j0 = g0; q < ng; q++, j0 += ch) {
+      long w = WIDTH(j0);
+      cplx *b = p->colbuf + q * r * ch;
+      fftw_execute_dft(w == ch ? p->col_full : p->col_last, (fftw_complex *)b, (fftw_complex *)b);
+      if (scale != 1.0)
+        for (long i = 0; i < r; i++)
+          for (long k = 0; k < w; k++) b[i * ch + k] *= scale;
+      if (!p->same) {
+        cplx *o = out + (j0 - p->lo_t) * r;
+        for (long k = 0; k < w; k++)
+          for (long i = 0; i < r; i++) o[k * r + i] = b[i * ch + k];
+      }
     }
+    if (p->same)
+      for (long i = 0; i < r; i++)
+        for (long q = 0, j0 = g0; q < ng; q++, j0 += ch)
+          copy_run(row[i] + (j0 - first), p->colbuf + (q * r + i) * ch, WIDTH(j0), ch);
   }
+#undef WIDTH
 }
 
 /* The second pass on several nodes for a small block (block_bytes):
