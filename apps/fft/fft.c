@@ -47,7 +47,7 @@ typedef double _Complex cplx;
  * output, medians of the paired block ratios, grouped / chunk at a time):
  * 2048 x 2048 0.89 (the chunk 8 either way), 4096 x 4096 0.81 (against
  * chunks of 4; groups of 4 chunks of 4: 0.89); 2 x 1 2048 x 2048 0.95;
- * 1024 and 512: 1.01-1.06, so not below GROUP_ROWS. Transposed output
+ * 1024 and 512: 1.00-1.06, so not below GROUP_ROWS. Transposed output
  * lost (4096: 1.06) and keeps one chunk a pass, as one node does (1 x 2
  * 2048 x 2048 0.92-0.97 but 4096 x 4096 1.04). */
 #define GROUP_ROWS  2048
