@@ -38,18 +38,18 @@ typedef double _Complex cplx;
 /* Natural output on several nodes from GROUP_ROWS rows: each pass over
  * the rows gathers (and scatters) GROUP chunks of GROUP_CHUNK columns at
  * once, 512 bytes of every row into GROUP buffers of r x 8, each then
- * transformed by the same batched plan as one chunk. A pass costs about
- * the same per row whatever the width (every row on pages and lines of
- * its own, more rows than the TLB holds), so wider passes amortize it;
- * the transforms stay on buffers of 8 columns. Cost: a buffer of 512 r
- * bytes a thread (1 MiB at 2048, 2 MiB at 4096). One program alternating
- * blocks of transforms both ways (2 x 2 on the virtual cluster, natural
- * output, medians of the paired block ratios, grouped / chunk at a time):
- * 2048 x 2048 0.89 (the chunk 8 either way), 4096 x 4096 0.81 (against
- * chunks of 4; groups of 4 chunks of 4: 0.89); 2 x 1 2048 x 2048 0.95;
- * 1024 and 512: 1.00-1.06, so not below GROUP_ROWS. Transposed output
- * lost (4096: 1.06) and keeps one chunk a pass, as one node does (1 x 2
- * 2048 x 2048 0.92-0.97 but 4096 x 4096 1.04). */
+ * transformed by the same batched plan as one chunk: a quarter of the
+ * passes over rows that each lie on lines and pages of their own, the
+ * transforms still on buffers of 8 columns. Why it pays only from 2048
+ * rows is not known (perhaps the TLB). Cost: a buffer of 512 r bytes a
+ * thread (1 MiB at 2048, 2 MiB at 4096). One program alternating blocks
+ * of transforms both ways (2 x 2 on the virtual cluster, natural output,
+ * medians of the paired block ratios, grouped / chunk at a time): 2048 x
+ * 2048 0.89 (the chunk 8 either way), 4096 x 4096 0.81 (against chunks
+ * of 4; groups of 4 chunks of 4: 0.89); 2 x 1 2048 x 2048 0.95; 1024 and
+ * 512: 1.00-1.06, so not below GROUP_ROWS. Transposed output lost (4096:
+ * 1.06) and keeps one chunk a pass, as one node does (1 x 2 2048 x 2048
+ * 0.92-0.97 but 4096 x 4096 1.04). */
 #define GROUP_ROWS  2048
 #define GROUP_CHUNK 8
 #define GROUP       4
@@ -257,7 +257,7 @@ struct simple_fft2d {
                            (the same on every thread of the job: from n, m and P) */
   simple_dist_t d_none; /* an empty array: the verdict's redistribution otherwise */
   cplx *colbuf;
-  long chunk, group; /* group: chunks gathered per pass over the rows (GROUP_ROWS) */
+  long chunk, group;            /* group: chunks gathered per pass over the rows (GROUP_ROWS) */
   fftw_plan col_full, col_last; /* chunk columns; the last rows_t % chunk */
   int col_block;                /* several nodes: the block in one plan (plan's block_bytes) */
   int share;                    /* several nodes: the node's rows read in place (plan) */
@@ -454,13 +454,13 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
       if (!p->onenode && p->same &&
           (co && strcmp(co, "grouped") == 0   ? 1
            : co && strcmp(co, "chunked") == 0 ? 0
-                                               : p->r >= GROUP_ROWS)) {
+                                              : p->r >= GROUP_ROWS)) {
         p->chunk = GROUP_CHUNK;
         p->group = GROUP;
       }
       if (rc == 0 && p->rows_t > 0 &&
-          !(p->colbuf = fftw_malloc((size_t)p->r * (size_t)p->chunk * (size_t)p->group *
-                                    sizeof(cplx))))
+          !(p->colbuf =
+                fftw_malloc((size_t)p->r * (size_t)p->chunk * (size_t)p->group * sizeof(cplx))))
         rc = SIMPLE_ERR_NOMEM;
       if (rc == 0 && !p->onenode) {
         p->colblk = p->scratch;
@@ -581,7 +581,7 @@ static void fft_columns(simple_fft2d_t *p, cplx *const *row, long first, cplx *o
   long r = p->r, ch = p->chunk, end = p->lo_t + p->rows_t;
 #define WIDTH(j0) (end - (j0) < ch ? end - (j0) : ch)
   for (long g0 = p->lo_t; g0 < end; g0 += ch * p->group) {
-    long ng = (end - g0 + ch - 1) / ch < p->group ? (end - g0 + ch - 1) / ch : p->group;
+    long left = (end - g0 + ch - 1) / ch, ng = left < p->group ? left : p->group;
     for (long i = 0; i < r; i++)
       for (long q = 0, j0 = g0; q < ng; q++, j0 += ch)
         copy_run(p->colbuf + (q * r + i) * ch, row[i] + (j0 - first), WIDTH(j0), ch);

@@ -202,14 +202,12 @@ static void lines(const plan_t *pl, piece_t *x, int ds, int u, int dd, int v, lo
      * an owner and two local indices (divisions) per line: in a 256 x 256
      * 2D FFT on 2 x 2 (virtual cluster) those took 4% of the cores' time
      * (perf), and this path made the transform 0.97-0.98 of its time. */
-    simple_range_t b, o = {0};
+    simple_range_t b, src_set = {0}, dst_set = {0}; /* b: the other end's set */
     set_of(by_dst ? S : D, by_dst ? ds : dd, by_dst ? u : v, &b);
-    if (S->dim == ds) set_of(S, ds, u, &o);
-    long lo = a.lo > b.lo ? a.lo : b.lo, hi = a.hi < b.hi ? a.hi : b.hi, os = o.lo, od = 0;
-    if (D->dim == dd) {
-      set_of(D, dd, v, &o);
-      od = o.lo;
-    }
+    if (S->dim == ds) set_of(S, ds, u, &src_set);
+    if (D->dim == dd) set_of(D, dd, v, &dst_set);
+    long lo = a.lo > b.lo ? a.lo : b.lo, hi = a.hi < b.hi ? a.hi : b.hi, os = src_set.lo,
+         od = dst_set.lo;
     for (long g = lo; g < hi; g++, x->K++) {
       x->as[x->K] = transpose ? g - os : (g - os) * lds;
       x->ad[x->K] = (g - od) * ldd;
@@ -330,8 +328,8 @@ static void copy_lines(const piece_t *x, long kb, long ke, end_t s, end_t d, siz
                * compiler makes one load and store (no alignment assumed),
                * where a memcpy call per element made the whole transpose
                * about twice as slow (simple_transpose, 1 x 2 on the
-               * development VM: 256 x 256 96-115 us -> 57-58, 2048 x 2048
-               * 10.4-11.0 ms -> 4.5-4.8). */
+               * development VM: 256 x 256 95-144 us -> 52-62, 2048 x 2048
+               * 10.0-11.9 ms -> 4.1-4.8). */
               for (long t = 0; t < tn; t++)
                 memcpy(d0 + (size_t)t * 16, s0 + (size_t)(t * s.step) * 16, 16);
               break;
