@@ -423,16 +423,29 @@ static int prepare(simple_t *s, const plan_t *pl, simple__dist_t **out) {
  * them takes at most 64 KiB. */
 #define DIRECT_PIECES_MAX 4096
 
+/* The threads of the job's largest node. */
+static int most_threads(const simple__node_t *n) {
+  int most = 0;
+  for (int k = 0; k < n->nodes; k++)
+    if (n->threads_of[k] > most) most = n->threads_of[k];
+  return most;
+}
+
 /* The most pieces a node-pair message of this node's can hold, 0 where
  * they never move straight (above DIRECT_PIECES_MAX). Each node decides
  * for its own ends of the messages: the bytes on the wire are the same
  * either way. */
 static size_t direct_pieces(const simple__node_t *n) {
-  int most = 0;
-  for (int k = 0; k < n->nodes; k++)
-    if (n->first_pid[k + 1] - n->first_pid[k] > most) most = n->first_pid[k + 1] - n->first_pid[k];
-  size_t np = (size_t)most * (size_t)n->threads;
+  size_t np = (size_t)most_threads(n) * (size_t)n->threads;
   return np <= DIRECT_PIECES_MAX ? np : 0;
+}
+
+/* The most pieces a node-pair message of the job can hold (the largest
+ * node's threads squared), 0 above DIRECT_PIECES_MAX: the same on every
+ * node, as the parts of a message must be at both ends (x_parts). */
+static size_t job_pieces(const simple__node_t *n) {
+  size_t most = (size_t)most_threads(n);
+  return most * most <= DIRECT_PIECES_MAX ? most * most : 0;
 }
 
 /* Thread 0, between the first and the second barrier (every thread is
@@ -456,8 +469,9 @@ static int grow_messages(simple_t *s, const plan_t *pl, simple__dist_t *st, size
   simple__xchg_split_t split = simple__xchg_split(n, 1);
   st->req_room = 2 * simple__xchg_post_bound(n, split.chunks, msg);
   size_t per = st->req_room * sizeof(simple__net_req_t) + 4 * (size_t)n->nodes * sizeof(size_t);
-  /* A driver's list of a message's pieces after them (message_pieces). */
-  size_t list = direct_pieces(n) * sizeof(simple__net_piece_t);
+  /* A driver's list of a message's pieces after them (message_pieces),
+   * then the sizes of a message's pieces (x_parts). */
+  size_t list = direct_pieces(n) * sizeof(simple__net_piece_t) + job_pieces(n) * sizeof(size_t);
   for (int t = 0; t < n->threads; t++)
     if (simple__buf_grow(&st->reqs[t], per + (t < split.drivers ? list : 0)))
       return SIMPLE_ERR_NOMEM;
@@ -483,6 +497,7 @@ typedef struct {
   int direct_out, direct_in;
   simple__net_piece_t *pieces;       /* a driver's list (its room, after ioff) */
   int pieces_k, pieces_in, pieces_n; /* the message it lists (k -1: none), its length */
+  size_t *part_sizes;                /* a driver's sizes of a message's pieces (x_parts) */
 } xc_t;
 
 /* The node-local pieces u -> v (both on this node), straight from source
@@ -607,6 +622,25 @@ static const simple__net_piece_t *x_in_pieces(void *ctx, int k, int d, int *np) 
 static const simple__net_piece_t *x_out_pieces(void *ctx, int k, int d, int *np) {
   (void)d;
   return message_pieces(ctx, k, 0, np);
+}
+
+/* The sizes of the pieces of the message to node k (out) or from it, in
+ * message order (move_pieces), empty ones too: from the node's table,
+ * which holds every piece of the node's messages both ways, so both ends
+ * list the same sizes. Cost: r r_k loads. */
+static int x_parts(void *ctx, int k, int d, int out, const size_t **sizes) {
+  xc_t *c = ctx;
+  const simple__node_t *n = c->n;
+  const size_t *tab = out ? c->out : c->in;
+  int a = out ? c->node : k, b = out ? k : c->node, m = 0;
+  (void)d;
+  for (int u = n->first_pid[a]; u < n->first_pid[a + 1]; u++)
+    for (int v = n->first_pid[b]; v < n->first_pid[b + 1]; v++) {
+      int t = (out ? u : v) - c->first;
+      c->part_sizes[m++] = tab[(size_t)t * n->nprocs + (size_t)(out ? v : u)];
+    }
+  *sizes = c->part_sizes;
+  return m;
 }
 
 /* Thread 0 of a node that did not fail: the vote's end, and the node's
@@ -738,7 +772,8 @@ static int exchange(simple_t *s, xc_t *c) {
                        .out = x_out,
                        .in = x_in,
                        .in_pieces = c->direct_in ? x_in_pieces : NULL,
-                       .out_pieces = c->direct_out ? x_out_pieces : NULL};
+                       .out_pieces = c->direct_out ? x_out_pieces : NULL,
+                       .parts = c->pl->bynode || !job_pieces(c->n) ? NULL : x_parts};
   if (me < c->D) rc = simple__xchg_post(&xg, me, 0, req, &nreq);
   move_pieces(c, 0);
   /* The verdict. Where the vote is pairwise (net_comm.h: every node learns
@@ -874,6 +909,7 @@ static int several_nodes(simple_t *s, xc_t *c, int mine, int bad, int parity) {
   c->direct_in = c->direct_out && (c->P == 2 || !simple__comm_vote_pairwise(c->P));
   c->pieces = (simple__net_piece_t *)(void *)(c->ioff + c->P);
   c->pieces_k = -1;
+  c->part_sizes = (size_t *)(void *)(c->pieces + direct_pieces(n));
   return exchange(s, c);
 }
 

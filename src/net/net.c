@@ -100,6 +100,15 @@ static int cover(const simple__net_piece_t *pc, int np, size_t off, size_t bytes
 static int post_pieces(simple__comm_t *c, const simple__net_piece_t *pieces, int np, size_t off,
                        size_t bytes, int peer, int tag, simple__net_req_t *req, int is_send) {
   if (bytes > SIMPLE__NET_PART_BYTES) return SIMPLE_ERR_COUNT;
+  /* Within one piece: a plain transfer, no datatype to build, and one MPI
+   * sees as contiguous (the TCP transport lands a rendezvous message in
+   * place only then). */
+  for (size_t i = 0, o = off; i < (size_t)np && bytes; o -= pieces[i].bytes, i++) {
+    if (o >= pieces[i].bytes) continue;
+    if (pieces[i].bytes - o >= bytes)
+      return post(c, (char *)pieces[i].buf + o, bytes, peer, tag, req, is_send);
+    break;
+  }
   int len_s[ENTRIES_ON_STACK], *len = len_s;
   MPI_Aint at_s[ENTRIES_ON_STACK], *at = at_s;
   int m = cover(pieces, np, off, bytes, len, at, ENTRIES_ON_STACK);

@@ -294,6 +294,7 @@ enum {
   OPT_SPIN,
   OPT_YIELDS,
   OPT_SEGMENT_WHOLE,
+  OPT_SEGMENT_PIECES,
   OPTS
 };
 static const struct {
@@ -307,6 +308,7 @@ static const struct {
     {"SIMPLE_SPIN", "a non-negative number of polls", -2, LONG_MAX},
     {"SIMPLE_YIELDS", "a number of polls from 0 to 1000000", -2, 1000000},
     {"SIMPLE_SEGMENT_WHOLE", "a non-negative number of bytes", SIMPLE__SEGMENT_WHOLE, LONG_MAX},
+    {"SIMPLE_SEGMENT_PIECES", "a non-negative number of bytes", SIMPLE__SEGMENT_PIECES, LONG_MAX},
 };
 
 /* Reads every setting into opt; the first bad one's message goes to err
@@ -406,17 +408,20 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
   int cores = allowed_cores();
   int threads = thread_count(comm, local, rank, size, cores, &bad, err, sizeof err);
   read_options(opt, &bad, err, sizeof err);
-  /* The segment size of a message between two nodes follows from its size
-   * and SIMPLE_SEGMENT_WHOLE at each end: the ends must agree (a
-   * disagreement would pair one end's segments with the other's whole
-   * message). */
-  long whole[2] = {opt[OPT_SEGMENT_WHOLE], -opt[OPT_SEGMENT_WHOLE]};
-  MPI_Allreduce(MPI_IN_PLACE, whole, 2, MPI_LONG, MPI_MAX, comm);
-  if (!bad && whole[0] != -whole[1]) {
-    bad = 1;
-    snprintf(err, sizeof err, "SIMPLE_SEGMENT_WHOLE must be the same on every node (%ld here)",
-             opt[OPT_SEGMENT_WHOLE]);
-  }
+  /* The segments of a message between two nodes follow from its size,
+   * SIMPLE_SEGMENT_WHOLE and SIMPLE_SEGMENT_PIECES at each end: the ends
+   * must agree (a disagreement would pair one end's segments with the
+   * other's whole message). */
+  long seg[4] = {opt[OPT_SEGMENT_WHOLE], -opt[OPT_SEGMENT_WHOLE], opt[OPT_SEGMENT_PIECES],
+                 -opt[OPT_SEGMENT_PIECES]};
+  MPI_Allreduce(MPI_IN_PLACE, seg, 4, MPI_LONG, MPI_MAX, comm);
+  for (int i = 0; i < 2 && !bad; i++)
+    if (seg[2 * i] != -seg[2 * i + 1]) {
+      bad = 1;
+      snprintf(err, sizeof err, "%s must be the same on every node (%ld here)",
+               i ? "SIMPLE_SEGMENT_PIECES" : "SIMPLE_SEGMENT_WHOLE",
+               opt[i ? OPT_SEGMENT_PIECES : OPT_SEGMENT_WHOLE]);
+    }
   /* Every node reads the same environment as a rule, so the first node
    * that found a problem speaks for all. */
   int me = bad ? rank : size, first_bad = size;
@@ -430,6 +435,7 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
   n->hang_report_s = opt[OPT_HANG_REPORT];
   n->checked = (int)opt[OPT_CHECK];
   n->segment_whole = (size_t)opt[OPT_SEGMENT_WHOLE];
+  n->segment_pieces = (size_t)opt[OPT_SEGMENT_PIECES];
 
   /* Spinning pays only while every thread has a core: then a wake-up is a
    * cache-line transfer away and sleeping would cost microseconds. When

@@ -79,6 +79,9 @@ _Static_assert(offsetof(simple__slot_t, err) == offsetof(simple__slot_t, check) 
  * of 512 KiB or more whole (one way only: 1 MiB), below that in segments
  * (xchg.c gives the measurements). */
 #define SIMPLE__SEGMENT_WHOLE ((long)512 * 1024)
+/* SIMPLE_SEGMENT_PIECES's default: a whole message whose pieces are all
+ * 256 KiB or more goes as one MPI message per piece (xchg.h's parts). */
+#define SIMPLE__SEGMENT_PIECES ((long)256 * 1024)
 
 typedef struct simple__node {
   int node;             /* MYNODE */
@@ -128,6 +131,10 @@ typedef struct simple__node {
    * messages above a segment only: last, so that the fields every call
    * reads keep their places. */
   size_t segment_whole;
+  /* SIMPLE_SEGMENT_PIECES: a whole message whose client lists its pieces
+   * (xchg.h's parts), each of this many bytes or more, goes as one MPI
+   * message per piece; 0: never. The same on every node. */
+  size_t segment_pieces;
 } simple__node_t;
 
 /* The node of global rank pid (0 <= pid < nprocs): O(log NODES). */

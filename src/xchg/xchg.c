@@ -425,18 +425,75 @@ static void chunk(size_t m, int C, int ch, size_t *lo, size_t *len) {
   *len = b - a;
 }
 
-/* Item i of simple__xchg_post's exchange, one way: its peer *k, its place
- * in the message (lo, len), the segment size; returns its segments (0
- * when empty). */
-static size_t post_item(const simple__xchg_t *x, int i, int out, int *k, size_t *lo, size_t *len,
-                        size_t *seg) {
+/* The parts of a whole item [lo, lo + len) that go as messages of their
+ * own (simple__xchg_t's parts): their sizes in *part (np of them), NULL
+ * where the item goes as before (no parts, a part below
+ * SIMPLE_SEGMENT_PIECES bytes, or more messages than the item's share of
+ * simple__xchg_post_bound, 1 + len / SIMPLE__XCHG_SEG_BYTES). Returns the
+ * messages: the non-empty parts that overlap the item. Cost: one pass
+ * over the message's parts (r r_k of a redistribution's). */
+static size_t item_parts(const simple__xchg_t *x, int k, int d, int out, size_t lo, size_t len,
+                         const size_t **part, int *np) {
+  *part = NULL;
+  size_t least = x->n->segment_pieces;
+  if (!x->parts || !least) return 0;
+  const size_t *p;
+  int m = x->parts(x->ctx, k, d, out, &p);
+  size_t count = 0, at = 0;
+  for (int j = 0; j < m; at += p[j], j++) {
+    if (p[j] == 0) continue;
+    if (p[j] < least) return 0;
+    if (at < lo + len && at + p[j] > lo) count++;
+  }
+  if (count < 2 || count > 1 + len / SIMPLE__XCHG_SEG_BYTES) return 0;
+  *part = p;
+  *np = m;
+  return count;
+}
+
+/* Item i of simple__xchg_post's exchange, one way, on driver d: its peer
+ * *k, its place in the message (lo, len), the segment size, and its
+ * parts (item_parts: *part NULL where it goes in segments of seg); returns
+ * its messages (0 when empty). */
+static size_t post_item(const simple__xchg_t *x, int i, int d, int out, int *k, size_t *lo,
+                        size_t *len, size_t *seg, const size_t **part, int *np) {
   int to, from;
   simple__xchg_shift(x->n, i / x->chunks + 1, &to, &from);
   *k = out ? to : from;
   chunk(out ? x->out_bytes(x->ctx, *k) : x->in_bytes(x->ctx, *k), x->chunks, i % x->chunks, lo,
         len);
   *seg = msg_seg(x->n, *len, *k, 0);
-  return *len ? segments(*len, *seg) : 0;
+  *part = NULL;
+  if (!*len) return 0;
+  size_t ng = segments(*len, *seg);
+  if (ng == 1) {
+    size_t nparts = item_parts(x, *k, d, out, *lo, *len, part, np);
+    if (nparts) return nparts;
+  }
+  return ng;
+}
+
+/* Message g of an item (post_item), taken in order: its place in the
+ * message. With parts, *j and *at (0 before the first message) walk
+ * them, so an item's messages cost one pass over the parts. */
+static void item_msg(size_t lo, size_t len, size_t seg, const size_t *part, int np, size_t g,
+                     int *j, size_t *at, size_t *off, size_t *m) {
+  *off = lo;
+  *m = 0;
+  if (!part) {
+    *off = lo + g * seg;
+    *m = seg_len(len, g, seg);
+    return;
+  }
+  for (; *j < np; *at += part[*j], ++*j) {
+    size_t a = *at, b = *at + part[*j];
+    if (part[*j] == 0 || a >= lo + len || b <= lo) continue;
+    *off = a > lo ? a : lo;
+    *m = (b < lo + len ? b : lo + len) - *off;
+    *at = b;
+    ++*j;
+    return;
+  }
 }
 
 /* Driver d's items of simple__xchg_post, one way: for each non-empty
@@ -448,8 +505,9 @@ static int post_items(const simple__xchg_t *x, int d, int out, simple__net_req_t
   simple__comm_t *c = simple__xchg_lane(x->n, d);
   int items = (x->n->nodes - 1) * x->chunks, unpack, count = 0;
   for (int i = d; i < items && !*rc; i += x->drivers) {
-    int k;
-    size_t lo, len, seg, ng = post_item(x, i, out, &k, &lo, &len, &seg);
+    int k, np = 0;
+    const size_t *part;
+    size_t lo, len, seg, ng = post_item(x, i, d, out, &k, &lo, &len, &seg, &part, &np);
     if (ng == 0) continue;
     count += (int)ng;
     if (!req) continue;
@@ -459,8 +517,11 @@ static int post_items(const simple__xchg_t *x, int d, int out, simple__net_req_t
     unsigned char *at = p.piece ? NULL
                         : out   ? (unsigned char *)(uintptr_t)x->out(x->ctx, k, d)
                                 : (unsigned char *)x->in(x->ctx, k, d, &unpack);
+    int pj = 0;
+    size_t pat = 0;
     for (size_t g = 0; g < ng && !*rc; g++) {
-      size_t off = lo + g * seg, m = seg_len(len, g, seg);
+      size_t off, m;
+      item_msg(lo, len, seg, part, np, g, &pj, &pat, &off, &m);
       *rc = out ? send_at(c, at, p.piece ? &p : NULL, off, m, k, x->tag, &req[*nreq])
                 : recv_at(c, at, p.piece ? &p : NULL, off, m, k, x->tag, &req[*nreq]);
       if (!*rc) ++*nreq;
@@ -476,8 +537,9 @@ int simple__xchg_post_abandon(const simple__xchg_t *x, int d, const simple__comm
   /* The receives, in the order they were posted: those from a failed
    * node taken back (it sends nothing). */
   for (int i = d; i < items && q < nrecv; i += x->drivers) {
-    int k;
-    size_t lo, len, seg, ng = post_item(x, i, 0, &k, &lo, &len, &seg);
+    int k, np;
+    const size_t *part;
+    size_t lo, len, seg, ng = post_item(x, i, d, 0, &k, &lo, &len, &seg, &part, &np);
     if (ng > (size_t)(nrecv - q)) ng = (size_t)(nrecv - q);
     if (simple__comm_vote_of(v, k) && simple__net_cancel(&req[q], (int)ng)) rc = SIMPLE_ERR_MPI;
     q += (int)ng;
@@ -487,9 +549,10 @@ int simple__xchg_post_abandon(const simple__xchg_t *x, int d, const simple__comm
    * sends, which the drain completes where they are too large to go
    * eagerly. */
   for (int i = d; i < items; i += x->drivers) {
-    int k;
+    int k, np;
+    const size_t *part;
     size_t lo, len, seg;
-    unsigned long long ng = post_item(x, i, 1, &k, &lo, &len, &seg);
+    unsigned long long ng = post_item(x, i, d, 1, &k, &lo, &len, &seg, &part, &np);
     if (simple__comm_vote_of(v, k) && simple__comm_send(c, &ng, sizeof ng, k, count_tag))
       rc = SIMPLE_ERR_MPI;
   }

@@ -186,28 +186,32 @@ grep -q "gives 3 counts for 2 nodes" <<< "$out" || fail "no message for a bad SI
 
 # Bad waiting and segment settings end the job at start with a message.
 for bad in "SIMPLE_YIELDS=many|SIMPLE_YIELDS must be" "SIMPLE_SPIN=-3|SIMPLE_SPIN must be" \
-  "SIMPLE_SEGMENT_WHOLE=1M|SIMPLE_SEGMENT_WHOLE must be a non-negative number of bytes"; do
+  "SIMPLE_SEGMENT_WHOLE=1M|SIMPLE_SEGMENT_WHOLE must be a non-negative number of bytes" \
+  "SIMPLE_SEGMENT_PIECES=-4096|SIMPLE_SEGMENT_PIECES must be a non-negative number of bytes"; do
   out=$(env "${bad%%|*}" "$bin/simplerun" -N 2 -t 1 "$bin/simple-hello" 2>&1)
   rc=$?
   [[ $rc != 0 ]] || fail "${bad%%|*} was accepted"
   grep -q "${bad#*|}" <<< "$out" || fail "no message for ${bad%%|*}: $out"
 done
 
-# SIMPLE_SEGMENT_WHOLE set differently on two nodes (by a wrapper that
-# sets it from the process's rank, after the launcher): the two ends of a
-# message would cut it differently, so the job refuses to start.
+# SIMPLE_SEGMENT_WHOLE or SIMPLE_SEGMENT_PIECES set differently on two
+# nodes (by a wrapper that sets it from the process's rank, after the
+# launcher): the two ends of a message would cut it differently, so the
+# job refuses to start.
 wrap=$(mktemp)
 trap 'rm -f "$wrap"' EXIT
-cat > "$wrap" <<'EOF_WRAP'
+for var in SIMPLE_SEGMENT_WHOLE SIMPLE_SEGMENT_PIECES; do
+  cat > "$wrap" <<EOF_WRAP
 #!/bin/sh
-SIMPLE_SEGMENT_WHOLE=$(( (${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}} + 1) * 65536 )) exec "$@"
+$var=\$(( (\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-0}} + 1) * 65536 )) exec "\$@"
 EOF_WRAP
-chmod +x "$wrap"
-out=$(bash -c "${cmd//$bin\/simple-hello/$wrap $bin/simple-hello}" 2>&1)
-rc=$?
-[[ $rc != 0 ]] || fail "SIMPLE_SEGMENT_WHOLE differing between nodes was accepted"
-grep -q "SIMPLE_SEGMENT_WHOLE must be the same on every node" <<< "$out" ||
-  fail "no message for SIMPLE_SEGMENT_WHOLE differing between nodes: $out"
+  chmod +x "$wrap"
+  out=$(bash -c "${cmd//$bin\/simple-hello/$wrap $bin/simple-hello}" 2>&1)
+  rc=$?
+  [[ $rc != 0 ]] || fail "$var differing between nodes was accepted"
+  grep -q "$var must be the same on every node" <<< "$out" ||
+    fail "no message for $var differing between nodes: $out"
+done
 
 if (( fails )); then
   echo "$fails check(s) failed"
