@@ -293,9 +293,10 @@ int simple__xchg_drive(const simple__xchg_t *x, int d, int also_local);
  * lane d, i = d, d + drivers, ...), receives (out = 0: into in(k) + the
  * chunk's offset, never unpacked by the engine) or sends (out = 1: from
  * out(k)). Each chunk goes in segments of at most SIMPLE__XCHG_SEG_BYTES
- * (below; between nodes on one host, whole), a request each, all posted
- * at once: under the TCP transport's eager limit no segment waits for a
- * rendezvous. Requests go to req (room
+ * (below; between nodes on one host, whole; a whole one of large parts
+ * as one message per part, simple__xchg_t's parts), a request each, all
+ * posted at once: under the TCP transport's eager limit no segment waits
+ * for a rendezvous. Requests go to req (room
  * for simple__xchg_post_count of them), *nreq counts them. The client
  * completes them (simple__net_waitall, or testall while it works). Chunks
  * are cut on cache lines. */
@@ -330,7 +331,6 @@ int simple__xchg_post_count(const simple__xchg_t *x, int d, int out);
  * segments (S = SIMPLE__XCHG_SEG_BYTES), and floors sum to at most the
  * floor of the sum: items + bytes / S. */
 #define SIMPLE__XCHG_SEG_BYTES (63 * 1024)
-
 /* Between nodes on one host: whole messages, up to 1 GiB (one MPI count). */
 #define SIMPLE__XCHG_ONE_HOST_SEG ((size_t)1 << 30)
 static inline size_t simple__xchg_post_bound(const simple__node_t *n, int chunks, size_t bytes) {
