@@ -113,6 +113,43 @@ static void redist_case(simple_t *s, int op, ref_dist_t ds, ref_dist_t dd, size_
   redist_case_ex(s, op, ds, dd, es, k, salt, 0);
 }
 
+/* A rows -> columns redistribution (both in blocks) of a rows x cols
+ * array of es-byte elements in which the last thread passes a NULL
+ * destination: SIMPLE_ERR_NULL there, SIMPLE_ERR_PEER everywhere else,
+ * nobody's destination written (the other nodes had posted their
+ * receives before the verdict came, and must take them back); then the
+ * same call with every argument right moves every element (no receive of
+ * the first call is left to catch its messages). */
+static inline void redist_called_off(simple_t *s, long rows, long cols, size_t es) {
+  int last = simple_pid(s) == simple_nprocs(s) - 1;
+  simple_dist_t dr = simple_dist_2d(rows, cols, SIMPLE_ROWS, SIMPLE_BLOCK, 1, SIMPLE_OVER_THREADS);
+  simple_dist_t dc = simple_dist_2d(rows, cols, SIMPLE_COLS, SIMPLE_BLOCK, 1, SIMPLE_OVER_THREADS);
+  simple_domain_t mr, mc;
+  CHECK_OK(simple_dist_domain(s, &dr, simple_pid(s), &mr));
+  CHECK_OK(simple_dist_domain(s, &dc, simple_pid(s), &mc));
+  size_t ns = (size_t)(mr.local_rows * cols) * es, nd = (size_t)(rows * mc.local_cols) * es;
+  unsigned char *a = malloc(ns + 1), *b = malloc(nd + 1);
+  CHECK(a && b);
+  for (long i = 0; i < mr.local_rows; i++)
+    for (long j = 0; j < cols; j++)
+      for (size_t k = 0; k < es; k++)
+        a[((size_t)(i * cols + j)) * es + k] = elem_byte(mr.row.lo + i, j, k, 0);
+  memset(b, 0xA5, nd);
+  CHECK_RC(simple_redistribute(s, a, &dr, last ? NULL : b, &dc, es),
+           last ? SIMPLE_ERR_NULL : SIMPLE_ERR_PEER);
+  for (size_t k = 0; k < nd; k++)
+    if (b[k] != 0xA5) simple_abort(s, "called-off redistribution wrote byte %zu", k);
+  CHECK_OK(simple_redistribute(s, a, &dr, b, &dc, es));
+  for (long i = 0; i < rows; i++)
+    for (long j = 0; j < mc.local_cols; j++)
+      for (size_t k = 0; k < es; k++)
+        if (b[((size_t)(i * mc.local_cols + j)) * es + k] != elem_byte(i, mc.col.lo + j, k, 0))
+          simple_abort(s, "element (%ld, %ld) wrong after a called-off redistribution", i,
+                       mc.col.lo + j);
+  free(a);
+  free(b);
+}
+
 /* The distributions every case draws from. */
 static const struct {
   int axis;

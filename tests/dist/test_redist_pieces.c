@@ -15,41 +15,6 @@
  * (redist_check.h). */
 #include "redist_check.h"
 
-/* A rows -> columns redistribution of 16-byte elements in which the last
- * thread passes a NULL destination: SIMPLE_ERR_NULL there, SIMPLE_ERR_PEER
- * everywhere else, no destination written; then the same call with every
- * argument right. */
-static void called_off(simple_t *s, long n) {
-  int last = simple_pid(s) == simple_nprocs(s) - 1;
-  simple_dist_t dr = simple_dist_2d(n, n, SIMPLE_ROWS, SIMPLE_BLOCK, 1, SIMPLE_OVER_THREADS);
-  simple_dist_t dc = simple_dist_2d(n, n, SIMPLE_COLS, SIMPLE_BLOCK, 1, SIMPLE_OVER_THREADS);
-  simple_domain_t mr, mc;
-  CHECK_OK(simple_dist_domain(s, &dr, simple_pid(s), &mr));
-  CHECK_OK(simple_dist_domain(s, &dc, simple_pid(s), &mc));
-  size_t ns = (size_t)(mr.local_rows * n), nd = (size_t)(n * mc.local_cols);
-  double *a = malloc(2 * ns * sizeof *a), *b = malloc(2 * nd * sizeof *b);
-  CHECK(a && b);
-  for (long i = 0; i < mr.local_rows; i++)
-    for (long j = 0; j < n; j++) {
-      a[2 * (i * n + j)] = (double)(mr.row.lo + i);
-      a[2 * (i * n + j) + 1] = (double)j;
-    }
-  for (size_t k = 0; k < 2 * nd; k++) b[k] = -1.0;
-  CHECK_RC(simple_redistribute(s, a, &dr, last ? NULL : b, &dc, 16),
-           last ? SIMPLE_ERR_NULL : SIMPLE_ERR_PEER);
-  for (size_t k = 0; k < 2 * nd; k++)
-    if (b[k] != -1.0) simple_abort(s, "called-off redistribution wrote double %zu", k);
-  CHECK_OK(simple_redistribute(s, a, &dr, b, &dc, 16));
-  for (long i = 0; i < n; i++)
-    for (long j = 0; j < mc.local_cols; j++)
-      if (b[2 * (i * mc.local_cols + j)] != (double)i ||
-          b[2 * (i * mc.local_cols + j) + 1] != (double)(mc.col.lo + j))
-        simple_abort(s, "element (%ld, %ld) wrong after a called-off redistribution", i,
-                     mc.col.lo + j);
-  free(a);
-  free(b);
-}
-
 static void test(simple_t *s, void *arg) {
   (void)arg;
   long n = 72L * simple_nprocs(s) + 5;
@@ -64,7 +29,7 @@ static void test(simple_t *s, void *arg) {
   redist_case(s, OP_REMOTE, redist_dist(n, n, 0), redist_dist(n, n, 3), 16, 0, ++salt);
   redist_case(s, OP_REMOTE, redist_dist(n, n, 3), redist_dist(n, n, 0), 16, 0, ++salt);
   redist_case(s, OP_TRANSPOSE, redist_dist(n, n, 0), redist_dist(n, n, 0), 16, 0, ++salt);
-  called_off(s, n);
+  redist_called_off(s, n, n, 16);
   /* Still in step after the error. */
   redist_case(s, OP_REDIST, redist_dist(n, n, 3), redist_dist(n, n, 0), 16, 0, ++salt);
   CHECK_OK(simple_barrier(s));

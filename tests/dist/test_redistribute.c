@@ -23,44 +23,12 @@ static void node_errors(simple_t *s) {
   CHECK_OK(simple_node_barrier(s));
 }
 
-/* A redistribution called off by one thread of the last process: rows to
- * columns of 8-byte elements, so that between nodes every message goes in
- * several segments, whose receives the other nodes had posted before the
- * verdict came and must take back. Nobody's destination is written, and
- * the same call right after, with every argument right, moves every
- * element (no receive of the first call is left to catch its messages). */
-static void called_off(simple_t *s) {
-  int p = simple_nprocs(s), last = simple_pid(s) == p - 1;
-  long rows = 40L * p + 3, cols = 600;
-  simple_dist_t dr = simple_dist_2d(rows, cols, SIMPLE_ROWS, SIMPLE_BLOCK, 1, SIMPLE_OVER_THREADS);
-  simple_dist_t dc = simple_dist_2d(rows, cols, SIMPLE_COLS, SIMPLE_BLOCK, 1, SIMPLE_OVER_THREADS);
-  simple_domain_t mr, mc;
-  CHECK_OK(simple_dist_domain(s, &dr, simple_pid(s), &mr));
-  CHECK_OK(simple_dist_domain(s, &dc, simple_pid(s), &mc));
-  size_t ns = (size_t)(mr.local_rows * mr.local_cols), nd = (size_t)(mc.local_rows * mc.local_cols);
-  double *a = malloc(ns * sizeof *a), *b = malloc(nd * sizeof *b);
-  CHECK(a && b);
-  for (long i = 0; i < mr.local_rows; i++)
-    for (long j = 0; j < cols; j++) a[i * cols + j] = (double)((mr.row.lo + i) * cols + j);
-  for (size_t k = 0; k < nd; k++) b[k] = -1.0;
-  CHECK_RC(simple_redistribute(s, a, &dr, last ? NULL : b, &dc, sizeof(double)),
-           last ? SIMPLE_ERR_NULL : SIMPLE_ERR_PEER);
-  for (size_t k = 0; k < nd; k++)
-    if (b[k] != -1.0) simple_abort(s, "called-off redistribution wrote element %zu", k);
-  CHECK_OK(simple_redistribute(s, a, &dr, b, &dc, sizeof(double)));
-  for (long i = 0; i < rows; i++)
-    for (long j = 0; j < mc.local_cols; j++)
-      if (b[i * mc.local_cols + j] != (double)(i * cols + mc.col.lo + j))
-        simple_abort(s, "element (%ld, %ld) wrong after a called-off redistribution", i,
-                     mc.col.lo + j);
-  free(a);
-  free(b);
-}
-
 static void errors(simple_t *s) {
   int p = simple_nprocs(s);
   node_errors(s);
-  called_off(s);
+  /* Rows to columns of 8-byte elements, so that between nodes every
+   * message goes in several segments. */
+  redist_called_off(s, 40L * p + 3, 600, sizeof(double));
   double a[64], b[64];
   simple_dist_t d = simple_dist_2d(p, 3, SIMPLE_ROWS, SIMPLE_BLOCK, 1, SIMPLE_OVER_THREADS), x;
   CHECK_OK(simple_redistribute(s, a, &d, b, &d, sizeof(double)));
