@@ -343,6 +343,13 @@ typedef struct {
 } bench_timed_t;
 double bench_time_hybrid(struct simple *s, const bench_timed_t *t);
 double bench_time_flat(const bench_timed_t *t); /* over MPI_COMM_WORLD */
+/* Two calls on the hybrid side, their samples alternating (a, then b, each
+ * after the barriers and timed alike), so that both meet the machine in
+ * the same state: *med_a and *med_b get their medians, *ratio the median
+ * of the samples' ratios b / a (on every processor). As many pairs as a's
+ * budget holds for calls of both first calls' summed time. */
+void bench_time_hybrid_paired(struct simple *s, const bench_timed_t *a, const bench_timed_t *b,
+                              double *med_a, double *med_b, double *ratio);
 /* Samples for calls of `first` seconds: budget / first, 3 to most. */
 int bench_timed_samples(double first, double budget, int most);
 /* A worker's command line and options, for its SPMD function. */

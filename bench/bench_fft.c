@@ -20,7 +20,12 @@
  * processors, the median sample is reported as "R <mode> <n> <us>". The
  * driver alternates the sides round by round and prints the median over
  * rounds of each side's median, GFLOP/s (5 n^2 log2(n^2) / t) and the
- * ratio anchor/simple (above 1: simple is faster). */
+ * ratio anchor/simple (above 1: simple is faster).
+ *
+ * The simple side's job also times FFTW-MPI itself, run by each node's
+ * first thread (same_job), its samples alternating with simple's: the
+ * columns same_ms and same/simple, a comparison that separate jobs, which
+ * the machine may treat differently, cannot skew. */
 #include <complex.h>
 #include <errno.h>
 #include <fftw3.h>
@@ -53,6 +58,9 @@ typedef double _Complex cplx;
 #define PROBES     6
 
 enum { SIDE_SIMPLE, SIDE_FLAT, SIDE_THREADS };
+/* A row's other columns, from the simple side's job: FFTW-MPI timed in it,
+ * and the median of its samples' ratios to simple's. */
+enum { COL_SAME = NSIDES, COL_SAME_RATIO };
 
 static const long sizes_full[] = {256, 512, 1000, 1024, 2048, 4096};
 static const long sizes_quick[] = {256, 512, 1024};
@@ -85,6 +93,11 @@ static void hyb_execute(void *arg) {
   int rc = simple_fft2d_execute(c->s, c->p, c->in, c->out);
   if (rc) simple_abort(c->s, "simple-bench fft: execute: %s", simple_errname(rc));
 }
+
+#ifdef SIMPLE_HAVE_FFTW_MPI
+static void same_job(simple_t *s, int argc, char **argv, long n, int mode,
+                     const bench_timed_t *mine);
+#endif
 
 static void simple_side(simple_t *s, void *arg) {
   const bench_args_t *a = arg;
@@ -131,6 +144,9 @@ static void simple_side(simple_t *s, void *arg) {
       bench_timed_t t = timed(hyb_execute, NULL, &c, a->o->quick);
       double med = bench_time_hybrid(s, &t);
       bench_row_out(me, modes[mode], n, med);
+#ifdef SIMPLE_HAVE_FFTW_MPI
+      same_job(s, a->argc, a->argv, n, mode, &t);
+#endif
       simple_fft2d_destroy(p);
       fftw_free(in);
       fftw_free(out);
@@ -146,6 +162,13 @@ int bench_fft_simple(int argc, char **argv, const bench_opts_t *o) {
  * FFTW-MPI side. */
 
 #ifdef SIMPLE_HAVE_FFTW_MPI
+/* The anchor's planner rigor, from a worker's command line (--patient). */
+static unsigned anchor_rigor(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--patient") == 0) return FFTW_PATIENT;
+  return FFTW_MEASURE;
+}
+
 static void mpi_fail(int rank, long n, const char *what) {
   fprintf(stderr, "simple-bench fft: MPI rank %d: n = %ld: %s\n", rank, n, what);
   fflush(stderr);
@@ -207,6 +230,116 @@ static double anchor_check(const cplx *in, long lo, long rows, const cplx *out, 
 #endif
 
 #ifdef SIMPLE_HAVE_FFTW_MPI
+/* FFTW-MPI in the hybrid job: each node's thread 0 runs it over the nodes
+ * (MPI_COMM_WORLD: one process a node) with the node's threads as FFTW's
+ * threads where FFTW has threads, the node's other threads waiting in the
+ * job barrier, on the same data as simple's transform. Its samples
+ * alternate with simple's (bench_time_hybrid_paired), so that both meet
+ * the machine in the same state, which separate jobs need not ("S mode n
+ * us ratio": its median and the median of the samples' ratios, its time
+ * over simple's). Checked first as the anchor's jobs check theirs. FFTW's
+ * planner is not thread-safe and keeps its thread count for every later
+ * plan: planning runs under simple_fft_lock with the count set back to
+ * one, so that simple's own 1D plans stay single-threaded. */
+typedef struct {
+  simple_t *s;
+  fftw_plan p;
+  cplx *in;
+  const cplx *orig;
+  size_t len;
+} same_call_t;
+
+static void same_execute(void *arg) {
+  same_call_t *c = arg;
+  if (simple_thread(c->s) == 0) fftw_execute(c->p);
+}
+
+static void same_restore(void *arg) {
+  same_call_t *c = arg;
+  if (simple_thread(c->s) == 0) memcpy(c->in, c->orig, sizeof(cplx) * c->len);
+}
+
+static void same_job(simple_t *s, int argc, char **argv, long n, int mode,
+                     const bench_timed_t *mine) {
+  same_call_t c = {s, NULL, NULL, NULL, 0};
+  fftw_plan plans[2] = {NULL, NULL}; /* one FFTW thread; the node's threads */
+  cplx *out = NULL, *orig = NULL;
+  if (simple_thread(s) == 0) {
+    static int ready;
+    ptrdiff_t n0, lo, n1, lo1;
+    simple_fft_lock();
+    if (!ready) {
+      fftw_mpi_init();
+#ifdef SIMPLE_HAVE_FFTW_THREADS
+      if (!fftw_init_threads()) simple_abort(s, "simple-bench fft: FFTW cannot start threads");
+#endif
+      ready = 1;
+    }
+    ptrdiff_t alloc = fftw_mpi_local_size_2d_transposed(n, n, MPI_COMM_WORLD, &n0, &lo, &n1, &lo1);
+    c.len = (size_t)(n0 * n);
+    size_t room = (size_t)(alloc > 0 ? alloc : 1);
+    c.in = fftw_malloc(sizeof(cplx) * room);
+    out = fftw_malloc(sizeof(cplx) * room);
+    orig = fftw_malloc(sizeof(cplx) * room);
+    if (!c.in || !out || !orig) simple_abort(s, "simple-bench fft: n = %ld: out of memory", n);
+    unsigned flags = anchor_rigor(argc, argv) | (mode ? FFTW_MPI_TRANSPOSED_OUT : 0);
+    for (int k = 0; k < 2; k++) {
+#ifdef SIMPLE_HAVE_FFTW_THREADS
+      fftw_plan_with_nthreads(k ? simple_threads(s) : 1);
+#else
+      if (k) break;
+#endif
+      if (k && simple_threads(s) == 1) break;
+      plans[k] = fftw_mpi_plan_dft_2d(n, n, (fftw_complex *)c.in, (fftw_complex *)out,
+                                      MPI_COMM_WORLD, FFTW_FORWARD, flags);
+      if (!plans[k]) simple_abort(s, "simple-bench fft: n = %ld: FFTW-MPI cannot plan", n);
+    }
+#ifdef SIMPLE_HAVE_FFTW_THREADS
+    fftw_plan_with_nthreads(1);
+#endif
+    simple_fft_unlock();
+    c.p = plans[0];
+    for (ptrdiff_t li = 0; li < n0; li++)
+      for (long j = 0; j < n; j++) orig[li * n + j] = simple_fft2d_elem(1, lo + li, j);
+    c.orig = orig;
+    same_restore(&c);
+    fftw_execute(c.p);
+    double err = anchor_check(orig, lo, n0, out, mode ? lo1 : lo, mode ? n1 : n0, n, mode);
+    if (!(err < TOL))
+      simple_abort(s, "simple-bench fft: n = %ld %s: FFTW-MPI in the job: wrong result (%.2e)", n,
+                   modes[mode], err);
+  }
+  /* The faster of one FFTW thread and the node's threads (three calls of
+   * each; every processor gets the same times, so the same choice). */
+  bench_timed_t theirs = {same_execute, same_restore, NULL, &c, 0, 3};
+  int more = simple_threads(s) > 1;
+#ifndef SIMPLE_HAVE_FFTW_THREADS
+  more = 0;
+#endif
+  if (more) {
+    double one = bench_time_hybrid(s, &theirs);
+    if (simple_thread(s) == 0) c.p = plans[1];
+    if (!(bench_time_hybrid(s, &theirs) < one) && simple_thread(s) == 0) c.p = plans[0];
+  }
+  theirs.budget = mine->budget;
+  theirs.most = mine->most;
+  double med_mine, med_theirs, ratio;
+  bench_time_hybrid_paired(s, mine, &theirs, &med_mine, &med_theirs, &ratio);
+  if (simple_pid(s) == 0) {
+    printf("S %s %ld %.3f %.4f\n", modes[mode], n, 1e6 * med_theirs, ratio);
+    fflush(stdout);
+  }
+  if (simple_thread(s) == 0) {
+    simple_fft_lock();
+    for (int k = 0; k < 2; k++)
+      if (plans[k]) fftw_destroy_plan(plans[k]);
+    simple_fft_unlock();
+    fftw_free(c.in);
+    fftw_free(out);
+    fftw_free(orig);
+  }
+}
+
 /* A timed FFTW-MPI transform: its input restored before each (FFTW may
  * overwrite it), untimed. */
 typedef struct {
@@ -238,11 +371,9 @@ int bench_fft_fftw(int argc, char **argv, const bench_opts_t *o) {
       " the anchor is skipped\n");
   return 0;
 #else
-  int threads = 1, patient = 0;
-  for (int i = 1; i < argc; i++) {
+  int threads = 1;
+  for (int i = 1; i < argc; i++)
     if (strcmp(argv[i], "--fftw-threads") == 0 && i + 1 < argc) threads = atoi(argv[i + 1]);
-    if (strcmp(argv[i], "--patient") == 0) patient = 1;
-  }
   int rank, P;
   if (threads > 1) {
 #ifdef SIMPLE_HAVE_FFTW_THREADS
@@ -272,7 +403,7 @@ int bench_fft_fftw(int argc, char **argv, const bench_opts_t *o) {
   }
   const long *sizes;
   int ns = worker_sizes(argc, argv, o, &sizes);
-  unsigned rigor = patient ? FFTW_PATIENT : FFTW_MEASURE;
+  unsigned rigor = anchor_rigor(argc, argv);
   for (int k = 0; k < ns; k++)
     for (int mode = 0; mode < 2; mode++) {
       long n = sizes[k];
@@ -346,10 +477,16 @@ static int fline(const char *line, void *arg) {
   char mode[32];
   long n;
   double us;
+  double ratio;
   if (sscanf(line, "R %31s %ld %lf", mode, &n, &us) == 3 && n > 0) {
     bench_row_add(
         bench_row(&ftable, strcmp(mode, "transposed") == 0 ? "transposed" : "natural", (size_t)n),
         c->side, us);
+  } else if (sscanf(line, "S %31s %ld %lf %lf", mode, &n, &us, &ratio) == 4 && n > 0) {
+    bench_row_t *r =
+        bench_row(&ftable, strcmp(mode, "transposed") == 0 ? "transposed" : "natural", (size_t)n);
+    bench_row_add(r, COL_SAME, us);
+    bench_row_add(r, COL_SAME_RATIO, ratio);
   } else if (bench_info(line, "library", flib, sizeof flib) ||
              bench_info(line, "fftw", ffftw, sizeof ffftw)) {
   } else if (line[0] == 'N' && line[1] == ' ') {
@@ -417,10 +554,11 @@ int bench_fft_suite(int argc, char **argv) {
   long N = b.N, T = b.T, rounds = b.rounds, P = N * T;
   int quick = b.quick, vcluster = b.vcluster;
   /* Memory: each side holds about five n x n arrays of complex doubles at
-   * once (input, its copy, output, round trip, scratch), all on this host
-   * here or on the virtual cluster; keep them within half of what is
-   * available. */
-  max_n = bench_fit_memory(max_n, 256, 80, 2);
+   * once (input, its copy, output, round trip, scratch), and the simple
+   * side's job three more while it times FFTW-MPI beside simple (input,
+   * its copy, output), all on this host here or on the virtual cluster;
+   * keep them within half of what is available. */
+  max_n = bench_fit_memory(max_n, 256, 128, 2);
   if (bench_suite_start(&b, P)) return 1;
   FILE *out = b.out;
   const char *dir = b.pl.dir;
@@ -457,12 +595,13 @@ int bench_fft_suite(int argc, char **argv) {
   }
   qsort(frows, (size_t)ftable.nrows, sizeof frows[0], cmp_frows);
   printf("MPI: %s; FFTW: %s\n", flib[0] ? flib : "unknown library", ffftw[0] ? ffftw : "-");
-  printf("%-10s %6s %11s %11s %11s %8s %9s %9s %13s\n", "output", "n", "simple_ms", "flat_ms",
-         "thr_ms", "anchor", "simple_GF", "anchor_GF", "anchor/simple");
+  printf("%-10s %6s %11s %11s %11s %8s %9s %9s %13s %11s %11s\n", "output", "n", "simple_ms",
+         "flat_ms", "thr_ms", "anchor", "simple_GF", "anchor_GF", "anchor/simple", "same_ms",
+         "same/simple");
   if (out)
     fprintf(out,
             "suite,output,n,nodes,threads,simple_us,fftw_flat_us,fftw_threads_us,anchor,"
-            "anchor_us,simple_gflops,anchor_gflops,ratio\n");
+            "anchor_us,simple_gflops,anchor_gflops,ratio,fftw_same_us,same_ratio\n");
   for (int i = 0; i < ftable.nrows; i++) {
     bench_row_t *r = &frows[i];
     long rn = (long)r->bytes;
@@ -486,8 +625,15 @@ int bench_fft_suite(int argc, char **argv) {
     else
       snprintf(sr, sizeof sr, "%.2f", ratio);
     const char *aname = an == SIDE_FLAT ? "flat" : an == SIDE_THREADS ? "threads" : "-";
-    printf("%-10s %6ld %11s %11s %11s %8s %9.2f %9s %13s\n", modes[fmode(r)], rn, sh, sf, st, aname,
-           gh, sga, sr);
+    double same = fmed(r, COL_SAME), same_ratio = fmed(r, COL_SAME_RATIO);
+    char ss[32], ssr[32];
+    fmt_ms(ss, sizeof ss, same);
+    if (isnan(same_ratio))
+      snprintf(ssr, sizeof ssr, "-");
+    else
+      snprintf(ssr, sizeof ssr, "%.2f", same_ratio);
+    printf("%-10s %6ld %11s %11s %11s %8s %9.2f %9s %13s %11s %11s\n", modes[fmode(r)], rn, sh, sf,
+           st, aname, gh, sga, sr, ss, ssr);
     if (out) {
       fprintf(out, "fft,%s,%ld,%ld,%ld,%.3f,", modes[fmode(r)], rn, N, T, h);
       double v[3] = {f, t, at};
@@ -498,9 +644,13 @@ int bench_fft_suite(int argc, char **argv) {
           fprintf(out, "%.3f,", v[k]);
       fprintf(out, "%s,", an < 0 ? "" : aname);
       if (isnan(at))
-        fprintf(out, ",%.4f,,\n", gh);
+        fprintf(out, ",%.4f,,,", gh);
       else
-        fprintf(out, "%.3f,%.4f,%.4f,%.4f\n", at, gh, ga, ratio);
+        fprintf(out, "%.3f,%.4f,%.4f,%.4f,", at, gh, ga, ratio);
+      if (isnan(same))
+        fprintf(out, ",\n");
+      else
+        fprintf(out, "%.3f,%.4f\n", same, same_ratio);
     }
   }
   if (bench_suite_finish(&b)) return 1;

@@ -26,23 +26,21 @@ typedef struct {
   simple_t *s; /* the hybrid side's thread; NULL on the flat side */
 } side_t;
 
-static double time_side(const side_t *d, const bench_timed_t *t) {
-  double v[BENCH_MAX_TIMED];
+/* One sample: prepare, the side's barrier, the call. */
+static double sample(const side_t *d, const bench_timed_t *t) {
   if (t->prepare) t->prepare(t->ctx);
   d->sync(d->s);
   double t0 = d->now();
   t->call(t->ctx);
-  double first = d->now() - t0;
+  return d->now() - t0;
+}
+
+static double time_side(const side_t *d, const bench_timed_t *t) {
+  double v[BENCH_MAX_TIMED], first = sample(d, t);
   d->max(d->s, &first, 1);
   if (t->check) t->check(t->ctx);
   int S = bench_timed_samples(first, t->budget, t->most);
-  for (int j = 0; j < S; j++) {
-    if (t->prepare) t->prepare(t->ctx);
-    d->sync(d->s);
-    t0 = d->now();
-    t->call(t->ctx);
-    v[j] = d->now() - t0;
-  }
+  for (int j = 0; j < S; j++) v[j] = sample(d, t);
   d->max(d->s, v, S);
   return bench_median(v, (size_t)S);
 }
@@ -72,6 +70,33 @@ static void world_max(simple_t *s, double *v, int n) {
 double bench_time_hybrid(simple_t *s, const bench_timed_t *t) {
   const side_t d = {job_sync, simple_time, job_max, s};
   return time_side(&d, t);
+}
+
+void bench_time_hybrid_paired(simple_t *s, const bench_timed_t *a, const bench_timed_t *b,
+                              double *med_a, double *med_b, double *ratio) {
+  const side_t d = {job_sync, simple_time, job_max, s};
+  double first[2] = {sample(&d, a), sample(&d, b)};
+  job_max(s, first, 2);
+  if (a->check) a->check(a->ctx);
+  if (b->check) b->check(b->ctx);
+  /* Both calls of a sample pair in a's budget: the pairs as many as the
+   * samples a alone would take for calls of their summed time. */
+  int S = bench_timed_samples(first[0] + first[1], a->budget, a->most);
+  double v[2 * BENCH_MAX_TIMED], r[BENCH_MAX_TIMED];
+  for (int j = 0; j < S; j++) {
+    v[2 * j] = sample(&d, a);
+    v[2 * j + 1] = sample(&d, b);
+  }
+  job_max(s, v, 2 * S);
+  double va[BENCH_MAX_TIMED], vb[BENCH_MAX_TIMED];
+  for (int j = 0; j < S; j++) {
+    va[j] = v[2 * j];
+    vb[j] = v[2 * j + 1];
+    r[j] = v[2 * j + 1] / v[2 * j];
+  }
+  *med_a = bench_median(va, (size_t)S);
+  *med_b = bench_median(vb, (size_t)S);
+  *ratio = bench_median(r, (size_t)S);
 }
 
 double bench_time_flat(const bench_timed_t *t) {
