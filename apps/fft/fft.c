@@ -101,6 +101,23 @@ typedef double _Complex cplx;
  * (64 MiB) 175-186 against 148-152; in place (natural output) no
  * consistent gain (2048: 41-47 against 46-49). */
 #define COL_BLOCK_CACHE_SHARE 2
+/* Where a block of columns goes through one FFTW plan, its rows go
+ * PAD_ELEMS elements (one cache line) further apart than the block is
+ * wide when that width is a multiple of PAD_EVERY elements (4 KiB):
+ * columns a power of two apart map to the same cache sets, and a strided
+ * pass down them conflicts with itself. One FFTW plan over an r x w block
+ * into transposed output, one thread, AMD EPYC with 32 MiB of L3, us,
+ * rows w apart / w + 4 apart: 256 x 64 28 / 21, 512 x 128 138 / 117,
+ * 1024 x 256 1099 / 541, 2048 x 512 7844 / 4156. The gaps cost the
+ * redistribution into the block nothing where it unpacks (segments, the
+ * node's own pieces), but a piece that would land straight from MPI (a
+ * whole message) is unpacked instead. In the transform (2 x 2, virtual
+ * cluster, one program alternating padded and not, inputs restored
+ * before each transform, medians of paired ratios, unpadded / padded):
+ * transposed 1024 x 1024 1.13, 256 x 256 (w = 64) 1.02, but 512 x 512
+ * (w = 128, its pieces whole) 0.97; hence from 4 KiB. */
+#define PAD_EVERY 256
+#define PAD_ELEMS 4
 /* Natural output on several nodes reads the node's rows in place (plan)
  * from blocks of columns of this many bytes a thread: the copies of the
  * node's share saved twice (once each way) outweigh the chunked column
@@ -231,7 +248,8 @@ struct simple_fft2d {
   long r, c;           /* the input layout: r x c */
   long rows_in, lo_in; /* this thread's rows of the r x c array */
   long rows_t, lo_t;   /* ... and of the c x r array: its columns [lo_t, lo_t + rows_t) */
-  int same;            /* output layout = input layout */
+  long ld;  /* several nodes: elements from one row of the block of columns to the next */
+  int same; /* output layout = input layout */
   simple_dist_t d_in, d_cols;
   cplx *scratch;
   /* Plans for any alignment (FFTW_UNALIGNED, made by plan): used when
@@ -391,7 +409,7 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
        * arrays whose verdict it gives, for transposed output where its
        * node rows are read in place (below), and where out is smaller
        * than it (never for square arrays). */
-      size_t nrows = (size_t)p->rows_in * (size_t)p->c, ncols = (size_t)p->rows_t * (size_t)p->r;
+      size_t nrows = (size_t)p->rows_in * (size_t)p->c, nout = (size_t)p->rows_t * (size_t)p->r;
       int small =
           (size_t)n * (size_t)m <= FUSED_VERDICT_BYTES / sizeof(cplx) * (size_t)simple_nprocs(s);
       /* Several nodes: the node's own rows read in place. The first
@@ -410,12 +428,23 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
        * (block_bytes): where they do, that plan wins over the chunked
        * pass the shared rows need. SIMPLE_FFT_EXCHANGE=remote|full forces
        * either (measurements and tests; the same on every process). */
-      size_t maxblk = (size_t)p->r * (size_t)((p->c + simple_nprocs(s) - 1) / simple_nprocs(s));
+      long maxw = (p->c + simple_nprocs(s) - 1) / simple_nprocs(s);
+      size_t maxblk = (size_t)p->r * (size_t)maxw;
       const char *ex = getenv("SIMPLE_FFT_EXCHANGE");
       p->share = !p->onenode && (ex && strcmp(ex, "remote") == 0 ? 1
                                  : ex && strcmp(ex, "full") == 0 ? 0
                                  : p->same ? maxblk >= NATURAL_IN_PLACE_BYTES / sizeof(cplx)
                                            : !small && maxblk > block_bytes / sizeof(cplx));
+      /* Where the widest block goes through one FFTW plan (col_block
+       * below) and its width is a multiple of PAD_EVERY, the block's rows
+       * PAD_ELEMS further apart: d_cols's leading dimension, the same on
+       * every thread. The chunked pass gathers through row pointers and
+       * gains nothing from it. */
+      int one_plan = !p->onenode && !p->share &&
+                     maxblk <= (p->same ? COL_BLOCK_INPLACE_BYTES : block_bytes) / sizeof(cplx);
+      p->ld = one_plan && maxw % PAD_EVERY == 0 ? maxw + PAD_ELEMS : maxw;
+      if (!p->onenode) p->d_cols.ld = p->ld;
+      size_t ncols = p->rows_t > 0 ? (size_t)p->ld * (size_t)p->r : 0;
       /* Where the verdict comes from (FUSED_VERDICT_BYTES): the first
        * redistribution for small arrays (natural output whose node rows
        * move too) and for transposed output with its node rows in place,
@@ -428,7 +457,7 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
       p->fused = !p->onenode &&
                  (p->same ? !p->share && !empty && maxrows <= NATURAL_FUSED_BYTES / sizeof(cplx)
                           : p->share || (small && !empty));
-      int rowsbuf = !p->onenode && (p->fused || (!p->same && nrows > ncols));
+      int rowsbuf = !p->onenode && (p->fused || (!p->same && nrows > nout));
       /* The rows the node's threads hold: one stretch (consecutive
        * threads hold consecutive blocks), empty if none holds any. */
       p->node_lo = p->node_hi = 0;
@@ -469,7 +498,7 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
         /* Its row table (a thread with no columns has no block). */
         if (p->rows_t > 0 && !(p->cols = malloc(sizeof(cplx *) * (size_t)p->r)))
           rc = SIMPLE_ERR_NOMEM;
-        for (long i = 0; p->cols && i < p->r; i++) p->cols[i] = p->colblk + i * p->rows_t;
+        for (long i = 0; p->cols && i < p->r; i++) p->cols[i] = p->colblk + i * p->ld;
       }
     }
     /* The fallbacks (alignment -1 never matches a real array's), then the
@@ -501,7 +530,7 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
                        (p->same ? COL_BLOCK_INPLACE_BYTES : block_bytes) / sizeof(cplx);
     if (p->col_block)
       p->col_block = cached(&(plan_key_t){p->r, sign, p->same, 0, 0, p->rigor, (int)p->rows_t,
-                                          (int)p->rows_t, !p->same},
+                                          (int)p->ld, !p->same},
                             0, 0) != NULL;
   }
   /* Thread 0's table of row pointers, shared by the node's threads (one
@@ -614,12 +643,15 @@ static void fft_columns(simple_fft2d_t *p, cplx *const *row, long first, cplx *o
 static int fft_block(simple_fft2d_t *p, cplx *out, double scale) {
   cplx *dst = p->same ? p->colblk : out;
   int w = (int)p->rows_t;
-  fftw_plan f =
-      local_plan(p, (plan_key_t){p->r, p->sign, 0, 0, 0, p->rigor, w, w, !p->same}, p->colblk, dst);
+  fftw_plan f = local_plan(
+      p, (plan_key_t){p->r, p->sign, 0, 0, 0, p->rigor, w, (int)p->ld, !p->same}, p->colblk, dst);
   if (!f) return 0;
   fftw_execute_dft(f, (fftw_complex *)p->colblk, (fftw_complex *)dst);
+  /* In place the rows are ld apart; into out, w x r contiguous. */
+  long rows = p->same ? p->r : w, len = p->same ? w : p->r, ld = p->same ? p->ld : p->r;
   if (scale != 1.0)
-    for (size_t i = 0; i < (size_t)p->r * (size_t)w; i++) dst[i] *= scale;
+    for (long i = 0; i < rows; i++)
+      for (long k = 0; k < len; k++) dst[i * ld + k] *= scale;
   return 1;
 }
 

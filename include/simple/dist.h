@@ -21,12 +21,17 @@
  *
  * Local storage. A part owning a set of rows stores them in increasing
  * order, row-major, each row whole: local element (li, j) at
- * local[li * cols + j]. A part owning a set of columns stores every row,
+ * local[li * ld + j]. A part owning a set of columns stores every row,
  * restricted to its columns in increasing order: local element (i, lj) at
- * local[i * local_cols + lj]. For a set dealt block-cyclically with block
- * b over P parts, global index g is local index (g / (b P)) b + g % b of
- * part (g / b) % P; block gives part t the contiguous range that starts at
- * t floor(n/P) + min(t, n mod P) (the first n mod P parts one longer).
+ * local[i * ld + lj]. ld, the leading dimension, is the descriptor's `ld`,
+ * or where that is 0 the local row length (cols, or local_cols): rows one
+ * after another. A larger ld leaves ld - (row length) unused elements
+ * after each local row (never read or written), e.g. so that columns
+ * whose row length is a power of two are not a power of two apart, which
+ * makes strided passes over them (a column FFT) conflict in the caches. For a set dealt
+ * block-cyclically with block b over P parts, global index g is local index (g / (b P)) b + g % b
+ * of part (g / b) % P; block gives part t the contiguous range that starts at t floor(n/P) + min(t,
+ * n mod P) (the first n mod P parts one longer).
  */
 #ifndef SIMPLE_DIST_H
 #define SIMPLE_DIST_H
@@ -158,9 +163,11 @@ typedef struct {
   simple_kind_t kind;
   long block;         /* block-cyclic block size (>= 1); ignored by the other kinds */
   simple_over_t over; /* the parts */
+  long ld;            /* local leading dimension (elements from one local row to the next);
+                         0: the local row length; else at least the longest part's */
 } simple_dist_t;
 
-/* Descriptors (no checks here; see above). */
+/* Descriptors, ld 0 (no checks here; see above). */
 SIMPLE_API simple_dist_t simple_dist_1d(long n, simple_kind_t kind, long block, simple_over_t over);
 SIMPLE_API simple_dist_t simple_dist_2d(long rows, long cols, simple_axis_t axis,
                                         simple_kind_t kind, long block, simple_over_t over);
@@ -173,12 +180,14 @@ SIMPLE_API int simple_dist_my_part(const simple_t *s, const simple_dist_t *d);
 
 /* What part `part` owns (paper 002's domain-of-thread): the set of rows
  * and of columns (one of them whole), and the shape of its local storage,
- * local_rows x local_cols = row.count x col.count.
+ * local_rows x local_cols = row.count x col.count, its rows ld elements
+ * apart (the descriptor's ld, else local_cols): (local_rows - 1) ld +
+ * local_cols elements where it holds any.
  * Errors: SIMPLE_ERR_NOT_IN_JOB, SIMPLE_ERR_ARG (invalid descriptor or
  * NULL out), SIMPLE_ERR_RANK (part out of range). Cost: O(1). */
 typedef struct {
   simple_range_t row, col;
-  long local_rows, local_cols;
+  long local_rows, local_cols, ld;
 } simple_domain_t;
 SIMPLE_API int simple_dist_domain(const simple_t *s, const simple_dist_t *d, int part,
                                   simple_domain_t *out);

@@ -46,11 +46,14 @@ typedef struct {
   simple__axis_t ax[2]; /* [0] rows, [1] columns */
   int dim;              /* the dealt-out dimension: 0 rows, 1 columns */
   int np;
+  long ld; /* the descriptor's leading dimension; 0: each part's row length */
 } simple__layout_t;
 int simple__layout(const simple_t *s, const simple_dist_t *d, simple__layout_t *l);
-/* Local storage of part t: rows and row length (leading dimension). */
+/* Local storage of part t: rows, row length, and the distance in
+ * elements from one local row to the next (the leading dimension). */
 long simple__layout_rows(const simple__layout_t *l, int t);
 long simple__layout_cols(const simple__layout_t *l, int t);
+long simple__layout_ld(const simple__layout_t *l, int t);
 
 /* ------------------------------------------------------------------------
  * Per-node state (simple__node_t.dist), created by thread 0 of the node

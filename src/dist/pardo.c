@@ -157,6 +157,12 @@ int simple__layout(const simple_t *s, const simple_dist_t *d, simple__layout_t *
   l->np = np;
   simple__axis_init(&l->ax[l->dim], l->dim ? d->cols : d->rows, np, d->kind, d->block);
   simple__axis_init(&l->ax[1 - l->dim], l->dim ? d->rows : d->cols, 1, SIMPLE_BLOCK, 1);
+  /* A leading dimension holds the longest local row (block: the first
+   * part's; cyclic kinds: part 0 holds the most), and the storage it
+   * spans, rows ld, fits a long. */
+  l->ld = d->ld;
+  if (d->ld < 0 || (d->ld > 0 && d->ld < simple__layout_cols(l, 0))) return SIMPLE_ERR_ARG;
+  if (d->ld > 0 && d->rows > LONG_MAX / d->ld) return SIMPLE_ERR_COUNT;
   return 0;
 }
 
@@ -166,6 +172,10 @@ long simple__layout_rows(const simple__layout_t *l, int t) {
 
 long simple__layout_cols(const simple__layout_t *l, int t) {
   return l->dim == 1 ? simple__axis_count(&l->ax[1], t) : l->ax[1].n;
+}
+
+long simple__layout_ld(const simple__layout_t *l, int t) {
+  return l->ld ? l->ld : simple__layout_cols(l, t);
 }
 
 int simple_dist_parts(const simple_t *s, const simple_dist_t *d) {
@@ -196,6 +206,7 @@ int simple_dist_domain(const simple_t *s, const simple_dist_t *d, int part, simp
   simple__axis_range(&l.ax[1], l.dim == 1 ? part : 0, &out->col);
   out->local_rows = out->row.count;
   out->local_cols = out->col.count;
+  out->ld = simple__layout_ld(&l, part);
   return 0;
 }
 

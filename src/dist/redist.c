@@ -164,7 +164,7 @@ static void runs(const plan_t *pl, piece_t *x, int da, int u, int db, int v, lon
   const simple__layout_t *S = &pl->src, *D = &pl->dst;
   simple_range_t a;
   set_of(S, da, u, &a);
-  long lds = simple__layout_cols(S, u);
+  long lds = simple__layout_ld(S, u);
   x->R = x->W = 0;
   for (long g0 = a.lo; g0 < a.hi; g0 += a.stride) {
     long e = a.hi - g0 < a.block ? a.hi : g0 + a.block;
@@ -190,7 +190,7 @@ static void runs(const plan_t *pl, piece_t *x, int da, int u, int db, int v, lon
 static void lines(const plan_t *pl, piece_t *x, int ds, int u, int dd, int v, long k,
                   int transpose) {
   const simple__layout_t *S = &pl->src, *D = &pl->dst;
-  long n = S->ax[ds].n, lds = simple__layout_cols(S, u), ldd = simple__layout_cols(D, v);
+  long n = S->ax[ds].n, lds = simple__layout_ld(S, u), ldd = simple__layout_ld(D, v);
   int by_dst = S->dim != ds && D->dim == dd;
   simple_range_t a;
   set_of(by_dst ? D : S, by_dst ? dd : ds, by_dst ? v : u, &a);
@@ -240,7 +240,7 @@ static void build(const plan_t *pl, int u, int v, long *w, piece_t *x) {
    * destination columns source rows (axis 0); else axis for axis. The
    * shift k is 0 but for MODE_SHIFT. */
   int tr = pl->mode == MODE_TRANSPOSE;
-  x->sts = tr ? simple__layout_cols(&pl->src, u) : 1;
+  x->sts = tr ? simple__layout_ld(&pl->src, u) : 1;
   lines(pl, x, tr, u, 0, v, pl->k, tr);
   runs(pl, x, !tr, u, 1, v, x->sts);
 }
@@ -353,10 +353,17 @@ static end_t message(void *base) { return (end_t){base, NULL, NULL, 1}; }
 /* ------------------------------------------------------------------------
  * Checks and the plan. */
 
-/* Elements of part t's storage in l: 0, or SIMPLE_ERR_COUNT. */
+/* Elements of part t's storage in l, from its first element to its last
+ * ((rows - 1) ld + cols): 0, or SIMPLE_ERR_COUNT. */
 static int part_elems(const simple__layout_t *l, int t, size_t *out) {
-  return simple__size_mul((size_t)simple__layout_rows(l, t), (size_t)simple__layout_cols(l, t),
-                          out);
+  long rows = simple__layout_rows(l, t), cols = simple__layout_cols(l, t);
+  if (rows == 0 || cols == 0) {
+    *out = 0;
+    return 0;
+  }
+  if (simple__size_mul((size_t)(rows - 1), (size_t)simple__layout_ld(l, t), out)) return 1;
+  *out += (size_t)cols;
+  return *out < (size_t)cols;
 }
 
 static int check(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,

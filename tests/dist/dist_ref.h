@@ -48,6 +48,7 @@ typedef struct {
   simple_kind_t kind;
   long b;
   int np;
+  long ld; /* local leading dimension; 0: the local row length */
 } ref_dist_t;
 
 /* Tables of one distribution, built once per case: owner and local index
@@ -87,16 +88,27 @@ static inline long ref_lcols(const ref_tab_t *t, int part) {
   return t->d.axis ? t->cnt[part] : t->d.cols;
 }
 
+/* The distance from one local row to the next in part's storage. */
+static inline long ref_ld(const ref_tab_t *t, int part) {
+  return t->d.ld ? t->d.ld : ref_lcols(t, part);
+}
+
+/* Elements from the first of part's storage to its last (gaps included). */
+static inline long ref_extent(const ref_tab_t *t, int part) {
+  long r = ref_lrows(t, part), c = ref_lcols(t, part);
+  return r && c ? (r - 1) * ref_ld(t, part) + c : 0;
+}
+
 /* Where global element (i, j) lives: its owner, and its offset (elements)
  * in the owner's local storage. */
 static inline int ref_where(const ref_tab_t *t, long i, long j, long *off) {
   if (t->d.axis == 0) {
     int o = t->own[i];
-    *off = t->loc[i] * t->d.cols + j;
+    *off = t->loc[i] * ref_ld(t, o) + j;
     return o;
   }
   int o = t->own[j];
-  *off = i * t->cnt[o] + t->loc[j];
+  *off = i * ref_ld(t, o) + t->loc[j];
   return o;
 }
 
@@ -108,6 +120,7 @@ static inline simple_dist_t ref_to_dist(ref_dist_t d) {
   x.kind = d.kind;
   x.block = d.b;
   x.over = SIMPLE_OVER_THREADS;
+  x.ld = d.ld;
   return x;
 }
 

@@ -29,8 +29,7 @@ static void redist_case_ex(simple_t *s, int op, ref_dist_t ds, ref_dist_t dd, si
   ref_tab_t ts, td;
   ref_tab_init(&ts, ds);
   ref_tab_init(&td, dd);
-  size_t ns = (size_t)(ref_lrows(&ts, me) * ref_lcols(&ts, me)),
-         nd = (size_t)(ref_lrows(&td, me) * ref_lcols(&td, me));
+  size_t ns = (size_t)ref_extent(&ts, me), nd = (size_t)ref_extent(&td, me);
   unsigned char *src, *dst, *sref = malloc(ns * es + 1);
   void *sp0 = NULL, *dp0 = NULL;
   if (bynode) {
@@ -94,6 +93,15 @@ static void redist_case_ex(simple_t *s, int op, ref_dist_t ds, ref_dist_t dd, si
     CHECK_EQ(dst[g], 0xA5);
     CHECK_EQ(dst[GUARD + nd * es + g], 0xA5);
   }
+  /* The gaps after each local row (a leading dimension above the row
+   * length) are neither written nor, in the source, changed. */
+  long dld = ref_ld(&td, me), dcols = ref_lcols(&td, me);
+  for (size_t e = 0; e < nd; e++)
+    if ((long)e % dld >= dcols)
+      for (size_t b = 0; b < es; b++)
+        if (dst[GUARD + e * es + b] != 0xA5)
+          simple_abort(s, "op %d %ldx%ld ld %ld: destination gap element %zu written", op, dd.rows,
+                       dd.cols, dd.ld, e);
   CHECK(memcmp(src + GUARD, sref, ns * es) == 0);
   if (bynode) {
     CHECK_OK(simple_node_barrier(s)); /* everyone has checked */
@@ -163,7 +171,15 @@ static const struct {
 
 static inline ref_dist_t redist_dist(long rows, long cols, size_t kind) {
   ref_dist_t d = {
-      rows, cols, redist_kinds[kind].axis, redist_kinds[kind].kind, redist_kinds[kind].b, 1};
+      rows, cols, redist_kinds[kind].axis, redist_kinds[kind].kind, redist_kinds[kind].b, 1, 0};
+  return d;
+}
+
+/* The same with a leading dimension `extra` elements above the longest
+ * local row among np parts (part 0's, as the reference counts it). */
+static inline ref_dist_t redist_dist_ld(long rows, long cols, size_t kind, long extra, int np) {
+  ref_dist_t d = redist_dist(rows, cols, kind);
+  d.ld = (d.axis ? ref_count(cols, np, d.kind, d.b, 0) : cols) + extra;
   return d;
 }
 

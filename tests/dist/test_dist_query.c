@@ -20,7 +20,7 @@ static void one(simple_t *s, long rows, long cols, simple_axis_t axis, simple_ki
              : over == SIMPLE_OVER_NODES ? simple_node(s)
                                          : simple_thread(s);
   CHECK_EQ(simple_dist_my_part(s, &d), mine);
-  ref_dist_t rd = {rows, cols, ax, kind, b, np};
+  ref_dist_t rd = {rows, cols, ax, kind, b, np, 0};
   ref_tab_t t;
   ref_tab_init(&t, rd);
   /* Domains: every index of a part's set is owned by it, at the next local

@@ -51,6 +51,26 @@ static void errors(simple_t *s) {
   x = d;
   x.rows = 0x7fffffffffffffffL / 2;
   CHECK_RC(simple_redistribute(s, a, &x, b, &x, 8), SIMPLE_ERR_COUNT);
+  /* A leading dimension below the row length, negative, or whose storage
+   * overflows. */
+  x = d;
+  x.ld = 2;
+  CHECK_RC(simple_redistribute(s, a, &x, b, &d, 8), SIMPLE_ERR_ARG);
+  x.ld = -1;
+  CHECK_RC(simple_redistribute(s, a, &d, b, &x, 8), SIMPLE_ERR_ARG);
+  x = d;
+  x.rows = 1L << 40;
+  x.ld = 1L << 30;
+  CHECK_RC(simple_redistribute(s, a, &x, b, &x, 8), SIMPLE_ERR_COUNT);
+  x = d;
+  x.ld = 5; /* a valid one: 3 columns, rows 5 apart */
+  {
+    simple_domain_t dom;
+    CHECK_OK(simple_dist_domain(s, &x, simple_pid(s), &dom));
+    CHECK_EQ(dom.ld, 5);
+    CHECK_OK(simple_dist_domain(s, &d, simple_pid(s), &dom));
+    CHECK_EQ(dom.ld, 3);
+  }
   /* One thread of the whole job wrong: its code, PEER everywhere else (the
    * other nodes must not wait for its messages). */
   int last = simple_pid(s) == p - 1;
@@ -105,6 +125,24 @@ static void test(simple_t *s, void *arg) {
   for (int rep = 0; rep < 3; rep++)
     redist_case(s, rep == 1 ? OP_REMOTE : OP_REDIST, redist_dist(70, 45, 0), redist_dist(70, 45, 3),
                 8, 0, ++salt);
+  /* Leading dimensions above the row length, on either side or both:
+   * every pair of distributions, remote only, over nodes, transpose and
+   * shift, and a larger case whose messages between nodes go whole. */
+  for (size_t a = 0; a < REDIST_NKINDS; a++)
+    for (size_t b = 0; b < REDIST_NKINDS; b++) {
+      long r = shapes[1][0], c = shapes[1][1];
+      redist_case(s, OP_REDIST, redist_dist_ld(r, c, a, (long)a + 1, p),
+                  redist_dist_ld(r, c, b, (long)b % 3, p), 8, 0, ++salt);
+    }
+  redist_case(s, OP_REDIST, redist_dist(70, 45, 0), redist_dist_ld(70, 45, 3, 4, p), 16, 0, ++salt);
+  redist_case(s, OP_REDIST, redist_dist_ld(70, 45, 3, 4, p), redist_dist(70, 45, 0), 16, 0, ++salt);
+  redist_case(s, OP_REMOTE, redist_dist(70, 45, 0), redist_dist_ld(70, 45, 3, 4, p), 8, 0, ++salt);
+  redist_case(s, OP_TRANSPOSE, redist_dist_ld(13, 7, 0, 2, p), redist_dist_ld(7, 13, 3, 3, p), 8, 0,
+              ++salt);
+  redist_case(s, OP_SHIFT, redist_dist_ld(13, 7, 1, 5, p), redist_dist_ld(13, 7, 0, 1, p), 8, 3,
+              ++salt);
+  redist_case_ex(s, OP_REDIST, redist_dist_ld(3 * P + 2, 2 * P + 1, 0, 3, P),
+                 redist_dist_ld(3 * P + 2, 2 * P + 1, 3, 2, P), 8, 0, ++salt, 1);
   errors(s);
   /* Still in step after the errors. */
   redist_case(s, OP_REDIST, redist_dist(9, 4, 2), redist_dist(9, 4, 3), 8, 0, ++salt);

@@ -152,8 +152,14 @@ static void test_main(simple_t *s, void *arg) {
   static const long sizes[][2] = {{1, 1},   {1, 5},   {6, 1},   {2, 3},   {7, 5},   {8, 8},
                                   {12, 10}, {17, 31}, {30, 64}, {64, 48}, {100, 33}};
   const unsigned E = SIMPLE_FFT_ESTIMATE;
-  for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
-    long n = sizes[k][0], m = sizes[k][1];
+  /* And blocks of columns 256 wide (the widest; some 255), whose rows
+   * the transform spaces further apart than they are wide, for input rows
+   * of either length. */
+  long P = simple_nprocs(s), wide[][2] = {{12, 256 * P - 1}, {256 * P - 1, 12}, {8, 256 * P}};
+  size_t nsizes = sizeof sizes / sizeof *sizes, nwide = sizeof wide / sizeof *wide;
+  for (size_t k = 0; k < nsizes + nwide; k++) {
+    long n = k < nsizes ? sizes[k][0] : wide[k - nsizes][0],
+         m = k < nsizes ? sizes[k][1] : wide[k - nsizes][1];
     uint64_t seed = 100 + k;
     one(s, n, m, SIMPLE_FFT_FORWARD, E, 0, seed);
     one(s, n, m, SIMPLE_FFT_FORWARD, E | SIMPLE_FFT_TRANSPOSED_OUT, 0, seed);
