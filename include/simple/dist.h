@@ -26,12 +26,13 @@
  * local[i * ld + lj]. ld, the leading dimension, is the descriptor's `ld`,
  * or where that is 0 the local row length (cols, or local_cols): rows one
  * after another. A larger ld leaves ld - (row length) unused elements
- * after each local row (never read or written), e.g. so that columns
- * whose row length is a power of two are not a power of two apart, which
- * makes strided passes over them (a column FFT) conflict in the caches. For a set dealt
- * block-cyclically with block b over P parts, global index g is local index (g / (b P)) b + g % b
- * of part (g / b) % P; block gives part t the contiguous range that starts at t floor(n/P) + min(t,
- * n mod P) (the first n mod P parts one longer).
+ * after each local row, never read or written (e.g. so that columns are
+ * not a power of two apart, which makes a strided pass down them, a
+ * column FFT, conflict in the caches). For a set dealt block-cyclically
+ * with block b over P parts, global index g is local index
+ * (g / (b P)) b + g % b of part (g / b) % P; block gives part t the
+ * contiguous range that starts at t floor(n/P) + min(t, n mod P) (the
+ * first n mod P parts one longer).
  */
 #ifndef SIMPLE_DIST_H
 #define SIMPLE_DIST_H

@@ -79,6 +79,7 @@ static void fuzz_one(simple_t *s, const uint8_t *data, size_t size) {
             simple_dist_2d((long)(int16_t)fuzz_u32(&in), (long)(int16_t)fuzz_u32(&in),
                            (simple_axis_t)(fuzz_u8(&in) % 3), (simple_kind_t)(fuzz_u8(&in) % 4),
                            (long)(int8_t)fuzz_u8(&in), (simple_over_t)(fuzz_u8(&in) % 4));
+        d.ld = (long)(int8_t)fuzz_u8(&in); /* negative, short, zero or long enough */
         simple_domain_t dom;
         int part, parts[4];
         long li, lj, r0 = (int16_t)fuzz_u32(&in), c0 = (int16_t)fuzz_u32(&in);
