@@ -437,13 +437,15 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
                                            : !small && maxblk > block_bytes / sizeof(cplx));
       /* Where the widest block goes through one FFTW plan (col_block
        * below) and its width is a multiple of PAD_EVERY, the block's rows
-       * PAD_ELEMS further apart: d_cols's leading dimension, the same on
-       * every thread. The chunked pass gathers through row pointers and
-       * gains nothing from it. */
+       * PAD_ELEMS further apart than the widest block: d_cols's leading
+       * dimension, the same on every thread. Else each block's rows one
+       * after another (ld 0), so that pieces still land in it straight
+       * from MPI. The chunked pass gathers through row pointers and gains
+       * nothing from padding. */
       int one_plan = !p->onenode && !p->share &&
                      maxblk <= (p->same ? COL_BLOCK_INPLACE_BYTES : block_bytes) / sizeof(cplx);
-      p->ld = one_plan && maxw % PAD_EVERY == 0 ? maxw + PAD_ELEMS : maxw;
-      if (!p->onenode) p->d_cols.ld = p->ld;
+      p->d_cols.ld = one_plan && maxw % PAD_EVERY == 0 ? maxw + PAD_ELEMS : 0;
+      p->ld = p->d_cols.ld ? p->d_cols.ld : p->rows_t;
       size_t ncols = p->rows_t > 0 ? (size_t)p->ld * (size_t)p->r : 0;
       /* Where the verdict comes from (FUSED_VERDICT_BYTES): the first
        * redistribution for small arrays (natural output whose node rows
