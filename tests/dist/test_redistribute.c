@@ -127,7 +127,9 @@ static void test(simple_t *s, void *arg) {
                 8, 0, ++salt);
   /* Leading dimensions above the row length, on either side or both:
    * every pair of distributions, remote only, over nodes, transpose and
-   * shift, and a larger case whose messages between nodes go whole. */
+   * shift, and larger cases of 16-byte elements (on one host a message
+   * between nodes goes whole, its pieces straight where they are one
+   * stretch: here those at the unpadded end only). */
   for (size_t a = 0; a < REDIST_NKINDS; a++)
     for (size_t b = 0; b < REDIST_NKINDS; b++) {
       long r = shapes[1][0], c = shapes[1][1];
