@@ -169,6 +169,13 @@ static unsigned anchor_rigor(int argc, char **argv) {
   return FFTW_MEASURE;
 }
 
+/* FFTW-MPI's input: rows [lo, lo + rows) of the test array, n wide, as
+ * simple's side fills its own (simple_fft2d_fill). */
+static void anchor_input(cplx *orig, ptrdiff_t lo, ptrdiff_t rows, long n) {
+  for (ptrdiff_t li = 0; li < rows; li++)
+    for (long j = 0; j < n; j++) orig[li * n + j] = simple_fft2d_elem(1, lo + li, j);
+}
+
 static void mpi_fail(int rank, long n, const char *what) {
   fprintf(stderr, "simple-bench fft: MPI rank %d: n = %ld: %s\n", rank, n, what);
   fflush(stderr);
@@ -299,8 +306,7 @@ static void same_job(simple_t *s, int argc, char **argv, long n, int mode,
 #endif
     simple_fft_unlock();
     c.p = plans[0];
-    for (ptrdiff_t li = 0; li < n0; li++)
-      for (long j = 0; j < n; j++) orig[li * n + j] = simple_fft2d_elem(1, lo + li, j);
+    anchor_input(orig, lo, n0, n);
     c.orig = orig;
     same_restore(&c);
     fftw_execute(c.p);
@@ -422,8 +428,7 @@ int bench_fft_fftw(int argc, char **argv, const bench_opts_t *o) {
           fftw_mpi_plan_dft_2d(n, n, (fftw_complex *)out, (fftw_complex *)back, MPI_COMM_WORLD,
                                FFTW_BACKWARD, FFTW_ESTIMATE | (mode ? FFTW_MPI_TRANSPOSED_IN : 0));
       if (!p || !undo) mpi_fail(rank, n, "FFTW cannot plan");
-      for (ptrdiff_t li = 0; li < n0; li++)
-        for (long j = 0; j < n; j++) orig[li * n + j] = simple_fft2d_elem(1, lo + li, j);
+      anchor_input(orig, lo, n0, n);
       memcpy(in, orig, sizeof(cplx) * (size_t)(n0 * n));
       fftw_execute(p);
       double err = anchor_check(orig, lo, n0, out, mode ? lo1 : lo, mode ? n1 : n0, n, mode);
