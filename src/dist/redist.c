@@ -361,9 +361,10 @@ static int part_elems(const simple__layout_t *l, int t, size_t *out) {
     *out = 0;
     return 0;
   }
-  if (simple__size_mul((size_t)(rows - 1), (size_t)simple__layout_ld(l, t), out)) return 1;
+  if (simple__size_mul((size_t)(rows - 1), (size_t)simple__layout_ld(l, t), out))
+    return SIMPLE_ERR_COUNT;
   *out += (size_t)cols;
-  return *out < (size_t)cols;
+  return *out < (size_t)cols ? SIMPLE_ERR_COUNT : 0;
 }
 
 static int check(simple_t *s, const void *src, const simple_dist_t *dsrc, void *dst,
