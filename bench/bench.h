@@ -148,7 +148,7 @@ void bench_mpi_library(char *dst, size_t len);
 
 /* Results by row (an operation and a size) and side (simple, an anchor,
  * ...), one value per round; the suite owns the storage. */
-#define BENCH_SIDES  6
+#define BENCH_SIDES  8
 #define BENCH_ROUNDS 32
 typedef struct {
   char op[32];
