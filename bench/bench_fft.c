@@ -554,6 +554,7 @@ static void fusage(FILE *f) {
           "                        [--max-n N] [--patient] [--csv FILE]\n");
 }
 
+/* A ratio or a rate to two decimals, "-" where it is not known. */
 static void fmt_ratio(char *b, size_t len, double r) {
   if (isnan(r))
     snprintf(b, len, "-");
@@ -643,10 +644,7 @@ int bench_fft_suite(int argc, char **argv) {
     fmt_ms(sh, sizeof sh, h);
     fmt_ms(sf, sizeof sf, f);
     fmt_ms(st, sizeof st, t);
-    if (isnan(ga))
-      snprintf(sga, sizeof sga, "-");
-    else
-      snprintf(sga, sizeof sga, "%.2f", ga);
+    fmt_ratio(sga, sizeof sga, ga);
     fmt_ratio(sr, sizeof sr, ratio);
     const char *aname = an == SIDE_FLAT ? "flat" : an == SIDE_THREADS ? "threads" : "-";
     double same = fmed(r, COL_SAME), same_ratio = fmed(r, COL_SAME_RATIO);
