@@ -53,9 +53,9 @@ int simple__coll_net_allreduce(simple__node_t *n, int lane, const void *in, void
  * combination reaches its parent whatever the node order). Binomial tree
  * on ranks relative to the root: at step 2^j a node with bit j set sends
  * its subtree's combination up and stops; the vector travels in 63 KiB
- * segments (SIMPLE__XCHG_SEG_BYTES; whole from 1 MiB, one way), up to 8 in flight, each combined as
- * it arrives while the next ones are on the wire (as MPI's pipelined
- * reduce). Nothing comes back
+ * segments (SIMPLE__XCHG_SEG_BYTES; whole from twice SIMPLE_SEGMENT_WHOLE,
+ * one way), up to 8 in flight, each combined as it arrives while the
+ * next ones are on the wire (as MPI's pipelined reduce). Nothing comes back
  * down: a node is done once its data has left. buf receives the
  * subtree's combination (the result on the root's node; elsewhere it is
  * left partial); this node's contribution is at in, or in buf already when

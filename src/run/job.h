@@ -76,9 +76,9 @@ _Static_assert(offsetof(simple__slot_t, err) == offsetof(simple__slot_t, check) 
 #define SIMPLE__MAX_LAYERS 8
 
 /* SIMPLE_SEGMENT_WHOLE's default: src/xchg sends a message between hosts
- * of 512 KiB or more whole (one way only: 1 MiB), below that in segments
+ * of 8 MiB or more whole (one way only: 16 MiB), below that in segments
  * (xchg.c gives the measurements). */
-#define SIMPLE__SEGMENT_WHOLE ((long)512 * 1024)
+#define SIMPLE__SEGMENT_WHOLE ((long)8 * 1024 * 1024)
 /* SIMPLE_SEGMENT_PIECES's default: a whole message whose pieces are all
  * 256 KiB or more goes as one MPI message per piece (xchg.h's parts). */
 #define SIMPLE__SEGMENT_PIECES ((long)256 * 1024)

@@ -60,29 +60,52 @@ static int recv_at(simple__comm_t *c, void *rbuf, const pieces_t *p, size_t off,
  * whose segments are at most seg = pair_seg (a multiple of 64). Both ends
  * cut a message alike from its size.
  *
- * A message of n->segment_whole bytes or more (SIMPLE_SEGMENT_WHOLE, 512
- * KiB by default; 0: none) goes whole: one MPI message (in pieces of 1 GiB, one MPI
- * count, beyond that), whose rendezvous round trip is small against its
- * transfer, where 63 KiB segments cost each a message's overhead and,
- * going both ways at once, leave both ends' sockets full while neither
- * reads. On the virtual cluster (simple-bench coll --rounds 3, medians of
- * two runs, us), segments against whole from 512 KiB: 2 x 1, bcast 4 MiB
- * 845 -> 712, scatter 4 MiB 1117 -> 969, exscan 4 MiB 802 -> 710,
- * alltoall 1 MiB 342 -> 301, allgather 4 MiB 1415 -> 1258, allreduce
- * 1 MiB (two exchanges of 512 KiB) 355 -> 278; 2 x 2, allreduce 4 MiB
- * 2361 -> 2124, scatter 4 MiB 2118 -> 1831, gather 4 MiB 2113 -> 1965.
- * At 256 KiB whole lost (2 x 1: gather 46 -> 56, exscan 49 -> 55), and
- * one way at 512 KiB too (2 x 2, scatter and gather of 256 KiB a thread:
- * 87-91 -> 104-108, three runs); both ways at 512 KiB it won by more
- * (the allreduce above, 377 -> 275 in three runs against whole from
- * 1 MiB), hence 512 KiB. A network whose MPI moves large messages by
- * RDMA (UCX on InfiniBand) rather than through sockets gains more.
+ * A message of n->segment_whole bytes or more (SIMPLE_SEGMENT_WHOLE, 8 MiB
+ * by default; 0: none) goes whole: one MPI message (in pieces of 1 GiB,
+ * one MPI count, beyond that), whose rendezvous round trip is small
+ * against its transfer, where 63 KiB segments cost each a message's
+ * overhead. Below it the segments win: they need no handshake (under the
+ * eager limit MPI sends them whether or not the receiver is in an MPI
+ * call), where a whole message waits for its receiver to answer the
+ * rendezvous and to take each fragment, which a receiver busy elsewhere
+ * (its other threads on the same core, a combine, a copy) delays. On the
+ * AMD EPYC VM (2 cores, 32 MiB of L3), one program switching the threshold
+ * between blocks of 10 calls on both nodes at once (medians of 15 paired
+ * blocks; time with whole messages from 8 MiB over the time with whole
+ * ones from 512 KiB; runs of 9 collectives, 1 and 4 MiB a thread): 2 x 1,
+ * the host's fast state, 0.54-0.88 every row (four runs); its slow one
+ * (three runs), exchanges both ways 0.73-0.96 (allreduce, allgather,
+ * alltoall), one way 0.94-1.24 at 1 MiB and 0.78-1.44 at 4 MiB (bcast,
+ * reduce, scan, exscan, gather, scatter); 2 x 2 (six runs), 1 MiB
+ * 0.55-1.22, 45 of 54 rows below 1 (median 0.80), 4 MiB 0.68-1.15, 35 of
+ * 54 below 1 (median 0.98). The 2D FFT (two redistributions, node-pair
+ * messages of 1-4 MiB; one program alternating blocks, both orders): 2 x 2
+ * natural 512 x 512 0.97, 1024 x 1024 0.94, transposed 512 0.87, 1024
+ * 0.95; 2 x 1 natural 512 0.87. Segments also won with the 16 MiB
+ * node-pair messages of natural 2048 x 2048 on 2 x 2 (0.94, against whole
+ * messages sent one MPI message per large piece: xchg.h's parts), but
+ * there a handshake is a small part of the transfer, so from 8 MiB
+ * messages go whole, as they do best on the hosts and networks where a
+ * handshake costs less. On an earlier host of the same cloud whole
+ * messages won from 512 KiB (simple-bench coll --rounds 3, medians of two
+ * runs, us, segments against whole from 512 KiB: 2 x 1, bcast 4 MiB 845 ->
+ * 712, scatter 4 MiB 1117 -> 969, exscan 4 MiB 802 -> 710, alltoall 1 MiB
+ * 342 -> 301, allgather 4 MiB 1415 -> 1258, allreduce 1 MiB (two exchanges
+ * of 512 KiB) 355 -> 278; 2 x 2, allreduce 4 MiB 2361 -> 2124, scatter 4
+ * MiB 2118 -> 1831, gather 4 MiB 2113 -> 1965. At 256 KiB whole lost (2 x
+ * 1: gather 46 -> 56, exscan 49 -> 55), and one way at 512 KiB too (2 x 2,
+ * scatter and gather of 256 KiB a thread: 87-91 -> 104-108, three runs);
+ * both ways at 512 KiB it won by more (the allreduce above, 377 -> 275 in
+ * three runs against whole from 1 MiB)): where a handshake is cheap
+ * against a segment's overhead, as there or on a network whose MPI moves
+ * large messages by RDMA (UCX on InfiniBand) rather than through sockets,
+ * a lower SIMPLE_SEGMENT_WHOLE pays; simple-bench coll measures it.
  *
  * A message that goes one way only (one_way: the step sends or receives,
  * not both: a tree's edge, a rooted exchange) goes whole from twice that
  * size. Its segments keep the link busy while the receiver takes them,
  * where the rendezvous leaves it idle for a round trip with nothing
- * coming the other way; on the virtual cluster 2 x 2 (simple-bench coll
+ * coming the other way; on the earlier host, 2 x 2 (simple-bench coll
  * --rounds 3, two runs each, us) whole against in segments: scatter of
  * 256 KiB a thread (one message of 512 KiB) 130 against 112, gather 129
  * against 121; one way from 2 MiB whole won (2 x 2, scatter and gather

@@ -421,7 +421,7 @@ static inline int simple__xchg_out_tag(simple__node_t *n, unsigned sig, int tag)
 
 /* SIMPLE__XCHG_SEG_BYTES (defined above): messages between nodes on
  * different hosts of more than this many bytes, and fewer than
- * SIMPLE_SEGMENT_WHOLE (512 KiB by default; from there they go whole;
+ * SIMPLE_SEGMENT_WHOLE (8 MiB by default; from there they go whole;
  * a message going one way only, from twice that: xchg.c, msg_seg),
  * go in segments of at most this size (of equal size up to 8 segments,
  * rounded up to 64 bytes: xchg.c, msg_seg), each

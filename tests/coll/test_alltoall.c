@@ -118,8 +118,8 @@ static void test(simple_t *s, void *arg) {
   alltoall_one(s, SIMPLE_BYTE, 1001, 0, ++salt);
   /* Blocks from 256 KiB up travel between nodes as messages of their own
    * (on nodes of two threads and more): one just at that size, one above
-   * it in place; and one just below, packed (its node-pair messages whole
-   * from 512 KiB, below in 63 KiB segments). */
+   * it in place; and one just below, packed (its node-pair messages, in
+   * the segments layouts, whole from 512 KiB, below in 63 KiB segments). */
   alltoall_one(s, SIMPLE_BYTE, 262144, 0, ++salt);
   alltoall_one(s, SIMPLE_DOUBLE, 32771, 1, ++salt);
   alltoall_one(s, SIMPLE_BYTE, 262143, 0, ++salt);

@@ -53,8 +53,9 @@ static void test(simple_t *s, void *arg) {
   /* Above 1 MiB per thread. */
   gather_one(s, SIMPLE_INT32, 262147, p / 2, 0, ++salt);
   gather_one(s, SIMPLE_DOUBLE, 131075, p - 1, 1, ++salt);
-  /* Node messages of 2 x 2 between hosts (segments layouts) that go one
-   * way in segments (625 KiB) and whole (1 MiB, the one-way threshold). */
+  /* Node messages of 2 x 2 between hosts (segments layouts, whole from
+   * 512 KiB there) that go one way in segments (625 KiB) and whole (1 MiB,
+   * the one-way threshold there). */
   gather_one(s, SIMPLE_DOUBLE, 40000, 0, 0, ++salt);
   gather_one(s, SIMPLE_DOUBLE, 65536, p - 1, 0, ++salt);
 
