@@ -177,13 +177,14 @@ SIMPLE_API int simple_allgatherv(simple_t *s, const void *send, size_t count, vo
  * blocks in shared memory while the others each exchange with a share of
  * the other nodes; the blocks of all threads of a node for one destination
  * node travel as one message (r_src r_dst n bytes); pairwise XOR schedule
- * when P is a power of two, a shifted schedule otherwise. Blocks of 512 KiB
- * and more travel between nodes as one message each instead, straight from
+ * when P is a power of two, a shifted schedule otherwise. Blocks of 256 KiB
+ * and more (where some node has two threads or more) travel between nodes as one
+ * message each instead, straight from
  * the sender's buffer into the receiver's (no packing: there a copy costs
  * more than a message's latency).
  * Cost: 2b + (P-1)/T (alpha + beta r^2 n) with T = min(P-1, max(1, L-1))
  * threads sending at once (L as for allreduce) + local packing (r^2 n / B
- * per node pair; none for blocks of 512 KiB or more, which pay r^2 alpha
+ * per node pair; none for blocks of 256 KiB or more, which pay r^2 alpha
  * instead of alpha); in place, one more barrier (every outgoing block is
  * staged before any is overwritten). In-place is all or nothing: every
  * thread passes SIMPLE_IN_PLACE, or none does (SIMPLE_ERR_ARG). */
