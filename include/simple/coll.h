@@ -96,9 +96,9 @@ SIMPLE_API int simple_reduce(simple_t *s, const void *send, void *recv, size_t c
  * host runs more threads than it has cores) and lane l is
  * reduced among nodes by thread l of every node at once: recursive-halving
  * reduce-scatter then recursive-doubling allgather (Rabenseifner); on 2
- * nodes below 2 MiB one exchange of the piece instead (recursive
- * doubling: alpha + beta n, where Rabenseifner's two steps cost 2 alpha
- * + beta n).
+ * nodes below 1 MiB (512 KiB with one thread a node) one exchange of the
+ * piece instead (recursive doubling: alpha + beta n, where Rabenseifner's
+ * two steps cost 2 alpha + beta n).
  *   Cost: 2b + 2 n/B + 2 log2 P alpha + 2 (P-1)/P beta n, the inter-node
  *   part shared by L threads driving transfers concurrently. */
 SIMPLE_API int simple_allreduce(simple_t *s, const void *send, void *recv, size_t count,
@@ -156,9 +156,11 @@ SIMPLE_API int simple_scatterv(simple_t *s, const void *send, const size_t *coun
  * recv + pid * count.
  * Node blocks assembled in shared memory, node masters exchange them
  * (MPI_Allgatherv of one block per node), every thread copies the whole.
- * Cost: 2b + allgather among P of r n bytes + p n/B. From 1 MiB per
- * thread the node block is assembled in thread 0's recv and exchanged in
- * place there (the verdict in an 8-byte allreduce overlapped with it):
+ * Cost: 2b + allgather among P of r n bytes + p n/B. Larger blocks (the
+ * decision table, docs/api.md: on up to 4 nodes from 16 KiB per thread,
+ * above 32 KiB on 2 nodes of two threads or more; from 1 MiB on more
+ * nodes) are assembled in thread 0's recv and exchanged in place there,
+ * point to point (the verdict in error marks, the signature in the tags):
  * thread 0 copies nothing out, and with one thread per node nothing is
  * copied at all; cost 4b + allgather among P of r n bytes + p n/B on the
  * other threads. */
@@ -177,14 +179,14 @@ SIMPLE_API int simple_allgatherv(simple_t *s, const void *send, size_t count, vo
  * blocks in shared memory while the others each exchange with a share of
  * the other nodes; the blocks of all threads of a node for one destination
  * node travel as one message (r_src r_dst n bytes); pairwise XOR schedule
- * when P is a power of two, a shifted schedule otherwise. Blocks of 256 KiB
+ * when P is a power of two, a shifted schedule otherwise. Blocks of 1 MiB
  * and more (where some node has two threads or more) travel between nodes as one
  * message each instead, straight from
  * the sender's buffer into the receiver's (no packing: there a copy costs
  * more than a message's latency).
  * Cost: 2b + (P-1)/T (alpha + beta r^2 n) with T = min(P-1, max(1, L-1))
  * threads sending at once (L as for allreduce) + local packing (r^2 n / B
- * per node pair; none for blocks of 256 KiB or more, which pay r^2 alpha
+ * per node pair; none for blocks of 1 MiB or more, which pay r^2 alpha
  * instead of alpha); in place, one more barrier (every outgoing block is
  * staged before any is overwritten). In-place is all or nothing: every
  * thread passes SIMPLE_IN_PLACE, or none does (SIMPLE_ERR_ARG). */

@@ -26,7 +26,7 @@
  *             node of one thread has no copier: its driver copies its own
  *             block once its first transfers are posted.
  *
- * Large blocks (regular form, 256 KiB and up: choose.c) cross nodes as
+ * Large blocks (regular form, 1 MiB and up: choose.c) cross nodes as
  * one message per block instead: the driver posts a receive for every
  * block (i -> u) from node `from` straight into thread u's recv, and a send
  * for every block (u -> j) to node `to` straight from thread u's send (from
@@ -37,8 +37,8 @@
  * four messages took 182-184 us against 83-102 for one packed message of
  * 256 KiB (Open MPI's TCP transport moves one large message faster than
  * several eager ones), so smaller blocks are packed (choose.c gives the
- * crossover, measured at 256 KiB: there the packed path's two extra copies
- * of each node-pair message cost more). The choice depends
+ * crossover and its measurements: 1 MiB since node-pair messages go in
+ * segments). The choice depends
  * only on count and type, the same on every thread of every node, so both
  * ends of a transfer agree on the messages (the v form's counts are not
  * known at both ends without trusting the caller's consistency, so it

@@ -16,8 +16,15 @@
  *    (rd) or twice at half size (rab). Forced either way, 2 x 2, three
  *    alternating runs (median us per run, rd against rab): 32 KiB
  *    38-47 against 54-62, 256 KiB 137-139 against 155-182, 1 MiB 530-659
- *    against 530-735, 4 MiB 3252-3886 against 3198-3582: recursive
- *    doubling below 2 MiB (not measured between 1 and 4 MiB).
+ *    against 530-735, 4 MiB 3252-3886 against 3198-3582. Since node-pair
+ *    messages go in segments up to 8 MiB (src/xchg), one program switching
+ *    between the two every 10 calls on both nodes at once (15 paired
+ *    blocks, both orders; time with rab over time with rd, median of the
+ *    pairs): 2 x 2, 512 KiB 0.94-1.01 (7 runs), 1 MiB 0.90-0.99 (7 runs,
+ *    median 0.92), 2 MiB 0.93-1.00, 4 MiB 0.91-0.96; 2 x 1, 512 KiB
+ *    0.83-1.03 (median 0.86), 1 MiB 0.92-1.04, 2 and 4 MiB 0.84-0.92:
+ *    recursive doubling below 1 MiB on nodes of two threads or more, below
+ *    512 KiB on nodes of one.
  *  - reduce up to 8 KiB: the binomial tree, one way, whatever the node
  *    count: its ceil(log2 P) steps are as many as recursive doubling's
  *    but send one message per pair, not one each way. 2 x 1 on the
@@ -31,7 +38,7 @@
  *    node beat the tree's (log2 P) n at the root.
  *  - scan: below 8 KiB one lane (a message costs alpha whatever its size,
  *    splitting adds messages).
- *  - alltoall: blocks of 256 KiB and up go as messages of their own, below
+ *  - alltoall: blocks of 1 MiB and up go as messages of their own, below
  *    they are packed (Open MPI's TCP transport moves one large message
  *    faster than several eager ones: 4 blocks of 64 KiB took 182-184 us
  *    against 83-102 us packed, 2 x 2; 1 MiB blocks 2.71 -> 2.38 ms
@@ -47,7 +54,14 @@
  *    saves). With one thread per node a node pair's message is one block,
  *    which the packed path already sends from the caller's buffer: there
  *    the direct path only adds its posting order (2 x 1, 256 KiB: 133-143
- *    us packed, 166-245 direct; 1 MiB 541-543 against 597-1051).
+ *    us packed, 166-245 direct; 1 MiB 541-543 against 597-1051). With
+ *    node-pair messages in segments up to 8 MiB (src/xchg), the packed
+ *    message needs no rendezvous and the crossover moved up; one program
+ *    switching between the two (as for allreduce above), 2 x 2, time
+ *    direct over packed: 4 KiB 1.73-1.77, 32 KiB 1.06-1.07, 128 KiB
+ *    1.02-1.04, 256 KiB 0.96-1.32 (median 1.20 of 5 runs), 512 KiB
+ *    1.04-1.17, 1 MiB 0.93-1.02 (median 0.98 of 5), 2 MiB 0.77-0.82 (the
+ *    packed node-pair message, 8 MiB, goes whole): direct from 1 MiB.
  *  - allgather: the in-place exchange saves the copies of the node block
  *    and of the result, and its point-to-point messages go in eager-sized
  *    segments (src/xchg) where MPI_Allgatherv's large ones wait for a
@@ -57,7 +71,12 @@
  *    direct, 4 KiB 33.6 against 34.7, 32 KiB 91.7 against 63.1, 256 KiB
  *    625 against 258, 1 MiB 3595 against 1724; 2 x 1 against the build
  *    before (packed below 1 MiB, then MPI_Allgatherv in place), three runs: 4 KiB 20.3
- * against 20.9, 32 KiB 37.7 against 35.2, 256 KiB 152 against 114, 1 MiB 768 against 439. Above 4
+ * against 20.9, 32 KiB 37.7 against 35.2, 256 KiB 152 against 114, 1 MiB 768 against 439. Since
+ * node-pair messages go in segments up to 8 MiB (src/xchg), one program switching between the two
+ * (as for allreduce above), time direct over packed: 2 x 2, 16 KiB 1.00-1.05, 32 KiB 1.02-1.14
+ * (median 1.12 of 5 runs), 64 KiB 0.68-0.79, 128 KiB 0.61-0.89; 2 x 1, 16 KiB 0.97-1.00, 32 KiB
+ * 0.91-0.93: packed up to 32 KiB on two nodes with two threads or more (not measured on more
+ * nodes), else below 16 KiB. Above 4
  * nodes the node count need not be a power of two, where the exchange is a ring of P - 1 steps
  * (MPI's Bruck: log2 P): direct from 1 MiB only.
  *  - bcast on 2 nodes: the tree at every size. MPI_Bcast carries the
@@ -102,7 +121,7 @@ typedef struct {
  * kind's rows only; checked at the first choice). */
 static const rule_t rules[] = {
     {SIMPLE__COLL_ALLREDUCE, ANY_NODES, 1, SIMPLE__COLL_SMALL_REDUCE, SIMPLE__ALG_RD},
-    {SIMPLE__COLL_ALLREDUCE, 2, 2, (2 << 20) - 1, SIMPLE__ALG_RD},
+    {SIMPLE__COLL_ALLREDUCE, 2, 2, (1 << 20) - 1, SIMPLE__ALG_RD},
     {SIMPLE__COLL_ALLREDUCE, ANY_NODES, 2, ANY_BYTES, SIMPLE__ALG_RAB},
     {SIMPLE__COLL_ALLREDUCE, 2, 1, (512 << 10) - 1, SIMPLE__ALG_RD},
     {SIMPLE__COLL_ALLREDUCE, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_RAB},
@@ -111,9 +130,10 @@ static const rule_t rules[] = {
     {SIMPLE__COLL_REDUCE, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_RAB},
     {SIMPLE__COLL_SCAN, ANY_NODES, 1, 8191, SIMPLE__ALG_ONE_LANE},
     {SIMPLE__COLL_SCAN, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_LANES},
-    {SIMPLE__COLL_ALLTOALL, ANY_NODES, 2, (256 << 10) - 1, SIMPLE__ALG_PACKED},
+    {SIMPLE__COLL_ALLTOALL, ANY_NODES, 2, (1 << 20) - 1, SIMPLE__ALG_PACKED},
     {SIMPLE__COLL_ALLTOALL, ANY_NODES, 2, ANY_BYTES, SIMPLE__ALG_DIRECT},
     {SIMPLE__COLL_ALLTOALL, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_PACKED},
+    {SIMPLE__COLL_ALLGATHER, 2, 2, 32 << 10, SIMPLE__ALG_PACKED},
     {SIMPLE__COLL_ALLGATHER, ANY_NODES, 1, (16 << 10) - 1, SIMPLE__ALG_PACKED},
     {SIMPLE__COLL_ALLGATHER, 4, 1, ANY_BYTES, SIMPLE__ALG_DIRECT},
     {SIMPLE__COLL_ALLGATHER, ANY_NODES, 1, (1 << 20) - 1, SIMPLE__ALG_PACKED},

@@ -5,7 +5,7 @@
  * other schedule: no verdict can reach node 0. The node must say so at
  * once, naming both calls, and where it then waits past the hang report's
  * limit (SIMPLE_HANG_REPORT, set by the test), end the job.
- *   allgather (default): 3 against 3000 elements (24000 bytes per thread:
+ *   allgather (default): 3 against 5000 elements (40000 bytes per thread:
  *     the table's direct exchange, against the packed MPI_Allgatherv);
  *     node 1 waits in the call itself.
  *   allreduce: 3 against 300000 elements (recursive doubling against
@@ -21,7 +21,7 @@ typedef enum { ALLGATHER, ALLREDUCE, ALLTOALL } call_t;
 
 static void body(simple_t *s, void *arg) {
   call_t call = *(const call_t *)arg;
-  size_t big = call == ALLREDUCE ? 300000 : call == ALLTOALL ? 750000 : 3000, small = 3;
+  size_t big = call == ALLREDUCE ? 300000 : call == ALLTOALL ? 750000 : 5000, small = 3;
   size_t n = simple_node(s) == 1 && simple_thread(s) == 0 ? big : small;
   size_t P = (size_t)simple_nprocs(s), nx = call == ALLTOALL ? big * P : big;
   double *x = calloc(nx, sizeof *x), *y = calloc(call == ALLREDUCE ? big : big * P, sizeof *y);

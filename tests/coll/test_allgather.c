@@ -47,6 +47,12 @@ static void test(simple_t *s, void *arg) {
   /* Above 1 MiB per thread. */
   allgather_one(s, SIMPLE_INT32, 262147, 0, ++salt);
   allgather_one(s, SIMPLE_DOUBLE, 131075, 1, ++salt);
+  /* Either side of the table's crossovers (16 KiB, and 32 KiB on 2 nodes
+   * of two threads or more): packed at and below, direct above. */
+  allgather_one(s, SIMPLE_BYTE, 16383, 0, ++salt);
+  allgather_one(s, SIMPLE_BYTE, 16384, 1, ++salt);
+  allgather_one(s, SIMPLE_BYTE, 32768, 0, ++salt);
+  allgather_one(s, SIMPLE_BYTE, 32769, 1, ++salt);
 
   /* Arguments refused on every thread alike. */
   int x[2] = {0};

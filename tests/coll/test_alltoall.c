@@ -1,5 +1,5 @@
 /* simple_alltoall: every type, counts 0, 1, odd and one case above 1 MiB
- * per thread, blocks of 256 KiB and more (one message per block between
+ * per thread, blocks of 1 MiB and more (one message per block between
  * nodes), in place and not, several calls in a row (so that messages of
  * successive calls share lanes). Block i -> j holds values that are a
  * function of (i, j, element index, salt); the receiver recomputes each
@@ -84,9 +84,9 @@ static void errors(simple_t *s) {
                                        : SIMPLE_ERR_ARG;
     CHECK_RC(simple_alltoall(s, ip ? SIMPLE_IN_PLACE : d, d + 32, 2, SIMPLE_INT32), want);
   }
-  /* The same with large blocks (256 KiB): the messages still pair up,
-   * nobody hangs. */
-  size_t n = 32768;
+  /* The same with large blocks (1 MiB, one message each): the messages
+   * still pair up, nobody hangs. */
+  size_t n = 131072;
   double *big = malloc(2 * (size_t)p * n * sizeof(double));
   CHECK(big);
   memset(big, 0, 2 * (size_t)p * n * sizeof(double));
@@ -116,13 +116,14 @@ static void test(simple_t *s, void *arg) {
   alltoall_one(s, SIMPLE_DOUBLE, big, 1, ++salt);
   /* Odd byte counts that are not a multiple of a cache line. */
   alltoall_one(s, SIMPLE_BYTE, 1001, 0, ++salt);
-  /* Blocks from 256 KiB up travel between nodes as messages of their own
+  /* Blocks from 1 MiB up travel between nodes as messages of their own
    * (on nodes of two threads and more): one just at that size, one above
-   * it in place; and one just below, packed (its node-pair messages, in
-   * the segments layouts, whole from 512 KiB, below in 63 KiB segments). */
-  alltoall_one(s, SIMPLE_BYTE, 262144, 0, ++salt);
-  alltoall_one(s, SIMPLE_DOUBLE, 32771, 1, ++salt);
-  alltoall_one(s, SIMPLE_BYTE, 262143, 0, ++salt);
+   * it in place; and one just below, packed (its node-pair messages of 4
+   * MiB and more go whole where SIMPLE_SEGMENT_WHOLE is 512 KiB, in 63 KiB
+   * segments by default). */
+  alltoall_one(s, SIMPLE_BYTE, 1048576, 0, ++salt);
+  alltoall_one(s, SIMPLE_DOUBLE, 131075, 1, ++salt);
+  alltoall_one(s, SIMPLE_BYTE, 1048575, 0, ++salt);
   errors(s);
   /* Still in step after the errors. */
   alltoall_one(s, SIMPLE_INT32, 3, 0, ++salt);

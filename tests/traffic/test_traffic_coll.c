@@ -21,7 +21,7 @@
  *     sum over j of #{k < P : k ^ 2^j < P} messages of n bytes, except at
  *     the last step (2^(j+1) >= P), where only the lower node of each pair
  *     sends;
- *   alltoall of blocks under 256 KiB, and alltoallv whatever its blocks:
+ *   alltoall of blocks under 1 MiB, and alltoallv whatever its blocks:
  *     one message per ordered node pair, P (P - 1) messages,
  *     sum over i != j of r_i r_j n bytes.
  * The call's signature rides in every message's tag (docs/api.md): no
