@@ -71,14 +71,21 @@ typedef double _Complex cplx;
  * threads of a virtual node share one core's L2, which the extra array
  * overflows); 2 x 1 64 x 64 0.86, 128 x 128 0.94-0.95; 2 x 4 256 x 256
  * 0.93-0.95. With the caches cold (the plans alternating with FFTW-MPI's
- * transform) 2 x 2 256 x 256 gained too (0.94-0.95). Larger transposed
+ * transform) 2 x 2 256 x 256 gained too (0.94-0.95). On the AMD EPYC VM
+ * (32 MiB of L3; the 1.03 above came from a host of the same cloud with
+ * 300 MiB), one program alternating both plans with FFTW-MPI's transform
+ * in blocks of 10 or 50, both orders, the geometric mean of the two
+ * orders' medians, scratch / empty: 2 x 2 256 x 256 (256 KiB of rows a
+ * thread) 0.95-0.97 in 5 pairs of runs, cold or warm; 2 x 1 256 x 256
+ * (512 KiB) 0.99, 2 x 1 512 x 512 1.00, 2 x 2 512 x 512 (1 MiB) 1.03:
+ * hence up to 256 KiB. Larger transposed
  * arrays keep the scratch to one block and take the empty
  * redistribution, but where their node rows are read in place (plan),
  * which keeps the rows in scratch anyway; so does natural output with its
  * node rows in place, which must leave them in out, and larger natural
  * arrays. */
 #define FUSED_VERDICT_BYTES (1u << 20)
-#define NATURAL_FUSED_BYTES (128u << 10)
+#define NATURAL_FUSED_BYTES (256u << 10)
 /* On several nodes, a thread's block of columns up to these many bytes is
  * transformed by one strided FFTW plan over the whole block instead of
  * chunk at a time through colbuf: for transposed output straight into
