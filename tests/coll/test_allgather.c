@@ -47,8 +47,9 @@ static void test(simple_t *s, void *arg) {
   /* Above 1 MiB per thread. */
   allgather_one(s, SIMPLE_INT32, 262147, 0, ++salt);
   allgather_one(s, SIMPLE_DOUBLE, 131075, 1, ++salt);
-  /* Either side of the table's crossovers (16 KiB, and 32 KiB on 2 nodes
-   * of two threads or more): packed at and below, direct above. */
+  /* Either side of the table's crossovers: packed below 16 KiB, direct
+   * from 16 KiB (up to 4 nodes); on 2 nodes of two threads or more,
+   * packed up to 32 KiB, direct above. */
   allgather_one(s, SIMPLE_BYTE, 16383, 0, ++salt);
   allgather_one(s, SIMPLE_BYTE, 16384, 1, ++salt);
   allgather_one(s, SIMPLE_BYTE, 32768, 0, ++salt);
