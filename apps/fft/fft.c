@@ -76,7 +76,8 @@ typedef double _Complex cplx;
  * 300 MiB), one program alternating both plans with FFTW-MPI's transform
  * in blocks of 10 or 50, both orders, the geometric mean of the two
  * orders' medians, scratch / empty: 2 x 2 256 x 256 (256 KiB of rows a
- * thread) 0.95-0.97 in 5 pairs of runs, cold or warm; 2 x 1 256 x 256
+ * thread) 0.95-0.97 in 5 pairs of runs, cold or warm; 4 x 1 256 x 256
+ * (256 KiB too) 0.95-0.96 in 2 pairs; 2 x 1 256 x 256
  * (512 KiB) 0.99, 2 x 1 512 x 512 1.00, 2 x 2 512 x 512 (1 MiB) 1.03:
  * hence up to 256 KiB. Larger transposed
  * arrays keep the scratch to one block and take the empty
