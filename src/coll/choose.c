@@ -80,9 +80,12 @@
  * nodes the node count need not be a power of two, where the exchange is a ring of P - 1 steps
  * (MPI's Bruck: log2 P): direct from 1 MiB only.
  *  - bcast on 2 nodes: the tree at every size. MPI_Bcast carries the
- *    verdict word beside the data in a two-block datatype, which Open MPI
- *    packs, and sends one message where the tree's 63 KiB segments stay
- *    under the eager limit. Forced either way, 2 x 1, three alternating
+ *    verdict word beside the data, copied with it into one block up to
+ *    48 KiB (two copies of the data) and above in a two-block datatype,
+ *    which Open MPI packs, and sends one message where the tree's 63 KiB
+ *    segments stay under the eager limit (32 KiB through the copy, the
+ *    same job's MPI_Bcast of the data alone over simple's: 0.88-0.90 with
+ *    `mpi`, 0.98-0.99 with the tree, two runs each). Forced either way, 2 x 1, three alternating
  *    runs (median us per run, tree against mpi): 8 B 7.5-10.0 against
  *    7.3-10.4, 4 KiB 10.2-10.4 against 10.7-11.8, 32 KiB 14.0-14.5
  *    against 15.4-20.3, 256 KiB 78-82 against 97-114, 4 MiB 1172-1456

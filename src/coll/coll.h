@@ -82,9 +82,12 @@ int simple__coll_net_reduce_tree(simple__node_t *n, int lane, const void *in, vo
  * root with the lowest set bit cleared), then sends it to each child,
  * the farthest first; a message above SIMPLE__XCHG_SEG_BYTES goes in
  * segments, up to 8 in flight (simple__xchg_sendrecv). Point to point
- * from the caller's buffer, where MPI_Bcast with the verdict word needs a
- * two-block datatype, which Open MPI packs (2 x 1 on the virtual cluster,
- * in one job: 32 KiB 15.4-16.0 us against 14.0-14.4 sent as is).
+ * from the caller's buffer, where MPI_Bcast with the verdict word copies
+ * word and data into one block up to 48 KiB and above needs a two-block
+ * datatype, which Open MPI packs (2 x 1 on the virtual cluster, in one
+ * job: 32 KiB 15.4-16.0 us through the datatype against 14.0-14.4 sent
+ * as is; through the copy, MPI_Bcast of the data alone over simple's
+ * 0.88-0.90 against 0.98-0.99 for the tree).
  * Cost: ceil(log2 P) (alpha + beta n) on the deepest path, P - 1
  * messages of n; no pipelining from one level to the next, so above one
  * segment on many nodes MPI's pipelined bcast moves less per level.

@@ -121,13 +121,16 @@ static inline int simple__comm_vote_of(const simple__comm_vote_t *v, int k) {
 /* Sizes in bytes (split at 1 GiB). */
 int simple__comm_bcast(simple__comm_t *c, void *buf, size_t bytes, int root);
 /* A broadcast that carries the root node's verdict in band: the root's
- * *word and its `bytes` at buf travel as one message (an MPI datatype over
- * both places, or a stack copy up to 1 KiB); the others receive the word
- * into *word and the data at buf (NULL with bytes > 0: into a temporary
- * block, dropped; the error path only). Bit 0 of the word is the
- * verdict: with it set, what buf holds after the call is unspecified (the
- * error path); the other bits are the caller's (a call signature). Cost:
- * one MPI_Bcast of bytes + 8. */
+ * *word and its `bytes` at buf travel as one message (copied into one
+ * block up to 48 KiB, on the stack up to 1 KiB; above, or where that
+ * block cannot be allocated, an MPI datatype over both places); the others
+ * receive the word into *word and the data at buf (NULL with bytes > 0:
+ * into a temporary block, dropped; the error path only). Bit 0 of the
+ * word is the verdict: with it set, buf is left as it was where the data
+ * came through the copy, else what it holds is unspecified (the error
+ * path); the other bits are the caller's (a call signature). Cost: one
+ * MPI_Bcast of bytes + 8, and up to 48 KiB two copies of bytes (the
+ * root's in, the others' out). */
 int simple__comm_bcast_word(simple__comm_t *c, long long *word, void *buf, size_t bytes, int root);
 /* Every node contributes `bytes`; rbuf gets them in node order. */
 int simple__comm_allgather(simple__comm_t *c, const void *sbuf, size_t bytes, void *rbuf);

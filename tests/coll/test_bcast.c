@@ -35,10 +35,13 @@ static void test(simple_t *s, void *arg) {
       free(want);
     }
   }
-  /* Messages between hosts (segments layouts, whole from 512 KiB there)
-   * that go one way down the tree: in segments (768 KiB, and one byte
-   * short of 1 MiB) and whole (1 MiB, the one-way threshold there). */
-  static const size_t sizes[] = {786432, 1048575, 1048576};
+  /* Both sides of the verdict word's copies in MPI_Bcast (the mpi
+   * algorithm among nodes: src/net): on the stack up to 1 KiB, on the heap
+   * up to 48 KiB, a datatype above. Messages between hosts (segments
+   * layouts, whole from 512 KiB there) that go one way down the tree: in
+   * segments (768 KiB, and one byte short of 1 MiB) and whole (1 MiB, the
+   * one-way threshold there). */
+  static const size_t sizes[] = {1024, 1025, 49152, 49153, 786432, 1048575, 1048576};
   for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
     size_t n = sizes[k];
     unsigned char *buf = malloc(n + 8), *want = malloc(n);
