@@ -85,8 +85,9 @@
  *    which Open MPI packs, and sends one message where the tree's 63 KiB
  *    segments stay under the eager limit (32 KiB through the copy, the
  *    same job's MPI_Bcast of the data alone over simple's: 0.88-0.90 with
- *    `mpi`, 0.98-0.99 with the tree, two runs each). Forced either way, 2 x 1, three alternating
- *    runs (median us per run, tree against mpi): 8 B 7.5-10.0 against
+ *    `mpi`, 0.98-0.99 with the tree, two runs each). With the copy up
+ *    to 1 KiB only, forced either way, 2 x 1, three alternating runs
+ *    (median us per run, tree against mpi): 8 B 7.5-10.0 against
  *    7.3-10.4, 4 KiB 10.2-10.4 against 10.7-11.8, 32 KiB 14.0-14.5
  *    against 15.4-20.3, 256 KiB 78-82 against 97-114, 4 MiB 1172-1456
  *    against 1360-1547. On 3 and 4 nodes (virtual nodes sharing 2 cores)
