@@ -55,36 +55,34 @@ typedef double _Complex cplx;
 #define GROUP       4
 /* On several nodes the first pass writes into the plan's scratch rather
  * than into out, so that the first redistribution's own verdict is the
- * job's (out is written only after it) and execute needs no exchange of
- * its own, for one more array of the thread's rows: for transposed output
- * of up to FUSED_VERDICT_BYTES of the array per thread, for natural output
- * up to NATURAL_FUSED_BYTES (the largest thread's rows) where the node's
- * rows are not read in place. It saves the empty redistribution (about
- * two allreduces' latency, one round trip of the vote between nodes) and
- * costs that array's room in the cache. 2 x 2 on the virtual cluster,
- * transposed output (simple-bench --worker fft-simple, ten pairs of jobs
- * alternating ABBA, medians of the paired ratios, empty redistribution /
- * scratch): 256 x 256 1.10, 512 x 512 1.04. Natural output, one program
- * running both plans in blocks of 50 transforms (caches warm), medians of
- * the 40 blocks' paired ratios per node, scratch / empty: 2 x 2 64 x 64
- * 0.84, 128 x 128 0.92-0.95, 256 x 256 1.03 (rows of 256 KiB: the two
- * threads of a virtual node share one core's L2, which the extra array
- * overflows); 2 x 1 64 x 64 0.86, 128 x 128 0.94-0.95; 2 x 4 256 x 256
- * 0.93-0.95. With the caches cold (the plans alternating with FFTW-MPI's
- * transform) 2 x 2 256 x 256 gained too (0.94-0.95). On the AMD EPYC VM
- * (32 MiB of L3; the 1.03 above came from a host of the same cloud with
- * 300 MiB), one program alternating both plans with FFTW-MPI's transform
- * in blocks of 10 or 50, both orders, the geometric mean of the two
- * orders' medians, scratch / empty: 2 x 2 256 x 256 (256 KiB of rows a
- * thread) 0.95-0.97 in 5 pairs of runs, cold or warm; 4 x 1 256 x 256
- * (256 KiB too) 0.95-0.96 in 2 pairs; 2 x 1 256 x 256
- * (512 KiB) 0.99, 2 x 1 512 x 512 1.00, 2 x 2 512 x 512 (1 MiB) 1.03:
- * hence up to 256 KiB. Larger transposed
- * arrays keep the scratch to one block and take the empty
- * redistribution, but where their node rows are read in place (plan),
- * which keeps the rows in scratch anyway; so does natural output with its
- * node rows in place, which must leave them in out, and larger natural
- * arrays. */
+ * job's (out is written only after it) and execute needs no exchange of its
+ * own, for one more array of the thread's rows: for transposed output of up
+ * to FUSED_VERDICT_BYTES of the array per thread, for natural output up to
+ * NATURAL_FUSED_BYTES (the largest thread's rows) where the node's rows are
+ * not read in place. It saves the empty redistribution (about two
+ * allreduces' latency, one round trip of the vote between nodes) and costs
+ * that array's room in the cache. 2 x 2 on the virtual cluster, transposed
+ * output (simple-bench --worker fft-simple, ten pairs of jobs alternating
+ * ABBA, medians of the paired ratios, empty redistribution / scratch):
+ * 256 x 256 1.10, 512 x 512 1.04. Natural output, one program running both
+ * plans in blocks of 50 transforms (caches warm), medians of the 40 blocks'
+ * paired ratios per node, scratch / empty: 2 x 2 64 x 64 0.84, 128 x 128
+ * 0.92-0.95, 256 x 256 1.03 (rows of 256 KiB: the two threads of a virtual
+ * node share one core's L2, which the extra array overflows); 2 x 1 64 x 64
+ * 0.86, 128 x 128 0.94-0.95; 2 x 4 256 x 256 0.93-0.95. With the caches
+ * cold (the plans alternating with FFTW-MPI's transform) 2 x 2 256 x 256
+ * gained too (0.94-0.95). On the AMD EPYC VM (32 MiB of L3; the 1.03 above
+ * came from a host of the same cloud with 300 MiB), one program alternating
+ * both plans with FFTW-MPI's transform in blocks of 10 or 50, both orders,
+ * the geometric mean of the two orders' medians, scratch / empty: 2 x 2
+ * 256 x 256 (256 KiB of rows a thread) 0.95-0.97 in 5 pairs of runs, cold
+ * or warm; 4 x 1 256 x 256 (256 KiB too) 0.95-0.96 in 2 pairs; 2 x 1
+ * 256 x 256 (512 KiB) 0.99, 2 x 1 512 x 512 1.00, 2 x 2 512 x 512 (1 MiB)
+ * 1.03: hence up to 256 KiB. Larger transposed arrays keep the scratch to
+ * one block and take the empty redistribution, but where their node rows
+ * are read in place (plan), which keeps the rows in scratch anyway; so does
+ * natural output with its node rows in place, which must leave them in out,
+ * and larger natural arrays. */
 #define FUSED_VERDICT_BYTES (1u << 20)
 #define NATURAL_FUSED_BYTES (256u << 10)
 /* On several nodes, a thread's block of columns up to these many bytes is

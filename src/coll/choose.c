@@ -68,17 +68,19 @@
  *    rendezvous; below 16 KiB per thread the packed path's one
  *    MPI_Allgatherv and one barrier fewer win by a little. Forced either
  *    way, 2 x 2, two runs each (median us): 8 B 24.6 packed against 25.1
- *    direct, 4 KiB 33.6 against 34.7, 32 KiB 91.7 against 63.1, 256 KiB
- *    625 against 258, 1 MiB 3595 against 1724; 2 x 1 against the build
- *    before (packed below 1 MiB, then MPI_Allgatherv in place), three runs: 4 KiB 20.3
- * against 20.9, 32 KiB 37.7 against 35.2, 256 KiB 152 against 114, 1 MiB 768 against 439. Since
- * node-pair messages go in segments up to 8 MiB (src/xchg), one program switching between the two
- * (as for allreduce above), time direct over packed: 2 x 2, 16 KiB 1.00-1.05, 32 KiB 1.02-1.14
- * (median 1.12 of 5 runs), 64 KiB 0.68-0.79, 128 KiB 0.61-0.89; 2 x 1, 16 KiB 0.97-1.00, 32 KiB
- * 0.91-0.93: packed up to 32 KiB on two nodes with two threads or more (not measured on more
- * nodes), else below 16 KiB. Above 4
- * nodes the node count need not be a power of two, where the exchange is a ring of P - 1 steps
- * (MPI's Bruck: log2 P): direct from 1 MiB only.
+ *    direct, 4 KiB 33.6 against 34.7, 32 KiB 91.7 against 63.1, 256 KiB 625
+ *    against 258, 1 MiB 3595 against 1724; 2 x 1 against the build before
+ *    (packed below 1 MiB, then MPI_Allgatherv in place), three runs: 4 KiB
+ *    20.3 against 20.9, 32 KiB 37.7 against 35.2, 256 KiB 152 against 114,
+ *    1 MiB 768 against 439. Since node-pair messages go in segments up to
+ *    8 MiB (src/xchg), one program switching between the two (as for
+ *    allreduce above), time direct over packed: 2 x 2, 16 KiB 1.00-1.05,
+ *    32 KiB 1.02-1.14 (median 1.12 of 5 runs), 64 KiB 0.68-0.79, 128 KiB
+ *    0.61-0.89; 2 x 1, 16 KiB 0.97-1.00, 32 KiB 0.91-0.93: packed up to
+ *    32 KiB on two nodes with two threads or more (not measured on more
+ *    nodes), else below 16 KiB. Above 4 nodes the node count need not be a
+ *    power of two, where the exchange is a ring of P - 1 steps (MPI's
+ *    Bruck: log2 P): direct from 1 MiB only.
  *  - bcast on 2 nodes: the tree at every size. MPI_Bcast carries the
  *    verdict word beside the data, copied with it into one block up to
  *    48 KiB (two copies of the data) and above in a two-block datatype,
