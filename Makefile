@@ -29,8 +29,10 @@ demo: build
 # test program (tests/lsan.supp: only the memory of MPI, its libraries and
 # the sanitizer itself),
 # TSan over the thread code (the runtime, the node library, the collectives,
-# the one-sided layer, and the collectives again across the virtual cluster,
-# where they meet MPI over TCP from several threads; history_size=7 keeps
+# the one-sided layer, the redistributions and the exchange engine under
+# them, messages, shared objects, the MPI layer, and the collectives again
+# across the virtual cluster, where they meet MPI over TCP from several
+# threads; history_size=7 keeps
 # the stacks of races between long collective calls). On the virtual
 # cluster Open MPI loads UCX for one-sided windows, and with it two hooks
 # on munmap/madvise (its memory patcher's and UCX's own): a thread that
@@ -59,7 +61,7 @@ tsan: setup
 	cmake --build build-tsan -j $(JOBS)
 	TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1 history_size=7" \
 	  OMPI_MCA_memory=^patcher UCX_MEM_MMAP_HOOK_MODE=none \
-	  ctest --test-dir build-tsan --output-on-failure -j 2 -L '^(node|run|coll|rma|vcluster)$$'
+	  ctest --test-dir build-tsan --output-on-failure -j 2 -L '^(node|run|coll|rma|dist|xchg|msg|shobj|net|vcluster)$$'
 
 # The library against MPICH: a smoke subset (node library, runtime, launcher,
 # and the redistributions, whose messages go through MPI datatypes).
