@@ -32,8 +32,8 @@ demo: build
 # the one-sided layer, the redistributions and the exchange engine under
 # them, messages, shared objects, the MPI layer, and the collectives again
 # across the virtual cluster, where they meet MPI over TCP from several
-# threads; history_size=7 keeps
-# the stacks of races between long collective calls). On the virtual
+# threads; history_size=7 keeps the stacks of races between long
+# collective calls). On the virtual
 # cluster Open MPI loads UCX for one-sided windows, and with it two hooks
 # on munmap/madvise (its memory patcher's and UCX's own): a thread that
 # exits returns its stack with madvise, the hooks take a pthread rwlock,
