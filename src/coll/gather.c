@@ -528,7 +528,8 @@ static int other_node_part(simple_t *s, const rooted_t *c, const simple__slot_t 
     if (me == driver) {
       simple__net_piece_t on_stack[PIECES_ON_STACK];
       simple__net_piece_t *piece = r <= PIECES_ON_STACK ? on_stack : slots[0].ptr;
-      for (int u = 0; u < r; u++) piece[u] = (simple__net_piece_t){(void *)slots[u].send, bytes};
+      for (int u = 0; u < r; u++)
+        piece[u] = (simple__net_piece_t){.buf = (void *)slots[u].send, .bytes = bytes};
       rc = simple__xchg_rooted_peer_pieces(&px, c->root_node, driver, piece, r, total, !c->scatter);
     }
     /* Every thread waits for its block to leave or land, and shares the

@@ -72,63 +72,134 @@ int simple__net_irecv(simple__comm_t *c, void *buf, size_t bytes, int src, int t
   return post(c, buf, bytes, src, tag, req, 0);
 }
 
+/* Entries on the stack; more take an allocation. */
+#define ENTRIES_ON_STACK 16
+
+/* One entry of a transfer's datatype: len bytes at `at`, or (count > 0)
+ * count lines of len bytes, stride apart. */
+typedef struct {
+  MPI_Aint at, stride;
+  int len, count;
+} entry_t;
+
+/* Appends an entry; -1 when `most` are there already. */
+static int add_entry(entry_t *e, int *m, int most, const char *at, size_t len, size_t count,
+                     size_t stride) {
+  if (*m == most) return -1;
+  entry_t *x = &e[(*m)++];
+  MPI_Get_address(at, &x->at);
+  x->len = (int)len;
+  x->count = (int)count;
+  x->stride = (MPI_Aint)stride;
+  return 0;
+}
+
+/* The entries of piece p for its bytes [off, off + take): one for a
+ * stretch; for lines, a partial first line, the whole lines as one
+ * vector (or a plain entry where there is one), a partial last line. */
+static int cover_piece(const simple__net_piece_t *p, size_t off, size_t take, entry_t *e, int *m,
+                       int most) {
+  if (p->lines <= 1) return add_entry(e, m, most, (char *)p->buf + off, take, 0, 0);
+  size_t line = p->bytes, k = off / line, in = off % line;
+  const char *at = (char *)p->buf + k * p->stride;
+  if (in) {
+    size_t head = line - in < take ? line - in : take;
+    if (add_entry(e, m, most, at + in, head, 0, 0)) return -1;
+    take -= head;
+    at += p->stride;
+  }
+  size_t whole = take / line;
+  if (whole && add_entry(e, m, most, at, line, whole > 1 ? whole : 0, p->stride)) return -1;
+  take -= whole * line;
+  at += whole * p->stride;
+  return take ? add_entry(e, m, most, at, take, 0, 0) : 0;
+}
+
 /* The pieces' entries for bytes [off, off + bytes): at most `most` of
- * them, their lengths and absolute addresses. Returns how many, or -1
- * when more than `most` are needed. */
-static int cover(const simple__net_piece_t *pc, int np, size_t off, size_t bytes, int *len,
-                 MPI_Aint *at, int most) {
+ * them. Returns how many, or -1 when more than `most` are needed. */
+static int cover(const simple__net_piece_t *pc, int np, size_t off, size_t bytes, entry_t *e,
+                 int most) {
   int m = 0;
   for (int i = 0; i < np && bytes; i++) {
-    if (off >= pc[i].bytes) {
-      off -= pc[i].bytes;
+    size_t total = simple__net_piece_bytes(&pc[i]);
+    if (off >= total) {
+      off -= total;
       continue;
     }
-    size_t take = pc[i].bytes - off < bytes ? pc[i].bytes - off : bytes;
-    if (m == most) return -1;
-    len[m] = (int)take;
-    MPI_Get_address((char *)pc[i].buf + off, &at[m++]);
+    size_t take = total - off < bytes ? total - off : bytes;
+    if (cover_piece(&pc[i], off, take, e, &m, most)) return -1;
     bytes -= take;
     off = 0;
   }
   return m;
 }
 
-/* Entries on the stack; more take an allocation. */
-#define ENTRIES_ON_STACK 16
+/* The datatype of m entries: indexed where every entry is one stretch,
+ * else a struct of stretches and vectors of lines. MPI_SUCCESS or its
+ * error, *t committed on success. */
+static int entries_type(const entry_t *e, int m, MPI_Datatype *t) {
+  int lines = 0, rc = MPI_SUCCESS;
+  for (int i = 0; i < m; i++) lines |= e[i].count > 0;
+  int len_s[ENTRIES_ON_STACK], *len = len_s;
+  MPI_Aint at_s[ENTRIES_ON_STACK], *at = at_s;
+  MPI_Datatype ty_s[ENTRIES_ON_STACK], *ty = ty_s;
+  if (m > ENTRIES_ON_STACK) {
+    len = malloc((size_t)m * sizeof *len);
+    at = malloc((size_t)m * sizeof *at);
+    if (lines) ty = malloc((size_t)m * sizeof *ty);
+  }
+  int made = 0; /* the entries before this one have their types (to free) */
+  if (!len || !at || !ty) rc = MPI_ERR_NO_MEM;
+  for (; rc == MPI_SUCCESS && made < m; made += rc == MPI_SUCCESS) {
+    const entry_t *x = &e[made];
+    at[made] = x->at;
+    len[made] = x->count ? 1 : x->len;
+    if (!lines) continue;
+    ty[made] = MPI_BYTE;
+    if (x->count) rc = MPI_Type_create_hvector(x->count, x->len, x->stride, MPI_BYTE, &ty[made]);
+  }
+  if (rc == MPI_SUCCESS)
+    rc = lines ? MPI_Type_create_struct(m, len, at, ty, t)
+               : MPI_Type_create_hindexed(m, len, at, MPI_BYTE, t);
+  if (rc == MPI_SUCCESS && (rc = MPI_Type_commit(t)) != MPI_SUCCESS) MPI_Type_free(t);
+  /* The struct keeps what it needs of its vectors. */
+  for (int i = 0; lines && i < made; i++)
+    if (e[i].count) MPI_Type_free(&ty[i]);
+  if (len != len_s) free(len);
+  if (at != at_s) free(at);
+  if (ty != ty_s) free(ty);
+  return rc;
+}
 
 /* simple__net_isend_pieces or simple__net_irecv_pieces. */
 static int post_pieces(simple__comm_t *c, const simple__net_piece_t *pieces, int np, size_t off,
                        size_t bytes, int peer, int tag, simple__net_req_t *req, int is_send) {
   if (bytes > SIMPLE__NET_PART_BYTES) return SIMPLE_ERR_COUNT;
-  /* Within one piece: a plain transfer, no datatype to build, and one MPI
-   * sees as contiguous (the TCP transport lands a rendezvous message in
-   * place only then). */
-  for (size_t i = 0, o = off; i < (size_t)np && bytes; o -= pieces[i].bytes, i++) {
-    if (o >= pieces[i].bytes) continue;
-    if (pieces[i].bytes - o >= bytes)
-      return post(c, (char *)pieces[i].buf + o, bytes, peer, tag, req, is_send);
+  /* Within one stretch (a piece, or one line of it): a plain transfer, no
+   * datatype to build, and one MPI sees as contiguous (the TCP transport
+   * lands a rendezvous message in place only then). */
+  for (size_t i = 0, o = off; i < (size_t)np && bytes;
+       o -= simple__net_piece_bytes(&pieces[i]), i++) {
+    const simple__net_piece_t *p = &pieces[i];
+    if (o >= simple__net_piece_bytes(p)) continue;
+    if (p->lines <= 1 && p->bytes - o >= bytes)
+      return post(c, (char *)p->buf + o, bytes, peer, tag, req, is_send);
+    if (p->lines > 1 && p->bytes - o % p->bytes >= bytes)
+      return post(c, (char *)p->buf + o / p->bytes * p->stride + o % p->bytes, bytes, peer, tag,
+                  req, is_send);
     break;
   }
-  int len_s[ENTRIES_ON_STACK], *len = len_s;
-  MPI_Aint at_s[ENTRIES_ON_STACK], *at = at_s;
-  int m = cover(pieces, np, off, bytes, len, at, ENTRIES_ON_STACK);
+  entry_t e_s[ENTRIES_ON_STACK], *e = e_s;
+  int m = cover(pieces, np, off, bytes, e, ENTRIES_ON_STACK);
   if (m < 0) {
-    len = malloc((size_t)np * sizeof *len);
-    at = malloc((size_t)np * sizeof *at);
-    if (!len || !at) {
-      free(len);
-      free(at);
-      return SIMPLE_ERR_NOMEM;
-    }
-    m = cover(pieces, np, off, bytes, len, at, np);
+    /* At most three entries a piece (cover_piece). */
+    if (!(e = malloc(3 * (size_t)np * sizeof *e))) return SIMPLE_ERR_NOMEM;
+    m = cover(pieces, np, off, bytes, e, 3 * np);
   }
   MPI_Datatype t;
-  int rc = MPI_Type_create_hindexed(m, len, at, MPI_BYTE, &t);
-  if (rc == MPI_SUCCESS && (rc = MPI_Type_commit(&t)) != MPI_SUCCESS) MPI_Type_free(&t);
-  if (len != len_s) {
-    free(len);
-    free(at);
-  }
+  int rc = entries_type(e, m, &t);
+  if (e != e_s) free(e);
+  if (rc == MPI_ERR_NO_MEM) return SIMPLE_ERR_NOMEM;
   if (rc != MPI_SUCCESS) return SIMPLE_ERR_MPI;
   MPI_Request r;
   /* The type may go at once: MPI keeps it until the transfer completes. */

@@ -24,6 +24,10 @@ static size_t pair_seg(simple__node_t *n, int peer) {
   return L->one_host_seg;
 }
 
+int simple__xchg_between_hosts(simple__node_t *n, int peer) {
+  return pair_seg(n, peer) == SIMPLE__XCHG_SEG_BYTES;
+}
+
 /* Segments of a message in segments of `seg` bytes: an empty message is
  * one (a zero-byte message, or a mark). No overflow for any size (a
  * failed call's sizes may be near SIZE_MAX). */

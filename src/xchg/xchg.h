@@ -435,6 +435,12 @@ static inline int simple__xchg_out_tag(simple__node_t *n, unsigned sig, int tag)
  * 63 KiB segments against 128 KiB: 256 KiB 1.29-1.49x faster, 1 MiB
  * 1.11-1.37x. */
 
+/* Whether messages between this node and node `peer` go as between
+ * hosts: in SIMPLE__XCHG_SEG_BYTES segments below SIMPLE_SEGMENT_WHOLE,
+ * through MPI's network transport, not whole through its shared memory
+ * (nodes on one host, unless SIMPLE_SEGMENT_ONE_HOST=1). */
+int simple__xchg_between_hosts(simple__node_t *n, int peer);
+
 /* One step of a pairwise schedule (src/coll/internode.c) that carries the
  * verdict and the call's signature: with *bad clear, src's message is
  * received into rbuf (with any tag) while sbuf goes to dest with
