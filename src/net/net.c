@@ -182,11 +182,11 @@ static int post_pieces(simple__comm_t *c, const simple__net_piece_t *pieces, int
        o -= simple__net_piece_bytes(&pieces[i]), i++) {
     const simple__net_piece_t *p = &pieces[i];
     if (o >= simple__net_piece_bytes(p)) continue;
-    if (p->lines <= 1 && p->bytes - o >= bytes)
-      return post(c, (char *)p->buf + o, bytes, peer, tag, req, is_send);
-    if (p->lines > 1 && p->bytes - o % p->bytes >= bytes)
-      return post(c, (char *)p->buf + o / p->bytes * p->stride + o % p->bytes, bytes, peer, tag,
-                  req, is_send);
+    /* Byte o lies in line o / bytes (a stretch: line 0, o itself). */
+    size_t in = o % p->bytes;
+    if (p->bytes - in >= bytes)
+      return post(c, (char *)p->buf + o / p->bytes * p->stride + in, bytes, peer, tag, req,
+                  is_send);
     break;
   }
   entry_t e_s[ENTRIES_ON_STACK], *e = e_s;
