@@ -60,7 +60,7 @@ typedef double _Complex cplx;
  * to FUSED_VERDICT_BYTES of the array per thread, for natural output up to
  * NATURAL_FUSED_BYTES (the largest thread's rows) where the node's rows are
  * not read in place. It saves the empty redistribution (about two
- * allreduces' latency, one round trip of the vote between nodes) and costs
+ * allreduces' latency: the verdict's one message each way between nodes) and costs
  * that array's room in the cache. 2 x 2 on the virtual cluster, transposed
  * output (simple-bench --worker fft-simple, ten pairs of jobs alternating
  * ABBA, medians of the paired ratios, empty redistribution / scratch):

@@ -242,18 +242,19 @@ SIMPLE_API int simple_dist_owners(const simple_t *s, const simple_dist_t *d, lon
  * Cost, for a node holding V bytes of which a fraction f leaves it:
  * 4b (5b over nodes; one b less, and no sizing, when the node ran the
  * same plan among its last four) + the verdict on the arguments (up to 8
- * nodes max(0, alpha - the transfers): in flight with them; on more
- * max(0, 2 log2 P alpha - packing)) + 2 f V / B
+ * nodes none of its own: it rides on each node pair's first message; on
+ * more max(0, 2 log2 P alpha - packing)) + 2 f V / B
  * (pack, unpack; less the pieces that move straight)
  * + (1 - f) V / B (direct copy) + (P - 1)/D alpha + beta f V,
  * with D threads driving transfers at once; on one node 2b + V / B.
  *
  * Errors (one verdict for the whole job before any destination is
  * written: a thread whose arguments are bad gets the specific code, every
- * other thread of the job SIMPLE_ERR_PEER; with several nodes the node
- * masters agree on it with a nonblocking vote of one word among the
- * nodes, which travels while the threads size and pack, and on up to 8
- * nodes with the data too; nothing stays queued after a failed call):
+ * other thread of the job SIMPLE_ERR_PEER; with several nodes the nodes
+ * agree on it: on up to 8 in the first message each sends every other
+ * (an empty one from a node in error), on more with a nonblocking
+ * allreduce of one word, which travels while the threads size and pack;
+ * nothing stays queued after a failed call):
  * SIMPLE_ERR_NOT_IN_JOB, SIMPLE_ERR_ARG (invalid or incompatible
  * descriptors, over not both OVER_THREADS or both OVER_NODES, threads of
  * a node passing different node storage, elem_size 0, src == dst),

@@ -14,6 +14,7 @@
 #include "node/node_sync.h"
 #include "run/job.h"
 #include "simple/dist.h"
+#include "xchg/xchg.h"
 
 /* One dimension of n indices dealt out to np parts. Every kind is
  * block-cyclic underneath (cyclic: b = 1); block keeps its own balanced
@@ -96,16 +97,18 @@ typedef struct {
   /* node: the next node-local piece to copy (a work queue, reset by thread
    * 0 before the call's first barrier, done with before its fourth) */
   atomic_int next;
-  /* thread 0, during a redistribution: the job-wide verdict in flight
-   * (net_comm.h); here rather than in the call's frame, so that a call
-   * cut short by a failed job (SIMPLE_ERR_FATAL) leaves no MPI request
-   * writing into a returned frame */
+  /* thread 0, during a redistribution on more nodes than carry the
+   * verdict in band (src/xchg): the job-wide vote in flight (net_comm.h);
+   * here rather than in the call's frame, so that a call cut short by a
+   * failed job (SIMPLE_ERR_FATAL) leaves no MPI request writing into a
+   * returned frame */
   simple__comm_vote_t vote;
-  /* thread 0 -> the others, where the vote is pairwise and so waited for
-   * after the sends (redist.c): the call's verdict, published by a bump
-   * of verdict_gen */
+  /* thread 0 -> the others, where the verdict travels in band and so
+   * comes after the sends (redist.c): the call's verdict, published by a
+   * bump of verdict_gen, and the nodes that failed (for the drivers) */
   atomic_uint verdict_gen, verdict_sleepers;
   int verdict_rc;
+  unsigned char failed[SIMPLE__XCHG_INBAND_NODES];
   /* thread 0: the redistributions planned last on several nodes (redist.c,
    * SIMPLE__DIST_PLANS of them, replaced in turn): a call that repeats one
    * takes its piece sizes from here and skips sizing them, and the node

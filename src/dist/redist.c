@@ -37,22 +37,24 @@
  * them.
  *
  * Errors: every thread's verdict on its arguments travels in its slot;
- * with several nodes the node masters combine them among nodes in a
- * nonblocking vote of one word (net_comm.h), which travels while the
- * threads size and pack their pieces (into the node's messages, the
- * library's memory). On up to SIMPLE__VOTE_PAIRWISE nodes it is waited
- * for after the sends, before the first write of a destination: it flies
- * with the data (one latency less per call: 2 x 1 on the virtual cluster,
- * 8 x 8 elements, 21-26 us -> 17-22), and since every node learns which
- * nodes failed, the others take back their receives from a failed node
- * and tell it how much to drain (simple__xchg_post_abandon), while it
- * drains with no sizes of its own (vote_failed). On more nodes it is
- * waited for before the first send: a failed node returns at once, the
- * others take back their receives. Either way no node waits for messages
- * that will not come, and none stays queued.
+ * with several nodes the nodes combine them. On up to
+ * SIMPLE__XCHG_INBAND_NODES nodes the node's verdict travels in band, in
+ * the first message of each node-pair exchange (src/xchg: a failed node
+ * sends an error mark in its place), and thread 0 waits for those after
+ * the sends, before the first write of a destination: no message of its
+ * own, and it flies with the data. Since every node learns which nodes
+ * failed, the others take back their receives from a failed node and tell
+ * it how much to drain (simple__xchg_post_abandon), while it drains with
+ * no sizes of its own (node_failed). On more nodes the node masters
+ * combine it in a nonblocking vote of one word (net_comm.h), which
+ * travels while the threads size and pack their pieces (into the node's
+ * messages, the library's memory), and is waited for before the first
+ * send: a failed node returns at once, the others take back their
+ * receives. Either way no node waits for messages that will not come,
+ * and none stays queued.
  *
  * Barriers: 2 on one node (publish, finish); 4 on several (publish, sizes
- * known, packed (and, where the vote is not pairwise, verdict known),
+ * known, packed (and, where the verdict is not in band, verdict known),
  * transferred), and a fifth after
  * unpacking into node-shared storage; one less (sizes known) when the
  * node ran the same plan lately (its sizes kept: struct simple__dist_plan).
@@ -533,8 +535,9 @@ typedef struct {
   size_t *out, *in;                /* [r][p]: bytes of X(first + t, v), X(u, first + t) */
   size_t *osz, *ooff, *isz, *ioff; /* [P] per node message */
   unsigned char *mout, *min;
-  simple__comm_vote_t *vote; /* thread 0: the job-wide verdict (in the node's state, dist.h) */
-  int vote_err;              /* thread 0: the verdict could not be started (MPI error) */
+  int in_band;               /* the verdict travels in band (src/xchg), else a vote: */
+  simple__comm_vote_t *vote; /* thread 0: the job-wide vote (in the node's state, dist.h) */
+  int vote_err;              /* thread 0: the vote could not be started (MPI error) */
   /* pieces may leave from (out) or land in (in) storage (message_pieces) */
   int direct_out, direct_in;
   simple__net_piece_t *pieces;       /* a driver's list (its room, after ioff) */
@@ -726,9 +729,19 @@ static int x_parts(void *ctx, int k, int d, int out, const size_t **sizes) {
   return m;
 }
 
-/* Thread 0 of a node that did not fail: the vote's end, and the node's
- * verdict from it (SIMPLE_ERR_PEER if another node failed). */
-static int vote_verdict(const xc_t *c) {
+/* Thread 0 of a node that did not fail: the node's verdict
+ * (SIMPLE_ERR_PEER if another node failed), from the vote's end, or in
+ * band from every node pair's first message (then the nodes that failed
+ * in st->failed). */
+static int node_verdict(const xc_t *c, const simple__xchg_t *xg) {
+  if (c->in_band) {
+    simple__net_req_t *reqs[SIMPLE__XCHG_MAX_LANES];
+    for (int d = 0; d < c->D; d++) reqs[d] = c->st->reqs[d].p;
+    int rc = simple__xchg_post_verdict(xg, reqs, c->st->failed);
+    for (int k = 0; k < c->P && !rc; k++)
+      if (c->st->failed[k]) rc = SIMPLE_ERR_PEER;
+    return rc;
+  }
   int w = c->vote_err ? c->vote_err : simple__comm_vote_wait(c->vote);
   return w ? w : c->vote->max ? SIMPLE_ERR_PEER : 0;
 }
@@ -809,18 +822,18 @@ static void move_pieces(const xc_t *c, int in) {
   }
 }
 
-/* The verdict where the vote is pairwise, after the sends (gen: the
- * verdict's generation before them). Thread 0 ends the vote and hands the
- * verdict to the others: a bump and a wake-up (a futex call only where a
- * thread sleeps on it). If a node failed, the drivers take back their
- * receives from it and tell it how much to drain (nrecv of the nreq
- * requests are receives); if MPI failed, they take back every receive.
- * Returns the node's verdict. */
+/* The verdict where it travels in band, after the sends (gen: the
+ * verdict's generation before them). Thread 0 waits for it and hands it
+ * to the others: a bump and a wake-up (a futex call only where a thread
+ * sleeps on it). If a node failed, the drivers take back their receives
+ * from it and tell it how much to drain (nrecv of the nreq requests are
+ * receives); if MPI failed, they take back every receive. Returns the
+ * node's verdict. */
 static int verdict_with_data(simple_t *s, const xc_t *c, const simple__xchg_t *xg, unsigned gen,
                              simple__net_req_t *req, int nrecv, int nreq) {
   simple__dist_t *st = c->st;
   if (c->me == 0) {
-    st->verdict_rc = vote_verdict(c);
+    st->verdict_rc = node_verdict(c, xg);
     atomic_store_explicit(&st->verdict_gen, gen + 1, memory_order_release);
     simple__wake_all(&st->verdict_gen, &st->verdict_sleepers);
   } else if (simple__wait_while(&st->verdict_gen, gen, &st->verdict_sleepers)) {
@@ -829,13 +842,30 @@ static int verdict_with_data(simple_t *s, const xc_t *c, const simple__xchg_t *x
   if (!st->verdict_rc) return 0;
   if (c->me < c->D) {
     if (st->verdict_rc == SIMPLE_ERR_PEER) {
-      simple__xchg_post_abandon(xg, c->me, &st->vote, SIMPLE__TAG_REDIST_COUNT, req, nrecv, nreq);
-    } else { /* no vote: MPI failed */
+      simple__xchg_post_abandon(xg, c->me, st->failed, SIMPLE__TAG_REDIST_COUNT, req, nrecv, nreq);
+    } else { /* no verdict: MPI failed */
       simple__net_cancel(req, nrecv);
       simple__net_waitall(req, nreq);
     }
   }
   return simple__sync_rc(s, st->verdict_rc);
+}
+
+/* A node that failed (rc, every thread's verdict), where the verdict
+ * travels in band: thread 0 sends every node a mark in place of its first
+ * message, and since the others send theirs before they learn the
+ * verdict (exchange), drains what they send, every driver's items, while
+ * the other threads wait (no thread may leave while messages of the call
+ * are still on its lanes). */
+static int node_failed(simple_t *s, const xc_t *c, int rc) {
+  if (!c->in_band || rc == SIMPLE_ERR_FATAL) return rc;
+  int d = 0;
+  if (c->me == 0) {
+    simple__xchg_t x = {.n = c->n, .tag = SIMPLE__TAG_REDIST, .drivers = c->D, .chunks = c->C};
+    d = simple__xchg_post_failed(&x, SIMPLE__TAG_REDIST_COUNT);
+  }
+  int r2 = simple__sync_rc(s, d);
+  return r2 == SIMPLE_ERR_FATAL ? r2 : rc;
 }
 
 /* Everything after the sizes are known on the node. */
@@ -858,32 +888,31 @@ static int exchange(simple_t *s, xc_t *c) {
                        .in = x_in,
                        .in_pieces = c->direct_in ? x_in_pieces : NULL,
                        .out_pieces = c->direct_out ? x_out_pieces : NULL,
-                       .parts = c->pl->bynode || !job_pieces(c->n) ? NULL : x_parts};
+                       .parts = c->pl->bynode || !job_pieces(c->n) ? NULL : x_parts,
+                       .verdict = c->in_band};
   if (me < c->D) rc = simple__xchg_post(&xg, me, 0, req, &nreq);
   move_pieces(c, 0);
-  /* The verdict. Where the vote is pairwise (net_comm.h: every node learns
-   * every node's word), after the sends, so that it flies with the data
-   * instead of before it: a node that failed drains what it was sent
-   * (vote_failed), the others take back their receives from it; before
-   * anything is written outside the node's messages all the same.
-   * Elsewhere before anything is sent: it has flown while the threads
-   * sized and packed. */
-  int early = simple__comm_vote_pairwise(c->P);
-  unsigned gen = early ? atomic_load_explicit(&c->st->verdict_gen, memory_order_relaxed) : 0;
-  if (me == 0 && !early) {
-    int v = vote_verdict(c); /* waited for whatever rc is */
+  /* The verdict. In band (every node learns every node's verdict from its
+   * first message), after the sends, with the data: a node that failed
+   * drains what it was sent (node_failed), the others take back their
+   * receives from it; before anything is written outside the node's
+   * messages all the same. Else before anything is sent: the vote has
+   * flown while the threads sized and packed. */
+  unsigned gen = atomic_load_explicit(&c->st->verdict_gen, memory_order_relaxed);
+  if (me == 0 && !c->in_band) {
+    int v = node_verdict(c, &xg); /* waited for whatever rc is */
     if (!rc) rc = v;
   }
   int rc2 = simple__sync_rc(s, rc);
   if (rc2) {
-    /* Another node erred (or MPI failed here): no node sends, so the
-     * receives posted are taken back. */
+    /* Another node erred (the vote: no node sends), or MPI failed here:
+     * the receives posted are taken back. */
     if (me < c->D) simple__net_cancel(req, nreq);
     return rc2;
   }
   int nrecv = nreq;
   if (me < c->D) rc = simple__xchg_post(&xg, me, 1, req, &nreq);
-  if (early && (rc2 = verdict_with_data(s, c, &xg, gen, req, nrecv, nreq))) return rc2;
+  if (c->in_band && (rc2 = verdict_with_data(s, c, &xg, gen, req, nrecv, nreq))) return rc2;
   if (me < c->D) {
     poll_t pr = {req, nreq, 0, 0};
     if (!rc && !c->pl->remote) local_pieces(c, &pr);
@@ -903,22 +932,6 @@ static int exchange(simple_t *s, xc_t *c) {
   return c->pl->bynode ? simple__sync_rc(s, 0) : 0;
 }
 
-/* A node that failed the vote (rc, every thread's verdict), where the
- * vote is pairwise: the others have sent it their messages before they
- * learnt the verdict (exchange), so thread 0, whose vote has ended, drains
- * them, every driver's items, while the other threads wait (no thread
- * may leave while messages of the call are still on its lanes). */
-static int vote_failed(simple_t *s, const xc_t *c, int voted, int rc) {
-  if (!simple__comm_vote_pairwise(c->P) || rc == SIMPLE_ERR_FATAL) return rc;
-  int d = 0;
-  if (c->me == 0 && voted) {
-    simple__xchg_t x = {.n = c->n, .tag = SIMPLE__TAG_REDIST, .drivers = c->D, .chunks = c->C};
-    d = simple__xchg_post_drain(&x, c->vote, SIMPLE__TAG_REDIST_COUNT);
-  }
-  int r2 = simple__sync_rc(s, d);
-  return r2 == SIMPLE_ERR_FATAL ? r2 : rc;
-}
-
 /* redist on several nodes, once the slots are published (mine: this
  * thread's verdict on its arguments; bad: the node's). */
 static int several_nodes(simple_t *s, xc_t *c, int mine, int bad, int parity) {
@@ -932,14 +945,15 @@ static int several_nodes(simple_t *s, xc_t *c, int mine, int bad, int parity) {
   simple__xchg_split_t split = simple__xchg_split(n, 1);
   c->C = split.chunks;
   c->D = split.drivers;
-  /* One verdict for the job: the node masters start it (a nonblocking
-   * allreduce on lane 0, one word) while the other threads size their
-   * pieces. A node that erred waits for it here and returns after the
-   * node barrier that follows; the others wait for it once packed
-   * (exchange). Without a node state (it could not be made) the node is
-   * in error and waits at once: the frame's vote serves. */
+  c->in_band = simple__xchg_in_band(n);
+  /* One verdict for the job. In band it needs nothing here. Else the node
+   * masters start a vote (a nonblocking allreduce on lane 0, one word)
+   * while the other threads size their pieces; a node that erred waits
+   * for it here and returns after the node barrier that follows, the
+   * others wait for it once packed (exchange). Without a node state (it
+   * could not be made) the node is in error and waits at once: the
+   * frame's vote serves. */
   simple__comm_vote_t vote;
-  int voted = 0; /* thread 0: the vote started (and, on a failed node, ended) */
   /* A kept plan (the same decision on every thread: thread 0's slot, and
    * no error on the node) has its sizes, its messages and its requests:
    * no sizing, no growth, no barrier before the exchange. */
@@ -950,12 +964,13 @@ static int several_nodes(simple_t *s, xc_t *c, int mine, int bad, int parity) {
      * verdict. */
     int g = bad || plan ? 0 : grow_messages(s, c->pl, st, &msg_bytes);
     if (g) mine = g, bad = 1;
-    c->vote = st ? &st->vote : &vote;
-    int e = simple__comm_vote_start(simple__xchg_lane(n, 0), bad, SIMPLE__TAG_REDIST_VOTE, c->vote);
-    if (!e && bad) e = simple__comm_vote_wait(c->vote);
-    voted = !e;
-    if (e && plan) c->vote_err = e; /* told at the barrier after packing */
-    if (e) mine = e, bad = 1;
+    if (!c->in_band) {
+      c->vote = st ? &st->vote : &vote;
+      int e = simple__comm_vote_start(simple__xchg_lane(n, 0), bad, c->vote);
+      if (!e && bad) e = simple__comm_vote_wait(c->vote);
+      if (e && plan) c->vote_err = e; /* told at the barrier after packing */
+      if (e) mine = e, bad = 1;
+    }
   }
   if (plan) {
     if (!c->pl->bynode) { /* over the nodes every thread sizes the pieces itself */
@@ -968,7 +983,7 @@ static int several_nodes(simple_t *s, xc_t *c, int mine, int bad, int parity) {
       c->in = c->out + rp;
       if (!c->pl->bynode) size_pieces(c);
     }
-    if ((rc = simple__sync_rc(s, mine))) return vote_failed(s, c, voted, rc);
+    if ((rc = simple__sync_rc(s, mine))) return node_failed(s, c, rc);
     /* Every thread has sized its pieces, and none reads a kept plan
      * before the next call's publish. */
     if (c->me == 0) plan_keep(st, c->pl, c->out, c->pl->bynode ? 0 : 2 * rp, msg_bytes);
@@ -984,14 +999,14 @@ static int several_nodes(simple_t *s, xc_t *c, int mine, int bad, int parity) {
    * storage (over nodes the threads share each piece by lines). They land
    * in the destinations only where nothing can reach them before the
    * job's verdict (dist.h): on two nodes (a node that failed sends
-   * nothing, and one that failed receives nothing), or where the vote
-   * ends before the first send (more than SIMPLE__VOTE_PAIRWISE nodes);
-   * in between, a message from a node that passed may land before the
-   * verdict says a third one failed. Sources are read only until the
-   * transfers end, before the node barrier that every thread passes
-   * before it returns. */
+   * nothing but its marks, and one that failed receives nothing), or
+   * where the vote ends before the first send (more than
+   * SIMPLE__XCHG_INBAND_NODES nodes); in between, a message from a node
+   * that passed may land before the verdict says a third one failed.
+   * Sources are read only until the transfers end, before the node
+   * barrier that every thread passes before it returns. */
   c->direct_out = !c->pl->bynode && direct_pieces(n) > 0;
-  c->direct_in = c->direct_out && (c->P == 2 || !simple__comm_vote_pairwise(c->P));
+  c->direct_in = c->direct_out && (c->P == 2 || !c->in_band);
   c->pieces = (simple__net_piece_t *)(void *)(c->ioff + c->P);
   c->pieces_k = -1;
   c->part_sizes = (size_t *)(void *)(c->pieces + direct_pieces(n));

@@ -260,7 +260,12 @@ static int wait_one(simple__net_req_t *q, int *tag) {
     /* A request that simple__net_testall completed is MPI_REQUEST_NULL,
      * whose wait returns an empty status: no mark. */
     int live = r != MPI_REQUEST_NULL;
-    if (SIMPLE__NET_WATCHED(MPI_Wait(&r, &st)) != MPI_SUCCESS) {
+    int w = SIMPLE__NET_WATCHED(MPI_Wait(&r, &st));
+    /* Released (MPI_REQUEST_NULL, also after an error): a later wait or
+     * test of the same request returns at once. */
+    r = MPI_REQUEST_NULL;
+    memcpy(&q->part[p], &r, sizeof r);
+    if (w != MPI_SUCCESS) {
       rc = SIMPLE_ERR_MPI;
       continue;
     }

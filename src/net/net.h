@@ -81,8 +81,9 @@ int simple__net_isend_pieces(simple__comm_t *c, const simple__net_piece_t *piece
                              size_t off, size_t bytes, int dest, int tag, simple__net_req_t *req);
 int simple__net_irecv_pieces(simple__comm_t *c, const simple__net_piece_t *pieces, int np,
                              size_t off, size_t bytes, int src, int tag, simple__net_req_t *req);
-/* Waits for every request; 0, SIMPLE_ERR_MPI, or SIMPLE__NET_MARK when a
- * receive got an error mark (the other requests still completed). */
+/* Waits for every request, and releases it (a later wait or test of it
+ * returns at once); 0, SIMPLE_ERR_MPI, or SIMPLE__NET_MARK when a receive
+ * got an error mark (the other requests still completed). */
 int simple__net_waitall(simple__net_req_t *reqs, int count);
 /* simple__net_waitall of one receive's request, with the tag its message
  * came with in *tag (a mark's too; -1 for a request that

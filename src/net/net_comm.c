@@ -147,45 +147,12 @@ int simple__comm_barrier(simple__comm_t *c) {
   return simple__net_ok(SIMPLE__NET_WATCHED(MPI_Barrier(c->comm)));
 }
 
-/* A vote whose posting failed part way: what it posted is cancelled and
- * completed, so that no request still points into v (the caller may free
- * it) and vote_wait finds nothing. A send that could not be cancelled
- * completes as a send of one word does. Returns SIMPLE_ERR_MPI. */
-static int vote_taken_back(simple__comm_vote_t *v) {
-  for (int i = 0; i < v->nreq; i++) {
-    MPI_Request r;
-    memcpy(&r, &v->req[i], sizeof r);
-    MPI_Cancel(&r);
-    MPI_Wait(&r, MPI_STATUS_IGNORE);
-  }
-  v->nreq = v->nrecv = 0;
-  return SIMPLE_ERR_MPI;
-}
-
-int simple__comm_vote_start(simple__comm_t *c, int word, int tag, simple__comm_vote_t *v) {
-  int P = c->size, me = c->rank;
+int simple__comm_vote_start(simple__comm_t *c, int word, simple__comm_vote_t *v) {
   v->word = v->max = word;
-  v->nreq = v->nrecv = 0;
-  v->me = me;
-  v->pairwise = simple__comm_vote_pairwise(P);
   MPI_Request r;
-  if (!v->pairwise) {
-    int rc =
-        started(MPI_Iallreduce(&v->word, &v->max, 1, MPI_INT, MPI_MAX, c->comm, &r), &r, v->req);
-    v->nreq = !rc;
-    return rc;
-  }
-  /* Receives first, then sends, all at once. */
-  for (int send = 0; send < 2; send++)
-    for (int k = 0; k < P; k++) {
-      if (k == me) continue;
-      int rc = send ? MPI_Isend(&v->word, 1, MPI_INT, k, tag, c->comm, &r)
-                    : MPI_Irecv(&v->got[v->nrecv], 1, MPI_INT, k, tag, c->comm, &r);
-      if (started(rc, &r, &v->req[v->nreq])) return vote_taken_back(v);
-      v->nreq++;
-      v->nrecv += !send;
-    }
-  return 0;
+  int rc = started(MPI_Iallreduce(&v->word, &v->max, 1, MPI_INT, MPI_MAX, c->comm, &r), &r, v->req);
+  v->nreq = !rc;
+  return rc;
 }
 
 int simple__comm_vote_wait(simple__comm_vote_t *v) {
@@ -196,10 +163,7 @@ int simple__comm_vote_wait(simple__comm_vote_t *v) {
     if (SIMPLE__NET_WATCHED(MPI_Wait(&r, MPI_STATUS_IGNORE)) != MPI_SUCCESS) rc = SIMPLE_ERR_MPI;
   }
   v->nreq = 0;
-  if (rc) return rc;
-  for (int i = 0; i < v->nrecv; i++)
-    if (v->got[i] > v->max) v->max = v->got[i];
-  return 0;
+  return rc;
 }
 
 int simple__comm_bcast(simple__comm_t *c, void *buf, size_t bytes, int root) {

@@ -87,37 +87,20 @@ int simple__comm_barrier(simple__comm_t *c);
 /* A nonblocking job-wide vote: every node's int, for a verdict that
  * travels while the caller works. vote_start sends this node's word;
  * vote_wait completes the vote and puts the largest word in v->max.
- * Between the two the caller leaves *v alone (it holds the requests: keep
+ * Between the two the caller leaves *v alone (it holds the request: keep
  * it where an abandoned call cannot free it). Every node takes both calls
  * for the same step, the nodes that fail too. A vote_start that fails
- * (SIMPLE_ERR_MPI) has taken back what it posted: no vote_wait. On up to
- * SIMPLE__VOTE_PAIRWISE nodes every node sends its word to every other
- * and takes theirs (P - 1 one-word messages each way with `tag`, posted
- * at once: one alpha), so each node also learns who voted what
- * (simple__comm_vote_of); on more, MPI_Iallreduce with MAX (Open MPI's
- * libnbc below 64 KiB: a binomial reduce, then a broadcast, 2 log2 P
- * alpha). Measured on the virtual cluster, a redistribution of 8 x 8
- * elements (vote, then one message each way): 2 x 1 31-52 us with
- * MPI_Iallreduce, 29-34 us pairwise; 2 x 2 62-75 against 33-37. MPI
- * moves the messages on inside any MPI call of the process. */
-#define SIMPLE__VOTE_PAIRWISE 8
-/* Whether the vote among `nodes` nodes is pairwise: the same answer on
- * every node. */
-static inline int simple__comm_vote_pairwise(int nodes) { return nodes <= SIMPLE__VOTE_PAIRWISE; }
+ * (SIMPLE_ERR_MPI) has taken back what it posted: no vote_wait. It is
+ * MPI_Iallreduce with MAX (Open MPI's libnbc below 64 KiB: a binomial
+ * reduce, then a broadcast, 2 log2 P alpha); on fewer nodes an exchange
+ * carries its verdict in band instead (src/xchg: simple__xchg_t's
+ * verdict). MPI moves it on inside any MPI call of the process. */
 typedef struct {
-  int word, max, nreq, nrecv; /* nrecv: the first requests, into got */
-  int me, pairwise;
-  int got[SIMPLE__VOTE_PAIRWISE - 1];
-  long long req[2 * (SIMPLE__VOTE_PAIRWISE - 1)];
+  int word, max, nreq;
+  long long req[1];
 } simple__comm_vote_t;
-int simple__comm_vote_start(simple__comm_t *c, int word, int tag, simple__comm_vote_t *v);
+int simple__comm_vote_start(simple__comm_t *c, int word, simple__comm_vote_t *v);
 int simple__comm_vote_wait(simple__comm_vote_t *v);
-/* After vote_wait: node k's word, where the vote was pairwise; else
- * v->max. */
-static inline int simple__comm_vote_of(const simple__comm_vote_t *v, int k) {
-  if (!v->pairwise) return v->max;
-  return k == v->me ? v->word : v->got[k < v->me ? k : k - 1];
-}
 /* Sizes in bytes (split at 1 GiB). */
 int simple__comm_bcast(simple__comm_t *c, void *buf, size_t bytes, int root);
 /* A broadcast that carries the root node's verdict in band: the root's

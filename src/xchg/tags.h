@@ -50,11 +50,8 @@ enum {
   SIMPLE__TAG_ALLTOALL = 0x5a10,
   /* Redistribution, transpose and shift (src/dist/redist.c). */
   SIMPLE__TAG_REDIST = 0x5d01,
-  /* Their job-wide verdict (net_comm.h: simple__comm_vote_start, one word
-   * to every other node, on up to SIMPLE__VOTE_PAIRWISE nodes). */
-  SIMPLE__TAG_REDIST_VOTE = 0x5d02,
-  /* Their segment counts to a node that failed the vote
-   * (simple__xchg_post_abandon). */
+  /* Their message counts to a node that failed, where the verdict travels
+   * in band (simple__xchg_post_abandon). */
   SIMPLE__TAG_REDIST_COUNT = 0x5d03,
 };
 

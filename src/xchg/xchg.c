@@ -456,11 +456,12 @@ static void chunk(size_t m, int C, int ch, size_t *lo, size_t *len) {
  * own (simple__xchg_t's parts): their sizes in *part (np of them), NULL
  * where the item goes as before (no parts, a part below
  * SIMPLE_SEGMENT_PIECES bytes, or more messages than the item's share of
- * simple__xchg_post_bound, 1 + len / SIMPLE__XCHG_SEG_BYTES). Returns the
- * messages: the non-empty parts that overlap the item. Cost: one pass
- * over the message's parts (r r_k of a redistribution's). */
+ * simple__xchg_post_bound, 1 + len / SIMPLE__XCHG_SEG_BYTES, less the
+ * verdict's token where one goes first). Returns the messages: the
+ * non-empty parts that overlap the item. Cost: one pass over the
+ * message's parts (r r_k of a redistribution's). */
 static size_t item_parts(const simple__xchg_t *x, int k, int d, int out, size_t lo, size_t len,
-                         const size_t **part, int *np) {
+                         int token, const size_t **part, int *np) {
   *part = NULL;
   size_t least = x->n->segment_pieces;
   if (!x->parts || !least) return 0;
@@ -472,18 +473,20 @@ static size_t item_parts(const simple__xchg_t *x, int k, int d, int out, size_t 
     if (p[j] < least) return 0;
     if (at < lo + len && at + p[j] > lo) count++;
   }
-  if (count < 2 || count > 1 + len / SIMPLE__XCHG_SEG_BYTES) return 0;
+  if (count < 2 || count + (size_t)token > 1 + len / SIMPLE__XCHG_SEG_BYTES) return 0;
   *part = p;
   *np = m;
   return count;
 }
 
 /* Item i of simple__xchg_post's exchange, one way, on driver d: its peer
- * *k, its place in the message (lo, len), the segment size, and its
- * parts (item_parts: *part NULL where it goes in segments of seg); returns
- * its messages (0 when empty). */
+ * *k, its place in the message (lo, len), the segment size, its parts
+ * (item_parts: *part NULL where it goes in segments of seg), and whether
+ * the verdict's token goes first (*token: chunk 0 of a pair, x->verdict,
+ * where it is empty or its first message larger than a segment); returns
+ * its messages, the token's included (0 when empty and no token). */
 static size_t post_item(const simple__xchg_t *x, int i, int d, int out, int *k, size_t *lo,
-                        size_t *len, size_t *seg, const size_t **part, int *np) {
+                        size_t *len, size_t *seg, const size_t **part, int *np, int *token) {
   int to, from;
   simple__xchg_shift(x->n, i / x->chunks + 1, &to, &from);
   *k = out ? to : from;
@@ -491,13 +494,23 @@ static size_t post_item(const simple__xchg_t *x, int i, int d, int out, int *k, 
         len);
   *seg = msg_seg(x->n, *len, *k, 0);
   *part = NULL;
-  if (!*len) return 0;
+  int carrier = x->verdict && i % x->chunks == 0;
+  *token = carrier;
+  if (!*len) return (size_t)*token;
   size_t ng = segments(*len, *seg);
   if (ng == 1) {
-    size_t nparts = item_parts(x, *k, d, out, *lo, *len, part, np);
-    if (nparts) return nparts;
+    size_t nparts = item_parts(x, *k, d, out, *lo, *len, carrier, part, np);
+    if (nparts) return nparts + (size_t)*token;
   }
-  return ng;
+  *token = carrier && *len > SIMPLE__XCHG_SEG_BYTES && *seg > SIMPLE__XCHG_SEG_BYTES;
+  return ng + (size_t)*token;
+}
+
+/* The verdict's token: what a carrier that is not data holds. */
+static const unsigned char token_out = 1;
+static unsigned char *token_in(simple__node_t *n, int k) {
+  simple__xchg_lanes_t *L = *simple__layer_slot(n, &simple__xchg_key);
+  return &L->token[k];
 }
 
 /* Message g of an item (post_item), taken in order: its place in the
@@ -532,12 +545,18 @@ static int post_items(const simple__xchg_t *x, int d, int out, simple__net_req_t
   simple__comm_t *c = simple__xchg_lane(x->n, d);
   int items = (x->n->nodes - 1) * x->chunks, unpack, count = 0;
   for (int i = d; i < items && !*rc; i += x->drivers) {
-    int k, np = 0;
+    int k, np = 0, token;
     const size_t *part;
-    size_t lo, len, seg, ng = post_item(x, i, d, out, &k, &lo, &len, &seg, &part, &np);
-    if (ng == 0) continue;
+    size_t lo, len, seg, ng = post_item(x, i, d, out, &k, &lo, &len, &seg, &part, &np, &token);
     count += (int)ng;
-    if (!req) continue;
+    if (!req || ng == 0) continue;
+    if (token) {
+      *rc = out ? simple__net_isend(c, &token_out, 1, k, x->tag, &req[*nreq])
+                : simple__net_irecv(c, token_in(x->n, k), 1, k, x->tag, &req[*nreq]);
+      if (*rc) break;
+      ++*nreq;
+      if (--ng == 0) continue;
+    }
     pieces_t p = {NULL, 0};
     if (out ? x->out_pieces != NULL : x->in_pieces != NULL)
       p.piece = (out ? x->out_pieces : x->in_pieces)(x->ctx, k, d, &p.n);
@@ -557,48 +576,83 @@ static int post_items(const simple__xchg_t *x, int d, int out, simple__net_req_t
   return count;
 }
 
-int simple__xchg_post_abandon(const simple__xchg_t *x, int d, const simple__comm_vote_t *v,
+int simple__xchg_post_verdict(const simple__xchg_t *x, simple__net_req_t *const *reqs,
+                              unsigned char *failed) {
+  int items = (x->n->nodes - 1) * x->chunks, rc = 0, at[SIMPLE__XCHG_MAX_LANES] = {0};
+  for (int k = 0; k < x->n->nodes; k++) failed[k] = 0;
+  for (int i = 0; i < items; i++) {
+    int d = i % x->drivers, k, np, token;
+    const size_t *part;
+    size_t lo, len, seg, ng = post_item(x, i, d, 0, &k, &lo, &len, &seg, &part, &np, &token);
+    /* The carrier: the first request of the pair's chunk 0. */
+    if (i % x->chunks == 0) {
+      int w = simple__net_waitall(&reqs[d][at[d]], 1);
+      if (w == SIMPLE__NET_MARK)
+        failed[k] = 1;
+      else if (w && !rc)
+        rc = w;
+    }
+    at[d] += (int)ng;
+  }
+  return rc;
+}
+
+int simple__xchg_post_abandon(const simple__xchg_t *x, int d, const unsigned char *failed,
                               int count_tag, simple__net_req_t *req, int nrecv, int nreq) {
   simple__comm_t *c = simple__xchg_lane(x->n, d);
   int items = (x->n->nodes - 1) * x->chunks, rc = 0, q = 0;
   /* The receives, in the order they were posted: those from a failed
-   * node taken back (it sends nothing). */
+   * node taken back (it sends nothing but the mark its carrier got). */
   for (int i = d; i < items && q < nrecv; i += x->drivers) {
-    int k, np;
+    int k, np, token;
     const size_t *part;
-    size_t lo, len, seg, ng = post_item(x, i, d, 0, &k, &lo, &len, &seg, &part, &np);
+    size_t lo, len, seg, ng = post_item(x, i, d, 0, &k, &lo, &len, &seg, &part, &np, &token);
     if (ng > (size_t)(nrecv - q)) ng = (size_t)(nrecv - q);
-    if (simple__comm_vote_of(v, k) && simple__net_cancel(&req[q], (int)ng)) rc = SIMPLE_ERR_MPI;
+    if (failed[k] && simple__net_cancel(&req[q], (int)ng)) rc = SIMPLE_ERR_MPI;
     q += (int)ng;
   }
-  /* A failed node learns from each item how many segments to drain
-   * (simple__xchg_post_drain): sent before this driver waits for its
+  /* A failed node learns from each item how many messages to drain
+   * (simple__xchg_post_failed): sent before this driver waits for its
    * sends, which the drain completes where they are too large to go
    * eagerly. */
   for (int i = d; i < items; i += x->drivers) {
-    int k, np;
+    int k, np, token;
     const size_t *part;
     size_t lo, len, seg;
-    unsigned long long ng = post_item(x, i, d, 1, &k, &lo, &len, &seg, &part, &np);
-    if (simple__comm_vote_of(v, k) && simple__comm_send(c, &ng, sizeof ng, k, count_tag))
-      rc = SIMPLE_ERR_MPI;
+    unsigned long long ng = post_item(x, i, d, 1, &k, &lo, &len, &seg, &part, &np, &token);
+    if (failed[k] && simple__comm_send(c, &ng, sizeof ng, k, count_tag)) rc = SIMPLE_ERR_MPI;
   }
   int w = simple__net_waitall(req, nreq);
   return rc ? rc : w == SIMPLE_ERR_MPI ? w : 0;
 }
 
-int simple__xchg_post_drain(const simple__xchg_t *x, const simple__comm_vote_t *v, int count_tag) {
-  int items = (x->n->nodes - 1) * x->chunks, rc = 0;
-  for (int i = 0; i < items && !rc; i++) {
-    int to, from;
-    simple__xchg_shift(x->n, i / x->chunks + 1, &to, &from);
-    if (simple__comm_vote_of(v, from)) continue; /* a failed node sends nothing */
-    simple__comm_t *c = simple__xchg_lane(x->n, i % x->drivers);
-    unsigned long long ng = 0;
-    rc = simple__comm_recv(c, &ng, sizeof ng, from, count_tag, NULL, NULL);
-    for (; !rc && ng; ng--) rc = simple__net_drain(c, from, x->tag, NULL, NULL);
+int simple__xchg_post_failed(const simple__xchg_t *x, int count_tag) {
+  simple__node_t *n = x->n;
+  int P = n->nodes, C = x->chunks, rc = 0, nm = 0, to, from;
+  /* The marks first, all at once: every other node waits for its carrier
+   * from this one before it takes back the rest. */
+  simple__net_req_t mark[SIMPLE__XCHG_INBAND_NODES];
+  for (int st = 1; st < P && !rc; st++) {
+    simple__xchg_shift(n, st, &to, &from);
+    simple__comm_t *c = simple__xchg_lane(n, (st - 1) * C % x->drivers);
+    if (!(rc = simple__net_mark(c, to, x->tag, &mark[nm]))) nm++;
   }
-  return rc;
+  for (int st = 1; st < P && !rc; st++) {
+    simple__xchg_shift(n, st, &to, &from);
+    int was_mark = 0;
+    rc = simple__net_drain(simple__xchg_lane(n, (st - 1) * C % x->drivers), from, x->tag, &was_mark,
+                           NULL);
+    for (int ch = 0; ch < C && !rc && !was_mark; ch++) {
+      simple__comm_t *c = simple__xchg_lane(n, ((st - 1) * C + ch) % x->drivers);
+      unsigned long long ng = 0;
+      rc = simple__comm_recv(c, &ng, sizeof ng, from, count_tag, NULL, NULL);
+      /* Chunk 0's count holds its carrier, drained above. */
+      for (ng -= ng && ch == 0; !rc && ng; ng--)
+        rc = simple__net_drain(c, from, x->tag, NULL, NULL);
+    }
+  }
+  int w = simple__net_waitall(mark, nm);
+  return rc ? rc : w;
 }
 
 int simple__xchg_post(const simple__xchg_t *x, int d, int out, simple__net_req_t *req, int *nreq) {

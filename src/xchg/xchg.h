@@ -24,11 +24,16 @@
 /* Lanes opened: min(max threads on any node, SIMPLE__XCHG_MAX_LANES), in
  * n->lanes. */
 #define SIMPLE__XCHG_MAX_LANES 64
+/* The most nodes on which simple__xchg_post carries the job-wide verdict
+ * in band (simple__xchg_t's verdict, below). */
+#define SIMPLE__XCHG_INBAND_NODES 8
 typedef struct {
   int n;
   int sig_hi_bits;     /* simple__xchg_sig_tag: hash bits above bit 15 */
   size_t one_host_seg; /* segment size between nodes on one host (xchg.c) */
   simple__comm_t *lane[SIMPLE__XCHG_MAX_LANES];
+  /* Where the verdict's one-byte tokens from node k land (xchg.c). */
+  unsigned char token[SIMPLE__XCHG_INBAND_NODES];
 } simple__xchg_lanes_t;
 extern simple__layer_key_t simple__xchg_key;
 
@@ -257,6 +262,28 @@ typedef struct {
   void *(*block)(void *ctx, int k, int out, int i, size_t *bytes);
   /* Node-local work for a node without a copier (NULL: none). */
   void (*local)(void *ctx);
+  /* simple__xchg_post only, on up to SIMPLE__XCHG_INBAND_NODES nodes
+   * (simple__xchg_in_band): the job-wide verdict on the call's arguments
+   * travels in band, with no message of its own. Chunk 0 of every node
+   * pair carries it, each way, even where it is empty: its first message
+   * where that is at most one segment (SIMPLE__XCHG_SEG_BYTES), else (an
+   * empty chunk, one that goes whole or in parts) a token of one byte
+   * posted just before it, so that no verdict waits for a large message
+   * to land. A node that failed posts nothing of the exchange: it sends an
+   * error mark (net.h) in place of each carrier and drains what it is sent
+   * (simple__xchg_post_failed); the others learn it from their carriers
+   * (simple__xchg_post_verdict) and take back the rest
+   * (simple__xchg_post_abandon). Every node of an exchange sets it alike.
+   * What it saves: a vote of one word each way between every node pair
+   * besides the data, which cost a 2 x 2 redistribution of 256 x 256
+   * complex elements on the virtual cluster 6-8% of its time (one program
+   * switching the vote off block by block: 0.92-0.95 of the time), 9 us of
+   * thread 0's time to post it, a system call and a packet through the
+   * virtual network. Cost: where a node pair's message is empty, or its
+   * first message is larger than a segment, a token each way; the tokens
+   * of empty pairs are why it stops at SIMPLE__XCHG_INBAND_NODES (a
+   * client votes with an allreduce above, net_comm.h). */
+  int verdict;
   /* The job-wide verdict: this node found an error in the call's
    * arguments. It still runs its part of the exchange, so that no other
    * node waits forever, but sends an error mark (net.h) where a message
@@ -302,23 +329,38 @@ int simple__xchg_drive(const simple__xchg_t *x, int d, int also_local);
  * are cut on cache lines. */
 int simple__xchg_post(const simple__xchg_t *x, int d, int out, simple__net_req_t *req, int *nreq);
 
-/* simple__xchg_post's exchange when its verdict comes after the sends
- * (a client that posts its receives and sends while a pairwise vote,
- * net_comm.h, is in flight, and learns from the vote which nodes failed;
- * a failed node posts nothing). On a node that did not fail, once the
- * vote says another did: driver d takes back its receives from failed
- * nodes (req[0..nrecv), as simple__xchg_post posted them; its sends
- * follow up to nreq), sends each failed node one count message (tag
- * count_tag) per item it drives with it, the number of segments it sent,
- * and waits for every request. On a failed node, simple__xchg_post_drain
- * (one thread, every driver's items; x needs n, tag, drivers and chunks
- * alone, no sizes): from each node that did not fail, per item, the count
- * message, then that many messages drained. Nothing stays queued, and
- * the failed node needs no sizes. 0 or SIMPLE_ERR_MPI. The error path
- * only: one small message per item with a failed node. */
-int simple__xchg_post_abandon(const simple__xchg_t *x, int d, const simple__comm_vote_t *v,
+/* Whether simple__xchg_post's exchanges on this job's nodes carry their
+ * verdict in band (simple__xchg_t's verdict): the same on every node. */
+static inline int simple__xchg_in_band(const simple__node_t *n) {
+  return n->nodes <= SIMPLE__XCHG_INBAND_NODES;
+}
+
+/* simple__xchg_post's exchange with its verdict in band (x->verdict), on
+ * a node that did not fail, once its drivers have posted their receives
+ * and sends: one thread waits for every node pair's carrier, whichever
+ * driver posted it (reqs[d]: driver d's requests, its receives first as
+ * simple__xchg_post posted them), and sets failed[k] (k < nodes) where
+ * node k sent a mark, while the drivers leave their requests alone. The
+ * carriers come first from their nodes: the wait ends when each node's
+ * first segment (or token) has landed. 0 or SIMPLE_ERR_MPI. */
+int simple__xchg_post_verdict(const simple__xchg_t *x, simple__net_req_t *const *reqs,
+                              unsigned char *failed);
+
+/* Then, where failed says some node failed: driver d takes back its
+ * receives from failed nodes (req[0..nrecv), as simple__xchg_post posted
+ * them; its sends follow up to nreq), sends each failed node one count
+ * message (tag count_tag) per item it drives with it, the number of
+ * messages it sent, and waits for every request. On a failed node one
+ * thread runs simple__xchg_post_failed (every driver's items; x needs n,
+ * tag, drivers and chunks alone, no sizes): an error mark to every node
+ * in place of its carrier, then from each node its carrier, drained (a
+ * mark: that node failed too and sends nothing more), and per item the
+ * count message and the rest of that many messages, drained. Nothing
+ * stays queued, and the failed node needs no sizes. 0 or SIMPLE_ERR_MPI.
+ * The error path only: one small message per item with a failed node. */
+int simple__xchg_post_abandon(const simple__xchg_t *x, int d, const unsigned char *failed,
                               int count_tag, simple__net_req_t *req, int nrecv, int nreq);
-int simple__xchg_post_drain(const simple__xchg_t *x, const simple__comm_vote_t *v, int count_tag);
+int simple__xchg_post_failed(const simple__xchg_t *x, int count_tag);
 
 /* The requests simple__xchg_post(x, d, out) posts (the sizes as it will
  * see them). Cost: one pass over the driver's items. */
