@@ -25,8 +25,7 @@
  * nothing lands before the verdict (message_pieces);
  * threads 0..D-1 then drive the transfers, thread l on lane l, while the
  * others copy the pieces that stay on the node straight from source to
- * destination storage (those beyond the node's cores too have no core to
- * copy on, and wait), taking them from a node-wide queue; the drivers
+ * destination storage, taking them from a node-wide queue; the drivers
  * take from the queue too, testing their transfers every few lines (MPI
  * moves data only inside MPI calls), and wait for them once the queue is
  * empty (simple_redistribute_remote copies none of those: the node's
@@ -913,26 +912,13 @@ static int exchange(simple_t *s, xc_t *c) {
   }
   int nrecv = nreq;
   if (me < c->D) rc = simple__xchg_post(&xg, me, 1, req, &nreq);
-  /* A thread beyond the drivers and beyond the node's cores has no core
-   * to run on while they work: it leaves the node-local pieces to them,
-   * skips the verdict's hand-off, and waits once, at the barrier below,
-   * which gives it the verdict too (verdict_with_data's own barrier where
-   * a node failed). Where a node's threads share one core (2 x 2 on the
-   * virtual cluster, 256 x 256 complex, rows -> column blocks; one program
-   * switching it block by block, medians of the paired ratios, three to
-   * five runs) that took 0.95-0.99 of the time, 0.88-0.98 with the nodes on
-   * one host; the 2D FFT with natural output 0.96-1.00 (2 x 4: 0.97-1.02,
-   * redistribution 0.94-0.97). SIMPLE_NODE_CORES sets the node's cores
-   * (tests of the copying threads on a small machine). */
-  int idle = me >= c->D && me >= c->n->cores;
-  if (c->in_band && !idle && (rc2 = verdict_with_data(s, c, &xg, gen, req, nrecv, nreq)))
-    return rc2;
+  if (c->in_band && (rc2 = verdict_with_data(s, c, &xg, gen, req, nrecv, nreq))) return rc2;
   if (me < c->D) {
     poll_t pr = {req, nreq, 0, 0};
     if (!rc && !c->pl->remote) local_pieces(c, &pr);
     int w = simple__net_waitall(req, nreq);
     if (!rc) rc = pr.rc ? pr.rc : w;
-  } else if (!c->pl->remote && !idle) {
+  } else if (!c->pl->remote) {
     local_pieces(c, NULL);
   }
   if ((rc = simple__sync_rc(s, rc))) return rc;

@@ -295,7 +295,6 @@ enum {
   OPT_YIELDS,
   OPT_SEGMENT_WHOLE,
   OPT_SEGMENT_PIECES,
-  OPT_NODE_CORES,
   OPTS
 };
 static const struct {
@@ -310,7 +309,6 @@ static const struct {
     {"SIMPLE_YIELDS", "a number of polls from 0 to 1000000", -2, 1000000},
     {"SIMPLE_SEGMENT_WHOLE", "a non-negative number of bytes", SIMPLE__SEGMENT_WHOLE, LONG_MAX},
     {"SIMPLE_SEGMENT_PIECES", "a non-negative number of bytes", SIMPLE__SEGMENT_PIECES, LONG_MAX},
-    {"SIMPLE_NODE_CORES", "a number of cores from 0 to 1000000", 0, 1000000},
 };
 
 /* Reads every setting into opt; the first bad one's message goes to err
@@ -372,9 +370,6 @@ static int place(simple__node_t *n, MPI_Comm comm, MPI_Comm local, int threads, 
   MPI_Allreduce(&threads, &total, 1, MPI_INT, MPI_SUM, local);
   long online = sysconf(_SC_NPROCESSORS_ONLN);
   n->oversubscribed = threads > cores || total > (online > 0 ? online : 1);
-  long share = online > 0 && total > 0 ? online * threads / total : 1;
-  n->cores = cores < share ? cores : (int)share;
-  if (n->cores < 1) n->cores = 1;
   /* Hosts may differ (another cpuset, another thread count): what decides
    * how nodes talk to each other must be one verdict for the whole job. */
   MPI_Allreduce(&n->oversubscribed, &n->shared_anywhere, 1, MPI_INT, MPI_MAX, comm);
@@ -441,7 +436,6 @@ static int configure(simple__node_t *n, MPI_Comm comm) {
   n->checked = (int)opt[OPT_CHECK];
   n->segment_whole = (size_t)opt[OPT_SEGMENT_WHOLE];
   n->segment_pieces = (size_t)opt[OPT_SEGMENT_PIECES];
-  if (opt[OPT_NODE_CORES] > 0) n->cores = (int)opt[OPT_NODE_CORES];
 
   /* Spinning pays only while every thread has a core: then a wake-up is a
    * cache-line transfer away and sleeping would cost microseconds. When

@@ -96,10 +96,6 @@ typedef struct simple__node {
   int local_rank;       /* this process among those on the same host */
   int local_first_core; /* threads of lower local ranks on this host */
   int oversubscribed;   /* more runnable threads on the host than cores */
-  int cores;            /* the cores this node's threads run on at once: those
-                           it may use, at most its share of the host's (the
-                           online cores times its threads over the host's
-                           threads), at least 1; SIMPLE_NODE_CORES sets it */
   int shared_anywhere;  /* some node of the job is oversubscribed: the same on
                            every node, for choices both ends of a transfer
                            must agree on (lanes, exchange methods) */

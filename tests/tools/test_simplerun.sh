@@ -187,8 +187,7 @@ grep -q "gives 3 counts for 2 nodes" <<< "$out" || fail "no message for a bad SI
 # Bad waiting and segment settings end the job at start with a message.
 for bad in "SIMPLE_YIELDS=many|SIMPLE_YIELDS must be" "SIMPLE_SPIN=-3|SIMPLE_SPIN must be" \
   "SIMPLE_SEGMENT_WHOLE=1M|SIMPLE_SEGMENT_WHOLE must be a non-negative number of bytes" \
-  "SIMPLE_SEGMENT_PIECES=-4096|SIMPLE_SEGMENT_PIECES must be a non-negative number of bytes" \
-  "SIMPLE_NODE_CORES=2000000|SIMPLE_NODE_CORES must be a number of cores from 0 to 1000000"; do
+  "SIMPLE_SEGMENT_PIECES=-4096|SIMPLE_SEGMENT_PIECES must be a non-negative number of bytes"; do
   out=$(env "${bad%%|*}" "$bin/simplerun" -N 2 -t 1 "$bin/simple-hello" 2>&1)
   rc=$?
   [[ $rc != 0 ]] || fail "${bad%%|*} was accepted"
