@@ -275,11 +275,12 @@ typedef struct {
    * (simple__xchg_post_verdict) and take back the rest
    * (simple__xchg_post_abandon). Every node of an exchange sets it alike.
    * What it saves: a vote of one word each way between every node pair
-   * besides the data, which cost a 2 x 2 redistribution of 256 x 256
-   * complex elements on the virtual cluster 6-8% of its time (one program
-   * switching the vote off block by block: 0.92-0.95 of the time), 9 us of
-   * thread 0's time to post it, a system call and a packet through the
-   * virtual network. Cost: where a node pair's message is empty, or its
+   * besides the data, 9 us of thread 0's time to post on the virtual
+   * cluster (a system call and a packet through the virtual network); a
+   * 2 x 2 redistribution of 256 x 256 complex elements took 0.92-0.96 of
+   * the time without it, the 2D FFT with natural output 0.96-0.99 (one
+   * program adding the vote back block by block, five runs;
+   * docs/bench.md). Cost: where a node pair's message is empty, or its
    * first message is larger than a segment, a token each way; the tokens
    * of empty pairs are why it stops at SIMPLE__XCHG_INBAND_NODES (a
    * client votes with an allreduce above, net_comm.h). */
