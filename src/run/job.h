@@ -106,6 +106,8 @@ typedef struct simple__node {
   void *comm;           /* the job's MPI communicator (MPI_Comm, opaque here) */
   int lanes;            /* inter-node lanes: threads of a node that may drive
                            transfers at once (set by src/xchg's open hook) */
+  int lanes_shared;     /* SIMPLE_LANES_SHARED=1: drive them all where threads
+                           share cores too (set by the same hook) */
 
   simple__barrier_t barrier;
   simple__slot_t *slots[2]; /* [2][threads] */

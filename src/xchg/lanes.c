@@ -38,6 +38,10 @@ static int lanes_open(simple__node_t *n) {
    * of several nodes on one host reach the segments' paths). */
   L->one_host_seg = simple__env_long("SIMPLE_SEGMENT_ONE_HOST", 0) == 1 ? SIMPLE__XCHG_SEG_BYTES
                                                                         : SIMPLE__XCHG_ONE_HOST_SEG;
+  /* Several lanes even where threads share cores, with
+   * SIMPLE_LANES_SHARED=1 (so that tests on this machine reach the paths
+   * of several drivers; simple__xchg_lanes). */
+  n->lanes_shared = simple__env_long("SIMPLE_LANES_SHARED", 0) == 1;
   *simple__layer_slot(n, &simple__xchg_key) = L;
   n->lanes = L->n;
   return rc;

@@ -75,9 +75,10 @@ static inline int simple__xchg_sig_tag(simple__node_t *n, unsigned sig) {
  * on the cores. Measured on 2 cores with 2 x 2 threads, a 64 KiB allreduce
  * took 120 us on one lane and 4-5 ms (a scheduler tick) on two, the
  * threads polling MPI in turn pushing each other's progress out to the
- * next tick. */
+ * next tick. SIMPLE_LANES_SHARED=1 drives them all the same (tests of the
+ * paths of several drivers on a small machine; the same on every node). */
 static inline int simple__xchg_lanes(const simple__node_t *n) {
-  if (n->shared_anywhere) return 1;
+  if (n->shared_anywhere && !n->lanes_shared) return 1;
   int m = n->threads_of[0];
   for (int k = 1; k < n->nodes; k++)
     if (n->threads_of[k] < m) m = n->threads_of[k];
