@@ -109,6 +109,9 @@ typedef struct {
   atomic_uint verdict_gen, verdict_sleepers;
   int verdict_rc;
   unsigned char failed[SIMPLE__XCHG_INBAND_NODES];
+  /* the drivers -> thread 0, in band: where each node's first message
+   * lands among its driver's requests (simple__xchg_t's carrier) */
+  int carrier[SIMPLE__XCHG_INBAND_NODES];
   /* thread 0: the redistributions planned last on several nodes (redist.c,
    * SIMPLE__DIST_PLANS of them, replaced in turn): a call that repeats one
    * takes its piece sizes from here and skips sizing them, and the node

@@ -889,7 +889,8 @@ static int exchange(simple_t *s, xc_t *c) {
                        .in_pieces = c->direct_in ? x_in_pieces : NULL,
                        .out_pieces = c->direct_out ? x_out_pieces : NULL,
                        .parts = c->pl->bynode || !job_pieces(c->n) ? NULL : x_parts,
-                       .verdict = c->in_band};
+                       .verdict = c->in_band,
+                       .carrier = c->st->carrier};
   if (me < c->D) rc = simple__xchg_post(&xg, me, 0, req, &nreq);
   move_pieces(c, 0);
   /* The verdict. In band (every node learns every node's verdict from its

@@ -550,6 +550,7 @@ static int post_items(const simple__xchg_t *x, int d, int out, simple__net_req_t
     size_t lo, len, seg, ng = post_item(x, i, d, out, &k, &lo, &len, &seg, &part, &np, &token);
     count += (int)ng;
     if (!req || ng == 0) continue;
+    if (!out && x->verdict && i % x->chunks == 0) x->carrier[k] = *nreq;
     if (token) {
       *rc = out ? simple__net_isend(c, &token_out, 1, k, x->tag, &req[*nreq])
                 : simple__net_irecv(c, token_in(x->n, k), 1, k, x->tag, &req[*nreq]);
@@ -578,21 +579,18 @@ static int post_items(const simple__xchg_t *x, int d, int out, simple__net_req_t
 
 int simple__xchg_post_verdict(const simple__xchg_t *x, simple__net_req_t *const *reqs,
                               unsigned char *failed) {
-  int items = (x->n->nodes - 1) * x->chunks, rc = 0, at[SIMPLE__XCHG_MAX_LANES] = {0};
-  for (int k = 0; k < x->n->nodes; k++) failed[k] = 0;
-  for (int i = 0; i < items; i++) {
-    int d = i % x->drivers, k, np, token;
-    const size_t *part;
-    size_t lo, len, seg, ng = post_item(x, i, d, 0, &k, &lo, &len, &seg, &part, &np, &token);
-    /* The carrier: the first request of the pair's chunk 0. */
-    if (i % x->chunks == 0) {
-      int w = simple__net_waitall(&reqs[d][at[d]], 1);
-      if (w == SIMPLE__NET_MARK)
-        failed[k] = 1;
-      else if (w && !rc)
-        rc = w;
-    }
-    at[d] += (int)ng;
+  int P = x->n->nodes, rc = 0;
+  for (int k = 0; k < P; k++) failed[k] = 0;
+  for (int st = 1; st < P; st++) {
+    int to, from;
+    simple__xchg_shift(x->n, st, &to, &from);
+    /* The carrier from `from`: the first request of item (st - 1) C, its
+     * chunk 0, on that item's driver. */
+    int w = simple__net_waitall(&reqs[(st - 1) * x->chunks % x->drivers][x->carrier[from]], 1);
+    if (w == SIMPLE__NET_MARK)
+      failed[from] = 1;
+    else if (w && !rc)
+      rc = w;
   }
   return rc;
 }

@@ -286,6 +286,10 @@ typedef struct {
    * of empty pairs are why it stops at SIMPLE__XCHG_INBAND_NODES (a
    * client votes with an allreduce above, net_comm.h). */
   int verdict;
+  /* With verdict: where the carrier from node k lands among its driver's
+   * requests (carrier[k], the client's array of nodes entries), recorded
+   * as the driver posts its receives, for simple__xchg_post_verdict. */
+  int *carrier;
   /* The job-wide verdict: this node found an error in the call's
    * arguments. It still runs its part of the exchange, so that no other
    * node waits forever, but sends an error mark (net.h) where a message
@@ -340,11 +344,11 @@ static inline int simple__xchg_in_band(const simple__node_t *n) {
 /* simple__xchg_post's exchange with its verdict in band (x->verdict), on
  * a node that did not fail, once its drivers have posted their receives
  * and sends: one thread waits for every node pair's carrier, whichever
- * driver posted it (reqs[d]: driver d's requests, its receives first as
- * simple__xchg_post posted them), and sets failed[k] (k < nodes) where
- * node k sent a mark, while the drivers leave their requests alone. The
- * carriers come first from their nodes: the wait ends when each node's
- * first segment (or token) has landed. 0 or SIMPLE_ERR_MPI. */
+ * driver posted it (reqs[d]: driver d's requests; x->carrier says
+ * where), and sets failed[k] (k < nodes) where node k sent a mark, while
+ * the drivers leave their requests alone. The carriers come first from
+ * their nodes: the wait ends when each node's first segment (or token)
+ * has landed. Cost: P - 1 waits. 0 or SIMPLE_ERR_MPI. */
 int simple__xchg_post_verdict(const simple__xchg_t *x, simple__net_req_t *const *reqs,
                               unsigned char *failed);
 
