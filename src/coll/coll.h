@@ -154,7 +154,9 @@ int simple__coll_check(simple_t *s, const simple__call_t *call);
  * none. About ten integer operations, most of them independent of each
  * other; a hash that mixed every bit would take dependent multiplies,
  * about 23 instructions, more than the rest of the check on an 8-byte
- * collective inside a node (counted in docs/bench.md). */
+ * collective inside a node (callgrind, 1 x 2, the calling function's own
+ * instructions a call: bcast 40 without the check, 69 with the hash, 60
+ * with this; reduce 49, 81, 72). */
 static inline unsigned simple__coll_id(const char *call, size_t size) {
   return (unsigned)size | (unsigned)(unsigned char)call[0] << 8 |
          (unsigned)(unsigned char)call[3] << 16 | (unsigned)(unsigned char)call[size - 2] << 24;

@@ -280,8 +280,8 @@ typedef struct {
    * cluster (a system call and a packet through the virtual network); a
    * 2 x 2 redistribution of 256 x 256 complex elements took 0.92-0.96 of
    * the time without it, the 2D FFT with natural output 0.96-0.99 (one
-   * program adding the vote back block by block, five runs;
-   * docs/bench.md). Cost: where a node pair's message is empty, or its
+   * program adding the vote back block by block, five runs, 2026-12-07).
+   * Cost: where a node pair's message is empty, or its
    * first message is larger than a segment, a token each way; the tokens
    * of empty pairs are why it stops at SIMPLE__XCHG_INBAND_NODES (a
    * client votes with an allreduce above, net_comm.h). */
