@@ -221,7 +221,10 @@ typedef struct {
 static void flat_transpose(flat_t *f) {
   long n = f->n, m = f->rows;
   /* Pack: block q holds columns [lo_q, lo_q + cnt_q) of my rows, transposed
-   * (cnt_q rows of my m elements), through TILE_C x TILE_I tiles. */
+   * (cnt_q rows of my m elements), through TILE_C x TILE_I tiles; a
+   * tile's whole row in a loop of constant count, whose TILE_I strided
+   * loads the compiler issues together, as the library does (src/dist:
+   * at large sizes each is a cache miss, and they overlap). */
   for (int q = 0; q < f->P; q++) {
     double *b = f->sbuf + f->sd[q];
     long c0 = f->los[q], cq = f->cnt[q];
@@ -229,7 +232,10 @@ static void flat_transpose(flat_t *f) {
       for (long ii = 0; ii < m; ii += TILE_I) {
         long ie = ii + TILE_I < m ? ii + TILE_I : m, ce = cc + TILE_C < cq ? cc + TILE_C : cq;
         for (long c = cc; c < ce; c++)
-          for (long i = ii; i < ie; i++) b[c * m + i] = f->src[i * n + c0 + c];
+          if (ie - ii == TILE_I)
+            for (long i = ii; i < ii + TILE_I; i++) b[c * m + i] = f->src[i * n + c0 + c];
+          else
+            for (long i = ii; i < ie; i++) b[c * m + i] = f->src[i * n + c0 + c];
       }
   }
   if (f->uniform)
