@@ -82,7 +82,12 @@
  * lines walk across it, and 8 rows whose stride is a power of two still
  * fit the ways of one cache set; measured against 8x8, 16x16, 32x32 and
  * 8x64 tiles on 1024..4096-square matrices of doubles, it was the
- * fastest or close to it everywhere. */
+ * fastest or close to it everywhere. With a tile row's loads issued
+ * together (COPY_TILE), 16 elements along a run won on 2048 x 2048 (1 x
+ * 2 on the 2-core AMD EPYC VM: doubles 5.9-6.1 ms against 7.6-7.7) but
+ * lost on 4096 x 4096 (39.6-44.1 ms against 28.8-36.1) and on 2 x 2 on
+ * the virtual cluster (4096: 69.8 ms against 58.7-61.5), where its 16
+ * source rows a power of two apart no longer fit one cache set's ways. */
 #define TILE_K 32
 #define TILE_T 8
 
