@@ -132,7 +132,8 @@ static void simple_side(simple_t *s, void *arg) {
            *out = fftw_malloc(sizeof(cplx) * (lout + 1));
       cplx *back = fftw_malloc(sizeof(cplx) * (lin + 1));
       cplx *orig = fftw_malloc(sizeof(cplx) * (lin + 1));
-      if (!in || !out || !back || !orig) simple_abort(s, "simple-bench fft: n = %ld: out of memory", n);
+      if (!in || !out || !back || !orig)
+        simple_abort(s, "simple-bench fft: n = %ld: out of memory", n);
       if (simple_fft2d_fill(s, n, n, 0, 1, in)) simple_abort(s, "simple-bench fft: fill");
       simple_fft2d_t *p = NULL, *undo = NULL;
       unsigned flags = SIMPLE_FFT_MEASURE | (mode ? SIMPLE_FFT_TRANSPOSED_OUT : 0);

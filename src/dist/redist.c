@@ -278,11 +278,11 @@ typedef struct {
 
 /* The destination side is contiguous along a run (step 1) in every
  * strided copy: only the source steps. A whole tile's row (TILE_T
- * elements, the case but at a run's end) goes through a loop of constant
- * count, which the compiler unrolls into TILE_T independent loads: each
- * misses the cache (they lie a source row apart), and issued together
- * their misses overlap, where the loop of variable count waited for them
- * nearly one by one. Measured on the 2-core AMD EPYC VM, 2048 x 2048
+ * elements: every tile but the last of a run) goes through a loop of
+ * constant count, which the compiler unrolls into TILE_T independent
+ * loads: each misses the cache (they lie a source row apart), and
+ * issued together their misses overlap, where the loop of variable count
+ * waited for them nearly one by one. Measured on the 2-core AMD EPYC VM, 2048 x 2048
  * doubles (simple_transpose, one program, medians of 31 calls): 1 x 1
  * 33.2-34.9 ms -> 18.4-20.2, 1 x 2 16.5-17.7 ms -> 7.1-10.6; 16-byte
  * elements on 1 x 2 17.1 -> 13.9-14.2 ms; 4-byte elements level. */
