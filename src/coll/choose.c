@@ -1,7 +1,9 @@
 /* The decision table of the collectives' phase among nodes (choose.h).
  *
- * The crossovers, measured with simple-bench coll on the virtual cluster
- * (docs/bench.md, "Algorithms among nodes"):
+ * The crossovers, measured with simple-bench coll and with programs that
+ * switch the forced algorithm inside one job, on the virtual cluster (the
+ * method and the current evidence: docs/bench.md, "Algorithms among
+ * nodes"; below, the figures each choice was made on):
  *  - allreduce: up to 8 KiB the master's recursive doubling wins (one
  *    exchange per round, no slicing barrier); above, the sliced combine
  *    and Rabenseifner's 2 n bytes per node beat log2 P exchanges of n.
