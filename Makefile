@@ -18,6 +18,18 @@ $(BUILD)/CMakeCache.txt: | setup
 build: setup $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
+# Two Open MPI settings for the test suites, each overridable from the
+# environment. Every test job runs on this host or on the virtual cluster,
+# where Open MPI's ob1 layer (shared memory, TCP) carries it: naming ob1
+# spares each of a suite's launches (about 1000) Open MPI's probe of the PSM
+# and PSM2 transports of its cm layer, 0.2 s a launch on a machine without
+# them (set OMPI_MCA_pml to test the library over another layer). And a
+# job that fails on purpose (a few hundred tests) ends without mpirun's
+# grace of 1 s between its SIGTERM and its SIGKILL to each process, which
+# the library's processes do not use (they handle no SIGTERM).
+test asan tsan soak: export OMPI_MCA_pml ?= ob1
+test asan tsan soak: export OMPI_MCA_odls_base_sigkill_timeout ?= 0
+
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j 2
 

@@ -29,7 +29,12 @@ typedef struct {
   long limit_s;
   watch_slot_t *slots; /* [threads] */
   watch_seen_t *seen;  /* [threads], the watching thread's */
-  atomic_int stop;
+  /* The watching thread naps on `wake` (CLOCK_MONOTONIC) between looks, so
+   * that stopping it at the job's end wakes it at once: a plain sleep of
+   * 100 ms made every job's end wait up to 100 ms for the join. */
+  pthread_mutex_t lock;
+  pthread_cond_t wake;
+  int stop; /* under lock */
   pthread_t tid;
 } watchdog_t;
 
@@ -94,6 +99,23 @@ static void report(watchdog_t *w, long long now, const char *who) {
   }
 }
 
+/* Waits 100 ms, or less when the job stops it; returns 1 when stopped. */
+static int nap(watchdog_t *w) {
+  struct timespec until;
+  clock_gettime(CLOCK_MONOTONIC, &until);
+  until.tv_nsec += 100000000L;
+  if (until.tv_nsec >= 1000000000L) {
+    until.tv_sec++;
+    until.tv_nsec -= 1000000000L;
+  }
+  pthread_mutex_lock(&w->lock);
+  while (!w->stop && pthread_cond_timedwait(&w->wake, &w->lock, &until) == 0) {
+  }
+  int stop = w->stop;
+  pthread_mutex_unlock(&w->lock);
+  return stop;
+}
+
 static void *watch_main(void *arg) {
   watchdog_t *w = arg;
   long long limit = (long long)w->limit_s * 1000000000LL;
@@ -101,9 +123,8 @@ static void *watch_main(void *arg) {
   /* The wait last reported, by the time it began: a report is printed once
    * per hang, not every 100 ms while it lasts. */
   long long reported_since = -1;
-  while (!atomic_load(&w->stop)) {
-    struct timespec nap = {0, 100000000L};
-    nanosleep(&nap, NULL);
+  for (;;) {
+    if (nap(w)) break;
     long long now = now_ns(), oldest = -1;
     for (int t = 0; t < w->node->threads; t++) {
       const char *what = atomic_load_explicit(&w->slots[t].what, memory_order_acquire);
@@ -119,7 +140,7 @@ static void *watch_main(void *arg) {
       }
       if (oldest < 0 || v->since_ns < oldest) oldest = v->since_ns;
     }
-    if (oldest < 0 || atomic_load(&w->stop)) continue;
+    if (oldest < 0) continue;
     if (limit > 0 && now - oldest > limit) {
       report(w, now, "watchdog");
       simple_abort(NULL, "watchdog: a wait lasted longer than SIMPLE_WATCHDOG=%ld s", w->limit_s);
@@ -150,17 +171,29 @@ int simple__watchdog_start(simple__node_t *n, long seconds) {
   if (!w) return SIMPLE_ERR_NOMEM;
   w->slots = aligned_alloc(SIMPLE__CACHE_LINE, sizeof(watch_slot_t) * (size_t)n->threads);
   w->seen = malloc(sizeof(watch_seen_t) * (size_t)n->threads);
-  if (w->slots && w->seen) {
+  pthread_condattr_t attr;
+  int sync = pthread_condattr_init(&attr) == 0;
+  int made = sync && pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0 &&
+             pthread_cond_init(&w->wake, &attr) == 0;
+  if (sync) pthread_condattr_destroy(&attr);
+  if (made && pthread_mutex_init(&w->lock, NULL) != 0) {
+    pthread_cond_destroy(&w->wake);
+    made = 0;
+  }
+  if (made && w->slots && w->seen) {
     for (int t = 0; t < n->threads; t++) {
       w->slots[t] = (watch_slot_t){NULL}; /* not waiting, no wait yet, no context */
       w->seen[t] = (watch_seen_t){0, -1};
     }
     w->node = n;
     w->limit_s = seconds;
-    atomic_init(&w->stop, 0);
     atomic_store(&active, w);
     if (pthread_create(&w->tid, NULL, watch_main, w) == 0) return 0;
     atomic_store(&active, NULL);
+  }
+  if (made) {
+    pthread_cond_destroy(&w->wake);
+    pthread_mutex_destroy(&w->lock);
   }
   free(w->slots);
   free(w->seen);
@@ -172,8 +205,13 @@ void simple__watchdog_stop(simple__node_t *n) {
   (void)n;
   watchdog_t *w = atomic_exchange(&active, NULL);
   if (!w) return;
-  atomic_store(&w->stop, 1);
+  pthread_mutex_lock(&w->lock);
+  w->stop = 1;
+  pthread_cond_signal(&w->wake);
+  pthread_mutex_unlock(&w->lock);
   pthread_join(w->tid, NULL);
+  pthread_cond_destroy(&w->wake);
+  pthread_mutex_destroy(&w->lock);
   free(w->slots);
   free(w->seen);
   free(w);
