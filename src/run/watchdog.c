@@ -123,8 +123,7 @@ static void *watch_main(void *arg) {
   /* The wait last reported, by the time it began: a report is printed once
    * per hang, not every 100 ms while it lasts. */
   long long reported_since = -1;
-  for (;;) {
-    if (nap(w)) break;
+  while (!nap(w)) {
     long long now = now_ns(), oldest = -1;
     for (int t = 0; t < w->node->threads; t++) {
       const char *what = atomic_load_explicit(&w->slots[t].what, memory_order_acquire);
