@@ -495,6 +495,10 @@ static simple__xchg_t a2a_xchg(a2a_t *c, int bad) {
     x.in = x_in;
     x.unpack = x_unpack;
     x.local = x_local;
+    /* A node of one thread, regular form: every message straight from
+     * send (or the stage, in place) and into recv, each at its peer's
+     * place (direct()). */
+    x.distinct = !c->v && c->r == 1;
     if (c->direct) x.block = x_block;
   }
   if (c->direct) x.blocks = x_blocks;

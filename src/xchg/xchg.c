@@ -191,6 +191,53 @@ static int drain_marks(simple__comm_t *c, int src, int tag, size_t left) {
   return rc;
 }
 
+/* A message of one segment each way in flight (move_one's halves, also
+ * the windowed steps of simple__xchg_drive). */
+typedef struct {
+  simple__net_req_t rq, sq;
+  int recv, sent; /* posted */
+} one_t;
+
+/* The receive from src (-1: none) posted first, then the send to dest
+ * (-1: none). Returns the first error; what it did post is in *o. */
+static int one_post(simple__comm_t *c, const void *sbuf, const pieces_t *spieces, size_t sbytes,
+                    int dest, void *rbuf, const pieces_t *rpieces, size_t rbytes, int src, int out,
+                    int in, one_t *o) {
+  int rc = 0;
+  o->recv = o->sent = 0;
+  if (src >= 0) o->recv = !(rc = recv_at(c, rbuf, rpieces, 0, rbytes, src, in, &o->rq));
+  if (!rc && dest >= 0)
+    o->sent = !(rc = send_at(c, sbuf, spieces, 0, sbytes, dest, seg_tag(out, 0, 1), &o->sq));
+  return rc;
+}
+
+/* Waits for what one_post posted (rc: its error): a mark from src sets
+ * *marked and drains the rest of the sender's window, a message whose tag
+ * is not `out` sets *differs. Returns the first error. */
+static int one_land(simple__comm_t *c, one_t *o, int rc, int src, size_t rbytes, int out, int in,
+                    simple__xchg_arrived_fn *arrived, void *aarg, int *marked, int *differs) {
+  int mark_tag = in, mark = 0;
+  if (o->recv) {
+    int got = out, w = simple__net_wait_tag(&o->rq, &got);
+    if (w == SIMPLE__NET_MARK) {
+      mark_tag = got; /* the first of the sender's MOVE_WINDOW marks */
+      mark = *marked = 1;
+    } else if (w && !rc) {
+      rc = w;
+    } else if (!w && tag_body(got) != out) {
+      *differs = 1;
+    } else if (!w && arrived && !rc && !*marked && !*differs) {
+      arrived(aarg, 0, rbytes);
+    }
+  }
+  if (o->sent) {
+    int w = simple__net_waitall(&o->sq, 1);
+    if (w && !rc) rc = w;
+  }
+  if (!rc && mark) rc = drain_marks(c, src, mark_tag, MOVE_WINDOW - 1);
+  return rc;
+}
+
 /* move() for messages of one segment each way, not in error mode: the
  * small messages of most collectives, the same steps as the windowed loop
  * without its bookkeeping and without looking up the pair's segment size
@@ -205,32 +252,10 @@ static int move_one(simple__comm_t *c, const void *sbuf, const pieces_t *spieces
                     int dest, void *rbuf, const pieces_t *rpieces, size_t rbytes, int src, int out,
                     int in, void (*hook)(void *), void *arg, simple__xchg_arrived_fn *arrived,
                     void *aarg, int *marked, int *differs) {
-  simple__net_req_t rq, sq;
-  int rc = 0, recv = 0, sent = 0;
-  if (src >= 0) recv = !(rc = recv_at(c, rbuf, rpieces, 0, rbytes, src, in, &rq));
-  if (!rc && dest >= 0)
-    sent = !(rc = send_at(c, sbuf, spieces, 0, sbytes, dest, seg_tag(out, 0, 1), &sq));
+  one_t o;
+  int rc = one_post(c, sbuf, spieces, sbytes, dest, rbuf, rpieces, rbytes, src, out, in, &o);
   if (hook) hook(arg);
-  int mark_tag = in, mark = 0;
-  if (recv) {
-    int got = out, w = simple__net_wait_tag(&rq, &got);
-    if (w == SIMPLE__NET_MARK) {
-      mark_tag = got; /* the first of the sender's MOVE_WINDOW marks */
-      mark = *marked = 1;
-    } else if (w && !rc) {
-      rc = w;
-    } else if (!w && tag_body(got) != out) {
-      *differs = 1;
-    } else if (!w && arrived && !rc && !*marked && !*differs) {
-      arrived(aarg, 0, rbytes);
-    }
-  }
-  if (sent) {
-    int w = simple__net_waitall(&sq, 1);
-    if (w && !rc) rc = w;
-  }
-  if (!rc && mark) rc = drain_marks(c, src, mark_tag, MOVE_WINDOW - 1);
-  return rc;
+  return one_land(c, &o, rc, src, rbytes, out, in, arrived, aarg, marked, differs);
 }
 
 /* One message each way between this node and its partners on c (dest or
@@ -412,15 +437,106 @@ static int step_pair(const simple__xchg_t *x, int d, int to, int from, int *also
   return rc;
 }
 
-int simple__xchg_drive(const simple__xchg_t *x, int d, int also_local) {
-  int rc = 0, marked = 0, differs = 0;
-  if (x->bad) also_local = 0;
+/* Steps of one driver in flight at once (drive_window). */
+#define STEP_WINDOW SIMPLE__XCHG_WAVE
+
+/* A step of drive_window in flight: its messages (one segment each way),
+ * its posting's error, and where the one from `from` landed. */
+typedef struct {
+  one_t o;
+  int rc;
+  int from; /* -1: nothing comes */
+  size_t ib;
+  int unpack;
+  void *in;
+} step_t;
+
+/* Waits for step f, then hands its message to the client's unpack (as
+ * step_pair does). */
+static int step_land(const simple__xchg_t *x, simple__comm_t *c, step_t *f, int *marked,
+                     int *differs) {
+  int mark = 0, differ = 0;
+  int rc =
+      one_land(c, &f->o, f->rc, f->from, f->ib, out_tag(x), in_tag(x), NULL, NULL, &mark, &differ);
+  *marked |= mark;
+  *differs |= differ && x->sig;
+  if (!rc && f->unpack && !mark && !differ) x->unpack(x->ctx, f->from, f->in);
+  return rc;
+}
+
+/* Before the driver first waits: the node-local work, while the first
+ * transfers fly. */
+static void local_before_wait(const simple__xchg_t *x, int *also_local) {
+  if (!*also_local) return;
+  x->local(x->ctx);
+  *also_local = 0;
+}
+
+/* Driver d's steps, up to STEP_WINDOW of them in flight, for a client that
+ * gives each peer's messages memory of their own (x->distinct): a step
+ * whose messages are one segment each way (at most SIMPLE__XCHG_SEG_BYTES,
+ * so one MPI message at both ends) is posted without waiting for the
+ * steps before it; a larger one waits for those in flight and then goes
+ * alone (step_pair, in segments). A driver's k steps of small messages
+ * then take about one round trip instead of k: with one driver a node (a
+ * node of one thread, or threads sharing cores) that is P - 1 round trips
+ * on P nodes. Every message is the one the sequential order sends: one
+ * per node pair each way, the same tag, size and cut (a receive names its
+ * source, so which step's message it takes does not depend on the order
+ * of the posts); only the order of the waits differs. An error mark from
+ * a node in error mode (which drives its steps one by one) is taken as
+ * move_one takes it. Cost: two requests and a compare a step, as step_pair;
+ * up to 2 STEP_WINDOW messages of up to 63 KiB in flight each way. */
+static int drive_window(const simple__xchg_t *x, int d, int *also_local, int *marked,
+                        int *differs) {
+  simple__comm_t *c = simple__xchg_lane(x->n, d);
+  step_t fl[STEP_WINDOW];
+  int head = 0, count = 0, rc = 0, out = out_tag(x), in = in_tag(x);
   for (int st = d + 1; st < x->n->nodes && !rc; st += x->drivers) {
     int to, from;
     simple__xchg_step(x->n, st, &to, &from);
-    rc = x->blocks ? step_blocks(x, d, to, from, &also_local, &marked, &differs)
-                   : step_pair(x, d, to, from, &also_local, &marked, &differs);
+    size_t ob = x->out_bytes(x->ctx, to), ib = x->in_bytes(x->ctx, from);
+    int small = ob <= SIMPLE__XCHG_SEG_BYTES && ib <= SIMPLE__XCHG_SEG_BYTES;
+    if (count == STEP_WINDOW || (!small && count)) local_before_wait(x, also_local);
+    /* The window full: its oldest step lands; a large step: all of them. */
+    for (; count == STEP_WINDOW || (!small && count); count--, head = (head + 1) % STEP_WINDOW) {
+      int w = step_land(x, c, &fl[head], marked, differs);
+      if (w && !rc) rc = w;
+    }
+    if (rc) break;
+    if (!small) {
+      rc = step_pair(x, d, to, from, also_local, marked, differs);
+      continue;
+    }
+    step_t *f = &fl[(head + count++) % STEP_WINDOW];
+    f->from = ib ? from : -1;
+    f->ib = ib;
+    f->unpack = 0;
+    f->in = ib ? x->in(x->ctx, from, d, &f->unpack) : NULL;
+    const void *msg = ob ? x->out(x->ctx, to, d) : NULL;
+    rc = f->rc = one_post(c, msg, NULL, ob, ob ? to : -1, f->in, NULL, ib, f->from, out, in, &f->o);
   }
+  if (count) local_before_wait(x, also_local);
+  for (; count; count--, head = (head + 1) % STEP_WINDOW) {
+    int w = step_land(x, c, &fl[head], marked, differs);
+    if (w && !rc) rc = w;
+  }
+  return rc;
+}
+
+int simple__xchg_drive(const simple__xchg_t *x, int d, int also_local) {
+  int rc = 0, marked = 0, differs = 0;
+  if (x->bad) also_local = 0;
+  /* Two steps or more: windowed where the client allows it. */
+  if (x->distinct && !x->blocks && !x->bad && d + 1 + x->drivers < x->n->nodes)
+    rc = drive_window(x, d, &also_local, &marked, &differs);
+  else
+    for (int st = d + 1; st < x->n->nodes && !rc; st += x->drivers) {
+      int to, from;
+      simple__xchg_step(x->n, st, &to, &from);
+      rc = x->blocks ? step_blocks(x, d, to, from, &also_local, &marked, &differs)
+                     : step_pair(x, d, to, from, &also_local, &marked, &differs);
+    }
   if (also_local && x->local) x->local(x->ctx);
   return rc ? rc : marked || x->bad ? SIMPLE_ERR_PEER : differs ? SIMPLE_ERR_ARG : 0;
 }

@@ -201,7 +201,10 @@ void simple__xchg_room_release(void);
  *   one message per node pair (blocks == NULL): at each of the driver's
  *     steps, the receive from `from` is posted, the message to `to` is
  *     obtained (the client packs it if it must) and sent, then both are
- *     waited for and the received one unpacked if the client asked;
+ *     waited for and the received one unpacked if the client asked; where
+ *     the client's memory allows it (distinct, below), the steps whose
+ *     messages are one segment each way go without waiting for the ones
+ *     before them, up to SIMPLE__XCHG_WAVE in flight;
  *   one message per block (blocks != NULL): every block with the step's
  *     peers travels alone, in waves of SIMPLE__XCHG_WAVE each way; both
  *     ends list a pair's blocks in the same order and cut the list into
@@ -228,6 +231,11 @@ typedef struct {
   const void *(*out)(void *ctx, int k, int d);
   void *(*in)(void *ctx, int k, int d, int *unpack);
   void (*unpack)(void *ctx, int k, const void *msg);
+  /* simple__xchg_drive: in() and out() give each peer's messages memory
+   * of their own (its place in the caller's buffers, say), not one region
+   * a driver reuses from step to step, so that a driver may have several
+   * steps in flight (drive_window in xchg.c). 0: one step at a time. */
+  int distinct;
   /* simple__xchg_post only, optional: where the message from k lands, or
    * the one to k leaves from, as the concatenation of *np pieces (net.h:
    * straight from or into the client's buffers), in place of in(k) or
