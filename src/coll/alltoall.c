@@ -18,7 +18,10 @@
  *             (src/xchg/tags.h) cannot mismatch within a call; across
  *             calls MPI's non-overtaking order per (communicator, source,
  *             tag) keeps successive calls apart (the closing barrier
- *             orders the threads' posts).
+ *             orders the threads' posts). On a node of one thread every
+ *             message has its own place in the caller's buffers, and the
+ *             engine keeps the steps of small messages in flight together
+ *             (xchg.h: distinct).
  *   copiers   the other threads (r - D of them; all threads when P = 1)
  *             move the node-local blocks (thread i to thread j of this
  *             node) in shared memory, straight from the sender's buffer to

@@ -33,11 +33,27 @@
  *    virtual cluster (one core per node, so both ends' TCP work is
  *    serialized): 8 B 9.2-9.8 us against 12.4-13.3 (MPI_Reduce 8.9-9.7),
  *    4 KiB 12.8-13.0 against 18.5-20.0.
- *  - reduce above 8 KiB on 2 or 3 nodes: the tree moves n bytes one way
+ *  - reduce above 8 KiB on 2 to 4 nodes: the tree moves n bytes one way
  *    into the root (2 nodes: one message; 3: two) where the allreduce
  *    moves 2 n (n/2 each way, twice) and, at 3 nodes, folds a third node in
- *    and out (3 n); from 4 nodes Rabenseifner's 2 n (P - 1) / P bytes per
- *    node beat the tree's (log2 P) n at the root.
+ *    and out (3 n); on 4 nodes the tree's root takes 2 n in 2 steps,
+ *    Rabenseifner's 2 n (P - 1) / P = 1.5 n in 4. From 5 nodes the tree up
+ *    to 32 KiB (ceil(log2 P) steps against 2 log2 P), Rabenseifner above,
+ *    where its 2 n (P - 1) / P bytes per node beat the tree's (log2 P) n at
+ *    the root: a step costs alpha, so Rabenseifner's saving (log2 P - 2) n
+ *    beta pays from n = log2 P / (log2 P - 2) alpha / beta, 3 alpha / beta
+ *    on 8 nodes and 1.5 on 64 (about 40-110 KB on networks of 10-25 GB/s
+ *    and 1.5-2 us). The virtual cluster, where the nodes share 2 cores
+ *    and so the bytes all nodes move count rather than those at the root
+ *    (the tree moves (P - 1) n in all, Rabenseifner twice that), favours
+ *    the tree at every size: simple-bench coll -N N -t 1 --vcluster
+ *    --rounds 3 --only reduce, forced each way, two alternating runs,
+ *    us tree against rab: 4 nodes 32 KiB 65-68 against 119-120, 256 KiB
+ *    239-246 against 381-394, 4 MiB 6905-7367 against 8423-8517; 8 nodes
+ *    32 KiB 213-232 against 380-394, 256 KiB 775-795 against 1246-1325,
+ *    1 MiB 3603-3636 against 5014-5126, 4 MiB 29826-31830 against
+ *    25349-25505 (MPI_Reduce in the same jobs: 32 KiB 182-241, 256 KiB
+ *    1440-1594, 4 MiB 41531-45861).
  *  - scan: below 8 KiB one lane (a message costs alpha whatever its size,
  *    splitting adds messages).
  *  - alltoall: blocks of 1 MiB and up go as messages of their own, below
@@ -134,7 +150,8 @@ static const rule_t rules[] = {
     {SIMPLE__COLL_ALLREDUCE, 2, 1, (512 << 10) - 1, SIMPLE__ALG_RD},
     {SIMPLE__COLL_ALLREDUCE, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_RAB},
     {SIMPLE__COLL_REDUCE, ANY_NODES, 1, SIMPLE__COLL_SMALL_REDUCE, SIMPLE__ALG_TREE},
-    {SIMPLE__COLL_REDUCE, 3, 1, ANY_BYTES, SIMPLE__ALG_TREE},
+    {SIMPLE__COLL_REDUCE, 4, 1, ANY_BYTES, SIMPLE__ALG_TREE},
+    {SIMPLE__COLL_REDUCE, ANY_NODES, 1, 32 << 10, SIMPLE__ALG_TREE},
     {SIMPLE__COLL_REDUCE, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_RAB},
     {SIMPLE__COLL_SCAN, ANY_NODES, 1, 8191, SIMPLE__ALG_ONE_LANE},
     {SIMPLE__COLL_SCAN, ANY_NODES, 1, ANY_BYTES, SIMPLE__ALG_LANES},

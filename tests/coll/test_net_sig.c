@@ -56,7 +56,7 @@ static int algorithm(int w, int P, int maxt, size_t bytes) {
     p += strlen(key);
     return !strncmp(p, "rd", 2) && p[2] != 'x' ? A_RD : !strncmp(p, "rab", 3) ? A_RAB : A_TREE;
   }
-  if (w == W_REDUCE && (bytes <= 8192 || P <= 3)) return A_TREE; /* a built-in op here */
+  if (w == W_REDUCE && (bytes <= 32768 || P <= 4)) return A_TREE; /* a built-in op here */
   /* Two nodes of one thread: recursive doubling up to 512 KiB. */
   return bytes <= 8192 || (P == 2 && maxt == 1 && bytes < 512 * 1024) ? A_RD : A_RAB;
 }
