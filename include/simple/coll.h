@@ -72,12 +72,12 @@ SIMPLE_API int simple_bcast(simple_t *s, void *buf, size_t count, simple_type_t 
  * With a built-in op: the node phase as allreduce's, then a binomial tree
  * to the root's node, one way (nothing comes back: a node is done once
  * its data has left, as with MPI_Reduce); above 8 KiB each lane's slice
- * goes up in 128 KiB segments, each combined as it arrives (on 4 nodes
- * and more above 8 KiB, and with user ops, the allreduce's schedule, the
+ * goes up in 128 KiB segments, each combined as it arrives (on 5 nodes
+ * and more above 32 KiB, and with user ops, the allreduce's schedule, the
  * result kept at the root only; docs/api.md, "Which algorithm runs among
  * nodes").
  *   Cost up to 8 KiB: b + r n/B + ceil(log2 P) (alpha + beta n), P - 1
- *   messages; above, on 2 or 3 nodes: 2b + 2 n/B + ceil(log2 P) (alpha +
+ *   messages; above, with the tree: 2b + 2 n/B + ceil(log2 P) (alpha +
  *   beta n): for 2 nodes one message of n bytes, one way, against the
  *   allreduce's 2 of n/2 each way. */
 SIMPLE_API int simple_reduce(simple_t *s, const void *send, void *recv, size_t count,
@@ -185,7 +185,9 @@ SIMPLE_API int simple_allgatherv(simple_t *s, const void *send, size_t count, vo
  * the sender's buffer into the receiver's (no packing: there a copy costs
  * more than a message's latency).
  * Cost: 2b + (P-1)/T (alpha + beta r^2 n) with T = min(P-1, max(1, L-1))
- * threads sending at once (L as for allreduce) + local packing (r^2 n / B
+ * threads sending at once (L as for allreduce; on nodes of one thread, up
+ * to 32 steps of up to 63 KiB in flight: T = min(P-1, 32) for the
+ * latencies) + local packing (r^2 n / B
  * per node pair; none for blocks of 1 MiB or more, which pay r^2 alpha
  * instead of alpha); in place, one more barrier (every outgoing block is
  * staged before any is overwritten). In-place is all or nothing: every
