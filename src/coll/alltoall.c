@@ -77,7 +77,11 @@
  * exchanges and written only after the publish: the stage (in place: the
  * node's whole outgoing volume) or the drivers' out regions (the largest
  * message each packs), then the drivers' in regions (the largest message
- * each unpacks). Thread 0 plans before the publish in the regular form;
+ * each unpacks). Where every node-pair message is one segment (63 KiB)
+ * and some driver has two steps or more, a region per peer each way
+ * instead (up to WINDOW_ROOM in all), so that the engine keeps a driver's
+ * steps in flight together (xchg.h: distinct): a round trip for all of
+ * them rather than one per step. Thread 0 plans before the publish in the regular form;
  * in the v form the sizes depend on every thread's counts, so the counts
  * are published first and the plan in a second publish.
  *
@@ -111,6 +115,7 @@ typedef struct {
   size_t es;
   unsigned char *room; /* the messages (src/xchg's room) */
   const size_t *tab;   /* thread 0's table (its plan's) */
+  int win;             /* the table's T_WIN: a region per peer (distinct) */
   /* The call's signature (coll.h), in the tag of every node-pair message
    * (src/xchg). */
   unsigned sig;
@@ -122,7 +127,17 @@ typedef struct {
 #define T_STAGE(c, k) (2 * (size_t)(c)->P + (size_t)(k)) /* in place: message to k */
 #define T_DOUT(c, l)  (3 * (size_t)(c)->P + (size_t)(l)) /* driver l's out region */
 #define T_DIN(c, l)   (3 * (size_t)(c)->P + (size_t)(c)->D + (size_t)(l)) /* its in region */
-#define T_ENTRIES(c)  (3 * (size_t)(c)->P + 2 * (size_t)(c)->D)
+/* Windowed (T_WIN 1): a region for the message to and from each node k
+ * instead of the drivers'. */
+#define T_POUT(c, k) (3 * (size_t)(c)->P + 2 * (size_t)(c)->D + (size_t)(k))
+#define T_PIN(c, k)  (4 * (size_t)(c)->P + 2 * (size_t)(c)->D + (size_t)(k))
+#define T_WIN(c)     (5 * (size_t)(c)->P + 2 * (size_t)(c)->D)
+#define T_ENTRIES(c) (T_WIN(c) + 1)
+
+/* The most room the per-peer regions of a windowed exchange may take,
+ * both ways together: beyond, the node's messages are large enough in
+ * all that a round trip per step is a small part of their time. */
+#define WINDOW_ROOM ((size_t)8 << 20)
 
 /* ------------------------------------------------------------------------
  * The layout of thread u's buffers (u on this node, j and i global ranks). */
@@ -198,7 +213,7 @@ static int node_bytes(const a2a_t *c, int k, size_t *out, size_t *in) {
  * same computation twice (size, then contents), so that the table needs
  * no room of its own while it is computed. */
 static int plan(const a2a_t *c, size_t *tab, size_t *total) {
-  size_t at = 0, o, in, base;
+  size_t at = 0, o, in, base, most = 0, peers = 0;
   for (int k = 0; k < c->P; k++) {
     if (node_bytes(c, k, &o, &in)) return SIMPLE_ERR_COUNT;
     if (tab) {
@@ -206,11 +221,34 @@ static int plan(const a2a_t *c, size_t *tab, size_t *total) {
       tab[T_IN(c, k)] = in;
       tab[T_STAGE(c, k)] = at;
     }
+    if (k != c->node) {
+      if (o > most) most = o;
+      if (in > most) most = in;
+      if (simple__size_add(&peers, c->in_place ? 0 : o) || simple__size_add(&peers, in) ||
+          simple__size_add(&peers, 2 * ALIGN))
+        peers = SIZE_MAX;
+    }
     /* In place, the stage's area for k. */
     if (c->in_place && (simple__size_align(&o, ALIGN) || simple__size_add(&at, o)))
       return SIMPLE_ERR_COUNT;
   }
-  for (int l = 0; l < c->D; l++) {
+  /* Windowed: every message one segment, some driver with two steps or
+   * more, and the regions within WINDOW_ROOM. */
+  int win = !c->direct && c->D < c->P - 1 && most <= SIMPLE__XCHG_SEG_BYTES && peers <= WINDOW_ROOM;
+  if (tab) tab[T_WIN(c)] = (size_t)win;
+  for (int k = 0; k < c->P && win; k++) {
+    if (k == c->node) continue;
+    size_t x;
+    node_bytes(c, k, &o, &in); /* checked above */
+    if (tab) tab[T_POUT(c, k)] = at;
+    if (!c->in_place && !direct(c, 1, k, &x) &&
+        (simple__size_align(&o, ALIGN) || simple__size_add(&at, o)))
+      return SIMPLE_ERR_COUNT;
+    if (tab) tab[T_PIN(c, k)] = at;
+    if (!direct(c, 0, k, &x) && (simple__size_align(&in, ALIGN) || simple__size_add(&at, in)))
+      return SIMPLE_ERR_COUNT;
+  }
+  for (int l = 0; l < c->D && !win; l++) {
     size_t mo = 0, mi = 0;
     for (int st = l + 1; st < c->P; st += c->D) {
       int to, from;
@@ -257,6 +295,7 @@ static int make_plan(simple_t *s, const a2a_t *c, simple__coll_plan_t **out) {
 static void take_plan(a2a_t *c, const simple__coll_plan_t *p) {
   c->room = p->room;
   c->tab = p->tab;
+  c->win = c->tab[T_WIN(c)] != 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -384,7 +423,7 @@ static const void *x_out(void *ctx, int k, int d) {
   size_t base;
   if (c->in_place) return c->room + c->tab[T_STAGE(c, k)];
   if (direct(c, 1, k, &base)) return src_of(c, 0) + base * c->es;
-  unsigned char *o = c->room + c->tab[T_DOUT(c, d)];
+  unsigned char *o = c->room + c->tab[c->win ? T_POUT(c, k) : T_DOUT(c, d)];
   pack(c, k, o);
   return o;
 }
@@ -395,7 +434,8 @@ static void *x_in(void *ctx, int k, int d, int *unpack) {
   const a2a_t *c = ctx;
   size_t base;
   *unpack = !direct(c, 0, k, &base);
-  return *unpack ? c->room + c->tab[T_DIN(c, d)] : dst_of(c, 0) + base * c->es;
+  return *unpack ? c->room + c->tab[c->win ? T_PIN(c, k) : T_DIN(c, d)]
+                 : dst_of(c, 0) + base * c->es;
 }
 
 static void x_unpack(void *ctx, int k, const void *msg) { unpack(ctx, k, msg); }
@@ -498,10 +538,11 @@ static simple__xchg_t a2a_xchg(a2a_t *c, int bad) {
     x.in = x_in;
     x.unpack = x_unpack;
     x.local = x_local;
-    /* A node of one thread, regular form: every message straight from
-     * send (or the stage, in place) and into recv, each at its peer's
-     * place (direct()). */
-    x.distinct = !c->v && c->r == 1;
+    /* Each message in memory of its own: on a node of one thread, in
+     * the regular form, straight from send (or the stage, in place) and
+     * into recv at its peer's place (direct()); or in the plan's region
+     * for its peer (windowed). */
+    x.distinct = (!c->v && c->r == 1) || c->win;
     if (c->direct) x.block = x_block;
   }
   if (c->direct) x.blocks = x_blocks;
