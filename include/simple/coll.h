@@ -185,9 +185,9 @@ SIMPLE_API int simple_allgatherv(simple_t *s, const void *send, size_t count, vo
  * the sender's buffer into the receiver's (no packing: there a copy costs
  * more than a message's latency).
  * Cost: 2b + (P-1)/T (alpha + beta r^2 n) with T = min(P-1, max(1, L-1))
- * threads sending at once (L as for allreduce; on nodes of one thread, up
- * to 32 steps of up to 63 KiB in flight: T = min(P-1, 32) for the
- * latencies) + local packing (r^2 n / B
+ * threads sending at once (L as for allreduce; where every node-pair
+ * message is at most 63 KiB, each of them keeps up to 32 steps in flight:
+ * T = min(P-1, 32 T) for the latencies) + local packing (r^2 n / B
  * per node pair; none for blocks of 1 MiB or more, which pay r^2 alpha
  * instead of alpha); in place, one more barrier (every outgoing block is
  * staged before any is overwritten). In-place is all or nothing: every
