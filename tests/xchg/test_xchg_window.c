@@ -33,7 +33,7 @@ static unsigned char byte_of(int a, int k, size_t i, int salt) {
 
 typedef struct {
   simple__node_t *n;
-  int salt, arrived;
+  int salt;
   unsigned char **out, **in, **region; /* per peer */
 } ctx_t;
 
