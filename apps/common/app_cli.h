@@ -34,6 +34,21 @@ static inline void app_version(int argc, char **argv, const char *prog) {
     }
 }
 
+/* Whether this is the job's first process, the one that reports an
+ * argument error found before the job starts (every process parses the
+ * same arguments alike). */
+static inline int app_first_process(void) { return simple_launch_node() == 0; }
+
+/* The exit status of a process that found an argument error before the
+ * job started: 2 in the first process, which reports it, and 0 in the
+ * others, which say nothing. A launcher ends the whole job as soon as one
+ * process exits non-zero (Open MPI's mpiexec kills the rest), so a silent
+ * process exiting 2 could take the first one down before it had printed
+ * its message (seen: `simplerun -N 2 -t 2 simple-sort --n 10 --algo
+ * bogus` ended with status 2 and no message); exiting 0 the others leave
+ * the job's status to the first process, which the launcher returns. */
+static inline int app_arg_status(void) { return app_first_process() ? 2 : 0; }
+
 /* The largest v over every thread of the job (an allreduce: collective).
  * A failed allreduce ends the job with prog's name. */
 static inline double app_max_over(simple_t *s, double v, const char *prog) {

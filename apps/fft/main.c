@@ -45,9 +45,6 @@ typedef struct {
   int status; /* exit status of this process, set by its threads */
 } opts_t;
 
-/* Only one process of the job prints argument errors (all parse alike). */
-static int first_process(void) { return simple_launch_node() == 0; }
-
 static void usage(FILE *f, const char *prog) {
   fprintf(f,
           "usage: simplerun [-N NODES] [-t THREADS] %s --n N [--m M] [--inverse]\n"
@@ -67,14 +64,16 @@ static void usage(FILE *f, const char *prog) {
           prog);
 }
 
+/* An argument error: reported by the first process; the process's exit
+ * status (app_arg_status). */
 static int arg_error(const opts_t *o, const char *fmt, const char *v) {
-  if (first_process()) {
+  if (app_first_process()) {
     fprintf(stderr, "%s: ", o->prog);
     fprintf(stderr, fmt, v);
     fprintf(stderr, "\n");
     usage(stderr, o->prog);
   }
-  return 2;
+  return app_arg_status();
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -347,7 +346,7 @@ int main(int argc, char **argv) {
     } else if (strcmp(a, "--json") == 0) {
       o.json = 1;
     } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      if (first_process()) usage(stdout, o.prog);
+      if (app_first_process()) usage(stdout, o.prog);
       return 0;
     } else {
       return arg_error(&o, "unknown option '%s'", a);
@@ -356,9 +355,9 @@ int main(int argc, char **argv) {
   if (o.n < 0) return arg_error(&o, "--n N is required%s", "");
   if (o.m < 0) o.m = o.n;
   if (o.n > MAX_ELEMS / o.m) {
-    if (first_process())
+    if (app_first_process())
       fprintf(stderr, "%s: %ld x %ld is too large (at most 2^36 elements)\n", o.prog, o.n, o.m);
-    return 2;
+    return app_arg_status();
   }
   int rc = simple_run(&argc, &argv, run, &o);
   if (rc) return 1;

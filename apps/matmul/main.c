@@ -30,9 +30,6 @@ typedef struct {
   int status; /* exit status of this process, set by its threads */
 } opts_t;
 
-/* Only one process of the job prints argument errors (all parse alike). */
-static int first_process(void) { return simple_launch_node() == 0; }
-
 static void usage(FILE *f) {
   fprintf(f,
           "usage: simplerun [-N NODES] [-t THREADS] simple-matmul --n N [--variant put|get]\n"
@@ -47,14 +44,16 @@ static void usage(FILE *f) {
           "  The one-sided backend between nodes: SIMPLE_RMA=twosided|onesided.\n");
 }
 
+/* An argument error: reported by the first process; the process's exit
+ * status (app_arg_status). */
 static int arg_error(const char *fmt, const char *v) {
-  if (first_process()) {
+  if (app_first_process()) {
     fprintf(stderr, "simple-matmul: ");
     fprintf(stderr, fmt, v);
     fprintf(stderr, "\n");
     usage(stderr);
   }
-  return 2;
+  return app_arg_status();
 }
 
 static void run(simple_t *s, void *arg) {
@@ -176,7 +175,7 @@ int main(int argc, char **argv) {
     } else if (strcmp(a, "--json") == 0) {
       o.json = 1;
     } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      if (first_process()) usage(stdout);
+      if (app_first_process()) usage(stdout);
       return 0;
     } else {
       return arg_error("unknown option '%s'", a);

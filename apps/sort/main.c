@@ -26,9 +26,6 @@ typedef struct {
   int status; /* this process's exit status, set by its thread 0 */
 } cmd_t;
 
-/* Only one process of the job prints argument errors. */
-static int first_process(void) { return simple_launch_node() == 0; }
-
 static void usage(FILE *f) {
   fprintf(f,
           "usage: simple-sort --n N [--bits 32|64] [--dist uniform|equal|sorted|reverse|few|"
@@ -38,8 +35,10 @@ static void usage(FILE *f) {
           "  e.g. simplerun -N 2 -t 2 simple-sort --n 1000000\n");
 }
 
+/* An argument error: reported by the first process; 2 (main turns it
+ * into the process's exit status, app_arg_status). */
 static int bad(const char *fmt, const char *a, const char *b) {
-  if (first_process()) {
+  if (app_first_process()) {
     fprintf(stderr, "simple-sort: ");
     fprintf(stderr, fmt, a, b);
     fprintf(stderr, "\n");
@@ -71,7 +70,7 @@ static int parse_args(int argc, char **argv, cmd_t *c) {
       continue;
     }
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      if (first_process()) usage(stdout);
+      if (app_first_process()) usage(stdout);
       return 1;
     }
     if (strcmp(a, "--n") && strcmp(a, "--bits") && strcmp(a, "--dist") && strcmp(a, "--algo") &&
@@ -221,7 +220,7 @@ int main(int argc, char **argv) {
   c.dist = SIMPLE_SORT_UNIFORM;
   c.algo = SIMPLE_SORT_SIMPLE;
   int pr = parse_args(argc, argv, &c);
-  if (pr) return pr == 1 ? 0 : pr;
+  if (pr) return pr == 1 ? 0 : app_arg_status();
   int rc = simple_run(&argc, &argv, job, &c);
   if (rc) return 1;
   return c.status;
