@@ -2,6 +2,9 @@
 # sourced after setting bin (the build's bin directory) and cmd (the
 # command's name in it):
 #   cmd_bad WANT LAYOUT ARGS...   the command must fail, its stderr holding WANT
+#   cmd_bad_other ARGS...         an argument error in a process other than the
+#                                 job's first (as a launcher starts it): no
+#                                 output and status 0, the first reporting it
 #   cmd_json LAYOUT ARGS...       the command with --json must succeed and print
 #                                 one JSON object that $checker (Python, given
 #                                 the output file and ARGS) accepts
@@ -34,6 +37,17 @@ cmd_bad() { # want layout args...
   elif ! grep -q -- "$want" "$err"; then
     echo "FAIL: $cmd ($layout) $*: no '$want' in:"
     cat "$err"
+    fail=1
+  fi
+}
+
+cmd_bad_other() { # args...
+  if ! OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 "$bin/$cmd" "$@" >"$out" 2>"$err"; then
+    echo "FAIL: $cmd $* as process 1 of 2 exited non-zero (the first process gives the status)"
+    fail=1
+  elif [ -s "$out" ] || [ -s "$err" ]; then
+    echo "FAIL: $cmd $* as process 1 of 2 printed (the first process reports):"
+    cat "$out" "$err"
     fail=1
   fi
 }

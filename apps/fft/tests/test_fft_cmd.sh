@@ -56,6 +56,9 @@ cmd_bad "too large" "-N 1 -t 1" --n 99999999999
 cmd_bad "too large" "-N 2 -t 1" --n 262144 --m 131072
 cmd_bad "required" "-N 1 -t 1" --m 8
 cmd_bad "unknown option" "-N 1 -t 1" --n 8 --frobnicate
+# In a process other than the first: silent, status 0.
+cmd_bad_other --n 8 --frobnicate
+cmd_bad_other --n 10000000 --m 10000000
 cmd_bad "--reps" "-N 1 -t 1" --n 8 --reps 0
 cmd_bad "--rigor" "-N 1 -t 1" --n 8 --rigor exhaustive
 

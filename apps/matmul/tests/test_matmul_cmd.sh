@@ -48,6 +48,8 @@ cmd_bad "too large" "-N 1 -t 1" --n 131072
 cmd_bad "required" direct --variant put
 cmd_bad "put or get" direct --n 8 --variant scatter
 cmd_bad "unknown option" direct --n 8 --frobnicate
+# In a process other than the first: silent, status 0.
+cmd_bad_other --n 8 --frobnicate
 cmd_bad "--reps" direct --n 8 --reps 0
 fi
 

@@ -36,6 +36,9 @@ cmd_bad "--bits must be 32 or 64" direct --n 10 --bits 16
 cmd_bad "unknown --dist" direct --n 10 --dist gauss
 cmd_bad "unknown --algo" direct --n 10 --algo quick
 cmd_bad "unknown option" direct --n 10 --frobnicate
+# In a process other than the first: silent, status 0.
+cmd_bad_other --n 10 --frobnicate
+cmd_bad_other --n 10 --algo quick
 cmd_bad "needs a value" direct --n
 cmd_bad "--digit-bits must be" direct --n 10 --digit-bits 40
 cmd_bad "unknown --algo" "$job" --n 10 --algo bogus
