@@ -2,7 +2,8 @@
  * thread holds, then on its block of columns, with simple_redistribute
  * (rows to column blocks and back) between the passes on several nodes;
  * for large arrays simple_redistribute_remote, the node's own rows being
- * read in place. */
+ * read in place; for large arrays into transposed output simple_transpose,
+ * the second pass then on contiguous rows. */
 #define _POSIX_C_SOURCE 200809L /* posix_memalign */
 #include <complex.h>
 #include <limits.h>
@@ -136,6 +137,27 @@ typedef double _Complex cplx;
  * in place, the same runs): it saves one copy, not two, and pays a
  * scratch array for its rows. */
 #define NATURAL_IN_PLACE_BYTES (512u << 10)
+/* Transposed output on several nodes from blocks of columns of this many
+ * bytes a thread (the widest block: every thread chooses alike) moves the
+ * rows straight into the transposed layout (simple_transpose, whose
+ * transposing copies stream whole tiles past the cache, dist.md) and
+ * transforms the thread's rows of out in place, each one contiguous:
+ * the transposition the column pass did down strided columns of a block
+ * that no cache holds happens in the exchange's copies, which touch every
+ * element anyway. Both output and the rows of the first pass then take
+ * the whole array's room each (out, and the scratch simple_transpose reads
+ * from: it cannot transpose in place). 2 x 2 on the virtual cluster (one
+ * core a node), 2048 x 2048 (blocks of 16 MiB) in phases, ms: block of
+ * columns 25-27 to exchange and 17-19 for the one strided plan, against
+ * 28-31 to transpose and 8.5 for the contiguous rows. Test programs
+ * timing transforms (medians of 8-40 a job, jobs alternating with the
+ * block of columns as chosen before, ms): 2 x 2 2048 52-57 against
+ * 46-49, 4096 237-240 against 177-200; 2 x 1 2048 59-60 against 49-52;
+ * 4 x 1 2048 72-73 against 61-63; one node 1 x 2 2048 33-36 against 29-30,
+ * 1 x 1 1024 (16 MiB) 13.5-15.2 against 12.2. Below 16 MiB no gain: 2 x
+ * 2 1024 (4 MiB) 6.5-7.3 against 6.6-8.4, 2 x 1 1024 and 1 x 2 1024 (8
+ * MiB) level within the spread. */
+#define TRANSPOSE_EXCHANGE_BYTES (16u << 20)
 
 /* ------------------------------------------------------------------------
  * The process-wide cache of 1D FFTW plans. FFTW's planner is not
@@ -285,6 +307,10 @@ struct simple_fft2d {
   fftw_plan col_full, col_last; /* chunk columns; the last rows_t % chunk */
   int col_block;                /* several nodes: the block in one plan (plan's block_bytes) */
   int share;                    /* several nodes: the node's rows read in place (plan) */
+  int trx;                      /* several nodes, transposed output: the rows transposed
+                                   into out, its rows transformed in place (plan) */
+  simple_dist_t d_tout;         /* trx: the c x r output by rows */
+  fftw_plan any_r_inplace;      /* trx: as any_c_inplace, length r */
   long node_lo, node_hi;        /* share: the rows the node's threads hold */
   struct {
     plan_key_t key;
@@ -316,9 +342,9 @@ static fftw_plan local_plan(simple_fft2d_t *p, plan_key_t k, const cplx *src, cp
   return f;
 }
 
-/* 1D FFTs of `rows` rows of c elements, src to dst (may be equal). */
-static void fft_rows(simple_fft2d_t *p, const cplx *src, cplx *dst, long rows) {
-  long len = p->c;
+/* 1D FFTs of `rows` rows of len elements (c, or r for trx's second pass
+ * in place), src to dst (may be equal). */
+static void fft_rows(simple_fft2d_t *p, const cplx *src, cplx *dst, long rows, long len) {
   fftw_plan f = NULL;
   int ain = -1, aout = -1;
   for (long i = 0; i < rows; i++) {
@@ -327,7 +353,7 @@ static void fft_rows(simple_fft2d_t *p, const cplx *src, cplx *dst, long rows) {
     int a = fftw_alignment_of((double *)(uintptr_t)s), b = fftw_alignment_of((double *)(void *)d);
     if (!f || a != ain || b != aout) {
       if (!(f = local_plan(p, (plan_key_t){len, p->sign, 0, 0, 0, p->rigor, 0, 0, 0}, s, d)))
-        f = s == d ? p->any_c_inplace : p->any_c;
+        f = len != p->c ? p->any_r_inplace : s == d ? p->any_c_inplace : p->any_c;
       ain = a;
       aout = b;
     }
@@ -414,7 +440,9 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
        * the first pass's result too (FUSED_VERDICT_BYTES): for small
        * arrays whose verdict it gives, for transposed output where its
        * node rows are read in place (below), and where out is smaller
-       * than it (never for square arrays). */
+       * than it (never for square arrays). Transposed output moved by
+       * simple_transpose (trx, below): the first pass's result alone,
+       * which it transposes into out. */
       size_t nrows = (size_t)p->rows_in * (size_t)p->c, nout = (size_t)p->rows_t * (size_t)p->r;
       int small =
           (size_t)n * (size_t)m <= FUSED_VERDICT_BYTES / sizeof(cplx) * (size_t)simple_nprocs(s);
@@ -431,16 +459,27 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
        * does so from blocks of columns of NATURAL_IN_PLACE_BYTES a thread
        * (the largest block, the same answer on every thread); transposed
        * output for large arrays whose blocks do not fit one FFTW plan
-       * (block_bytes): where they do, that plan wins over the chunked
-       * pass the shared rows need. SIMPLE_FFT_EXCHANGE=remote|full forces
+       * (block_bytes) but stay below TRANSPOSE_EXCHANGE_BYTES: where they
+       * fit, that plan wins over the chunked pass the shared rows need.
+       * SIMPLE_FFT_EXCHANGE=remote|full forces
        * either (measurements and tests; the same on every process). */
       long maxw = (p->c + simple_nprocs(s) - 1) / simple_nprocs(s);
       size_t maxblk = (size_t)p->r * (size_t)maxw;
       const char *ex = getenv("SIMPLE_FFT_EXCHANGE");
-      p->share = !p->onenode && (ex && strcmp(ex, "remote") == 0 ? 1
-                                 : ex && strcmp(ex, "full") == 0 ? 0
-                                 : p->same ? maxblk >= NATURAL_IN_PLACE_BYTES / sizeof(cplx)
-                                           : !small && maxblk > block_bytes / sizeof(cplx));
+      /* Transposed output from blocks of TRANSPOSE_EXCHANGE_BYTES, on
+       * one node too: the rows transposed into out, whose rows the second
+       * pass transforms in place; its transposition gives the verdict on
+       * several nodes. SIMPLE_FFT_EXCHANGE=transpose forces it on any
+       * size, remote and full a block of columns. */
+      int forced = ex && (strcmp(ex, "remote") == 0 || strcmp(ex, "full") == 0);
+      p->trx = !p->same && (ex && strcmp(ex, "transpose") == 0
+                                ? 1
+                                : !forced && maxblk >= TRANSPOSE_EXCHANGE_BYTES / sizeof(cplx));
+      p->share = !p->onenode && !p->trx &&
+                 (ex && strcmp(ex, "remote") == 0 ? 1
+                  : ex && strcmp(ex, "full") == 0 ? 0
+                  : p->same                       ? maxblk >= NATURAL_IN_PLACE_BYTES / sizeof(cplx)
+                                                  : !small && maxblk > block_bytes / sizeof(cplx));
       /* Where the widest block goes through one FFTW plan (col_block
        * below) and its width is a multiple of PAD_EVERY, the block's rows
        * PAD_ELEMS further apart than the widest block: d_cols's leading
@@ -448,11 +487,11 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
        * after another (ld 0), so that pieces still land in it straight
        * from MPI. The chunked pass gathers through row pointers and gains
        * nothing from padding. */
-      int one_plan = !p->onenode && !p->share &&
+      int one_plan = !p->onenode && !p->share && !p->trx &&
                      maxblk <= (p->same ? COL_BLOCK_INPLACE_BYTES : block_bytes) / sizeof(cplx);
       p->d_cols.ld = one_plan && maxw % PAD_EVERY == 0 ? maxw + PAD_ELEMS : 0;
       p->ld = p->d_cols.ld ? p->d_cols.ld : p->rows_t;
-      size_t ncols = p->rows_t > 0 ? (size_t)p->ld * (size_t)p->r : 0;
+      size_t ncols = p->rows_t > 0 && !p->trx ? (size_t)p->ld * (size_t)p->r : 0;
       /* Where the verdict comes from (FUSED_VERDICT_BYTES): the first
        * redistribution for small arrays (natural output whose node rows
        * move too) and for transposed output with its node rows in place,
@@ -464,7 +503,7 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
       size_t maxrows = (size_t)((p->r + simple_nprocs(s) - 1) / simple_nprocs(s)) * (size_t)p->c;
       p->fused = !p->onenode &&
                  (p->same ? !p->share && !empty && maxrows <= NATURAL_FUSED_BYTES / sizeof(cplx)
-                          : p->share || (small && !empty));
+                          : p->share || p->trx || (small && !empty));
       int rowsbuf = !p->onenode && (p->fused || (!p->same && nrows > nout));
       /* The rows the node's threads hold: one stretch (consecutive
        * threads hold consecutive blocks), empty if none holds any. */
@@ -495,16 +534,18 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
         p->chunk = GROUP_CHUNK;
         p->group = GROUP;
       }
-      if (rc == 0 && p->rows_t > 0 &&
+      if (rc == 0 && p->rows_t > 0 && !p->trx &&
           !(p->colbuf =
                 fftw_malloc((size_t)p->r * (size_t)p->chunk * (size_t)p->group * sizeof(cplx))))
         rc = SIMPLE_ERR_NOMEM;
+      p->d_tout = simple_dist_2d(p->c, p->r, SIMPLE_ROWS, SIMPLE_BLOCK, 1, SIMPLE_OVER_THREADS);
+      if (p->trx) p->rowsbuf = p->scratch;
       if (rc == 0 && !p->onenode) {
         p->colblk = p->scratch;
         if (rowsbuf && p->scratch) p->rowsbuf = p->scratch + ncols;
         p->d_none = simple_dist_2d(0, 0, SIMPLE_ROWS, SIMPLE_BLOCK, 1, SIMPLE_OVER_THREADS);
         /* Its row table (a thread with no columns has no block). */
-        if (p->rows_t > 0 && !(p->cols = malloc(sizeof(cplx *) * (size_t)p->r)))
+        if (p->rows_t > 0 && !p->trx && !(p->cols = malloc(sizeof(cplx *) * (size_t)p->r)))
           rc = SIMPLE_ERR_NOMEM;
         for (long i = 0; p->cols && i < p->r; i++) p->cols[i] = p->colblk + i * p->ld;
       }
@@ -521,19 +562,24 @@ int simple_fft2d_plan(simple_t *s, long n, long m, int sign, unsigned flags,
     if (rc == 0 && p->rows_in > 0 &&
         !cached(&(plan_key_t){p->c, sign, 0, 0, 0, p->rigor, 0, 0, 0}, 0, 0))
       rc = SIMPLE_ERR_UNSUPPORTED;
+    /* trx: rows of r in place in out. */
+    if (rc == 0 && p->trx &&
+        (!(p->any_r_inplace = cached(&(plan_key_t){p->r, sign, 1, -1, -1, any, 0, 0, 0}, 0, 0)) ||
+         (p->rows_t > 0 && !cached(&(plan_key_t){p->r, sign, 1, 0, 0, p->rigor, 0, 0, 0}, 0, 0))))
+      rc = SIMPLE_ERR_UNSUPPORTED;
     /* The column plans on colbuf (fftw_malloc: alignment 0). */
     int ch = (int)p->chunk;
-    if (rc == 0 && p->rows_t >= ch &&
+    if (rc == 0 && !p->trx && p->rows_t >= ch &&
         !(p->col_full = cached(&(plan_key_t){p->r, sign, 1, 0, 0, p->rigor, ch, ch, 0}, 0, 0)))
       rc = SIMPLE_ERR_UNSUPPORTED;
-    if (rc == 0 && p->rows_t % ch &&
+    if (rc == 0 && !p->trx && p->rows_t % ch &&
         !(p->col_last = cached(
               &(plan_key_t){p->r, sign, 1, 0, 0, p->rigor, (int)(p->rows_t % ch), ch, 0}, 0, 0)))
       rc = SIMPLE_ERR_UNSUPPORTED;
     /* The whole block in one plan, made now for an out aligned as
      * malloc aligns (another out gets its own at its first execute; the
      * chunked pass above serves where FFTW cannot plan). */
-    p->col_block = rc == 0 && !p->onenode && !p->share && p->rows_t > 0 &&
+    p->col_block = rc == 0 && !p->onenode && !p->share && !p->trx && p->rows_t > 0 &&
                    (size_t)p->r * (size_t)p->rows_t <=
                        (p->same ? COL_BLOCK_INPLACE_BYTES : block_bytes) / sizeof(cplx);
     if (p->col_block)
@@ -704,13 +750,25 @@ int simple_fft2d_execute(simple_t *s, simple_fft2d_t *p, const cplx *in, cplx *o
   }
 
   double scale = p->flags & SIMPLE_FFT_NORMALIZE ? 1.0 / ((double)p->n * (double)p->m) : 1.0;
+  if (p->trx) {
+    /* The rows into scratch, transposed into out (on several nodes the
+     * job's verdict: nothing is written before it; its copies are done
+     * when it returns, so the scratch may be written again), transformed
+     * in place, each contiguous. */
+    fft_rows(p, in, p->rowsbuf, p->rows_in, p->c);
+    if ((rc = simple_transpose(s, p->rowsbuf, &p->d_in, out, &p->d_tout, sizeof(cplx)))) return rc;
+    fft_rows(p, out, out, p->rows_t, p->r);
+    if (scale != 1.0)
+      for (size_t i = 0; i < (size_t)p->rows_t * (size_t)p->r; i++) out[i] *= scale;
+    return 0;
+  }
   if (p->onenode) {
     /* The first pass into out (or scratch, when out has the other
      * layout); publish the rows, wait for every thread's first pass,
      * transform columns, and wait again: nobody may return (and then
      * write its arrays) while another thread still reads them. */
     cplx *buf1 = p->same ? out : p->scratch;
-    fft_rows(p, in, buf1, p->rows_in);
+    fft_rows(p, in, buf1, p->rows_in, p->c);
     for (long li = 0; li < p->rows_in; li++) p->shared->row[p->lo_in + li] = buf1 + li * p->c;
     if ((rc = simple_node_barrier(s))) return rc;
     fft_columns(p, p->shared->row, 0, out, scale);
@@ -724,7 +782,7 @@ int simple_fft2d_execute(simple_t *s, simple_fft2d_t *p, const cplx *in, cplx *o
    * redistribution returns when every piece has arrived, so the arrays it
    * read may be written again. */
   cplx *buf1 = p->rowsbuf ? p->rowsbuf : out;
-  fft_rows(p, in, buf1, p->rows_in);
+  fft_rows(p, in, buf1, p->rows_in, p->c);
   if (p->share) {
     /* The node's rows published before the first redistribution, whose
      * first barrier orders them (and the row pass) before any thread's

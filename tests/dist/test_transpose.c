@@ -1,8 +1,9 @@
 /* simple_transpose: the classic case (by rows, block, to by rows, block)
  * on square and rectangular shapes not divisible by the processor count,
  * one above a tile (32) in both dimensions, every element size path (1,
- * 2, 4, 8, 16 and a byte-wise 12); then every pair of distributions on a
- * small shape; errors. Checked against the serial reference. */
+ * 2, 4, 8, 16 and a byte-wise 12); pieces large enough for streaming
+ * stores; then every pair of distributions on a small shape; errors.
+ * Checked against the serial reference. */
 #include "redist_check.h"
 
 static void errors(simple_t *s) {
@@ -42,6 +43,16 @@ static void test(simple_t *s, void *arg) {
    * piece, on every layout: at least 32 p by 32 p, not divisible. */
   redist_case(s, OP_TRANSPOSE, redist_dist(33L * p + 5, 32L * p + 3, 0),
               redist_dist(32L * p + 3, 33L * p + 5, 0), 8, 0, ++salt);
+  /* Pieces of 1 MiB and more of 16- and 8-byte elements, whose copies
+   * stream their whole tiles past the cache (redist.c): every thread pair
+   * at least 256 x 256 complex or 363 x 363 doubles, a partial tile at
+   * each end. Up to 4 processors (the arrays grow with p squared). */
+  if (p <= 4) {
+    redist_case(s, OP_TRANSPOSE, redist_dist(256L * p + 5, 256L * p + 3, 0),
+                redist_dist(256L * p + 3, 256L * p + 5, 0), 16, 0, ++salt);
+    redist_case(s, OP_TRANSPOSE, redist_dist(363L * p + 7, 363L * p + 2, 0),
+                redist_dist(363L * p + 2, 363L * p + 7, 0), 8, 0, ++salt);
+  }
   /* Over the nodes (node-shared storage): the classic case with several
    * tiles, and a few other pairs. */
   int P = simple_nodes(s);
