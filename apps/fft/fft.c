@@ -137,8 +137,8 @@ typedef double _Complex cplx;
  * in place, the same runs): it saves one copy, not two, and pays a
  * scratch array for its rows. */
 #define NATURAL_IN_PLACE_BYTES (512u << 10)
-/* Transposed output on several nodes from blocks of columns of this many
- * bytes a thread (the widest block: every thread chooses alike) moves the
+/* Transposed output from blocks of columns of this many bytes a thread
+ * (the widest block: every thread chooses alike), on one node too, moves the
  * rows straight into the transposed layout (simple_transpose, whose
  * transposing copies stream whole tiles past the cache, dist.md) and
  * transforms the thread's rows of out in place, each one contiguous:
@@ -307,7 +307,7 @@ struct simple_fft2d {
   fftw_plan col_full, col_last; /* chunk columns; the last rows_t % chunk */
   int col_block;                /* several nodes: the block in one plan (plan's block_bytes) */
   int share;                    /* several nodes: the node's rows read in place (plan) */
-  int trx;                      /* several nodes, transposed output: the rows transposed
+  int trx;                      /* transposed output of large blocks: the rows transposed
                                    into out, its rows transformed in place (plan) */
   simple_dist_t d_tout;         /* trx: the c x r output by rows */
   fftw_plan any_r_inplace;      /* trx: as any_c_inplace, length r */

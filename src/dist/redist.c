@@ -376,9 +376,11 @@ static void copy_lines(const piece_t *x, long kb, long ke, end_t s, end_t d, siz
 #if defined(__SSE2__)
               if (stream && tn == TILE_T && ((uintptr_t)d0 & 15) == 0) {
                 for (long t = 0; t < TILE_T; t += 2) {
-                  const double *a = (const double *)(const void *)(s0 + (size_t)(t * s.step) * 8);
-                  __m128d v = _mm_loadh_pd(_mm_load_sd(a), a + s.step);
-                  _mm_stream_pd((double *)(void *)(d0 + (size_t)t * 8), v);
+                  const unsigned char *a = s0 + (size_t)(t * s.step) * 8;
+                  __m128i lo = _mm_loadl_epi64((const __m128i *)(const void *)a),
+                          hi = _mm_loadl_epi64((const __m128i *)(const void *)(a + s.step * 8));
+                  _mm_stream_si128((__m128i *)(void *)(d0 + (size_t)t * 8),
+                                   _mm_unpacklo_epi64(lo, hi));
                 }
                 break;
               }
@@ -395,9 +397,10 @@ static void copy_lines(const piece_t *x, long kb, long ke, end_t s, end_t d, siz
 #if defined(__SSE2__)
               if (stream && tn == TILE_T && ((uintptr_t)d0 & 15) == 0) {
                 for (long t = 0; t < TILE_T; t++)
-                  _mm_stream_pd(
-                      (double *)(void *)(d0 + (size_t)t * 16),
-                      _mm_loadu_pd((const double *)(const void *)(s0 + (size_t)(t * s.step) * 16)));
+                  _mm_stream_si128(
+                      (__m128i *)(void *)(d0 + (size_t)t * 16),
+                      _mm_loadu_si128(
+                          (const __m128i *)(const void *)(s0 + (size_t)(t * s.step) * 16)));
                 break;
               }
 #endif
