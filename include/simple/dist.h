@@ -224,7 +224,9 @@ SIMPLE_API int simple_dist_owners(const simple_t *s, const simple_dist_t *d, lon
  * every thread packs what its part sends to each other node straight from
  * its local storage into that node's message (one message per node pair,
  * carrying the pieces of all thread pairs; transposes packed through
- * 32 x 8 tiles so that the strided side stays in cache); threads 0..D-1
+ * 32 x 8 tiles so that the strided side stays in cache, the tiles of a
+ * piece of 1 MiB or more of 8- or 16-byte elements written past the
+ * cache with streaming stores); threads 0..D-1
  * of every node exchange the messages on D lanes at once (D as in
  * simple_alltoall) while the other threads copy the node-local pieces
  * straight from source to destination storage (a tiled transpose for

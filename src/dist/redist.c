@@ -353,9 +353,8 @@ static void copy_lines(const piece_t *x, long kb, long ke, end_t s, end_t d, siz
   /* Tiled: TILE_K lines at a time, each run in stretches of TILE_T, so
    * the block of the strided side stays in cache while the lines walk
    * across it. */
-  int stream = 0;
 #if defined(__SSE2__)
-  stream = (es == 16 || es == 8) && (size_t)x->K * (size_t)x->W * es >= STREAM_PIECE_BYTES;
+  int stream = (es == 16 || es == 8) && (size_t)x->K * (size_t)x->W * es >= STREAM_PIECE_BYTES;
 #endif
   for (long k0 = kb; k0 < ke; k0 += TILE_K) {
     long k1 = ke - k0 < TILE_K ? ke : k0 + TILE_K, off = 0;
