@@ -16,11 +16,12 @@
  * On one node (P = 1) small data never leaves the threads' own shared
  * lines: up to 1 KiB of blocks per thread travel inside the threads'
  * slots (copied in before the call's one barrier, copied out after it),
- * and reductions, scans and broadcasts of up to 1072 bytes inside posted
- * cache lines with no barrier at all (simple/node.h). Nobody then reads
- * another thread's buffer, so nobody waits for the reads to finish; the v
- * forms make that choice from what every thread sees alike (the counts a
- * thread holds, or those the root copies into its slot).
+ * and small reductions, scans and broadcasts (up to 112-1072 bytes by
+ * call, simple/node.h) inside posted cache lines with no barrier at all.
+ * Nobody then reads another thread's buffer, so nobody waits for the
+ * reads to finish; the v forms make that choice from what every thread
+ * sees alike (the counts a thread holds, or those the root copies into
+ * its slot).
  *
  * Costs use P nodes, r threads per node, n bytes per thread, alpha + beta m
  * for an inter-node message of m bytes, b for a node barrier (~0.1-0.3 us)

@@ -30,9 +30,10 @@ SIMPLE_API int simple_node_barrier(simple_t *s);
 
 /* Copies count elements from thread `root`'s buf into every other thread's
  * buf (the paper's "replicate").
- * Up to 1072 bytes, the root's data travels in its posted line (every
+ * Up to 256 bytes, the root's data travels in its posted line (every
  * thread writes one cache line, with its argument check, and reads the
- * others'; no barrier): cost ~2c + (r - 1) c reads. Above: 2b + n/B per
+ * others'; no barrier): cost ~2c + (r - 1) c reads, plus one transfer
+ * per 64 bytes past the first 48 for each reader. Above: 2b + n/B per
  * thread, all threads copying at once; from 16 KiB the root copies a 1/r
  * share of every other buffer while each other thread copies the rest of
  * its own: 2b + (r - 1) n / (r B). */
@@ -55,13 +56,17 @@ SIMPLE_API int simple_node_share(simple_t *s, void **ptr, int root);
  * accumulator and writes it where the result goes. Each slice is read and
  * written by one thread only, which makes the in-place forms safe.
  * Cost: 2b + (r n / r)/B reading + writes: allreduce and scans write r n
- * bytes in all, spread over r threads. Up to 1072 bytes per thread, the
+ * bytes in all, spread over r threads. Up to 1072 bytes per thread for a
+ * reduce and an exscan, 256 for a scan and 112 for an allreduce, the
  * inputs travel in the threads' posted lines instead (each thread writes
  * its line, reads the others' and combines for itself, no barrier): cost
- * ~2c + (r - 1) c, against b plus the slots' reads for a barrier-based
+ * ~2c + (r - 1) c, plus one transfer per 64 bytes past the first 48 of
+ * each line read, against b plus the slots' reads for a barrier-based
  * path (measured with 2 threads on the development VM: an 8-byte
  * allreduce 0.41-0.47 -> 0.36-0.40 us, 0.12-0.15 -> 0.10 us on a faster
- * placement of its two cores). */
+ * placement of its two cores). Those line transfers set the limits: with
+ * 2 threads an allreduce of 512 bytes took 0.97-1.00 us posted and
+ * 0.44-0.54 sliced (src/node/node_coll.c gives the measurements). */
 
 /* recv (significant at thread root only; may be NULL elsewhere) gets the
  * combination of all threads' send. */

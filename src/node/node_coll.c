@@ -21,12 +21,29 @@ static int check_root(const simple_t *s, int root) {
 }
 
 /* Whether the data of a call of count elements of type travels in the
- * posted lines themselves. Either way the call starts with the exchange,
- * so a thread whose count or type is wrong still meets the others there
- * and hands them its error. */
-static int posted(size_t count, simple_type_t type) {
-  return count <= SIMPLE__INLINE_BYTES && count * simple_type_size(type) <= SIMPLE__INLINE_BYTES;
+ * posted lines themselves: up to `limit` bytes (at most
+ * SIMPLE__INLINE_BYTES). Either way the call starts with the exchange, so
+ * a thread whose count or type is wrong still meets the others there and
+ * hands them its error. */
+static int posted(size_t count, simple_type_t type, size_t limit) {
+  return count <= limit && count * simple_type_size(type) <= limit;
 }
+
+/* The posted path's limits by call. It saves a barrier, but a reader
+ * takes the data from lines another core has just written, one transfer
+ * per 64 bytes past the first 48, where the sliced path reads the
+ * callers' buffers: with 2 threads an allreduce of 512 bytes took
+ * 0.97-1.00 us posted against 0.44-0.54 sliced, one of 96 bytes
+ * 0.38-0.45 against 0.43-0.48 (the table in docs/api.md, "the posted
+ * path's data"). A reduce (only the root reads lines) and an exscan came
+ * out no faster sliced up to the slot's size, so they keep the posted
+ * path to there. Measured with 2 threads only: with more, a posted
+ * allreduce reads more lines per thread and a barrier costs more, and
+ * which grows faster is not measured. */
+#define POSTED_ALLREDUCE 112 /* the sequence number's line and one more */
+#define POSTED_BCAST     256
+#define POSTED_SCAN      256
+#define POSTED_ALL       SIMPLE__INLINE_BYTES
 
 int simple_node_barrier(simple_t *s) {
   if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
@@ -46,7 +63,7 @@ int simple_node_bcast(simple_t *s, void *buf, size_t count, simple_type_t type, 
   /* Small: the root's data travels in its line, and nobody waits for
    * anybody to finish reading a buffer. Large: the root's buffer, copied
    * out by every thread (simple__node_fan_out), and a closing barrier. */
-  int small = posted(count, type);
+  int small = posted(count, type, POSTED_BCAST);
   if (!small) {
     simple__slot_t *mine = simple__node_my_slot(s);
     mine->send = mine->recv = buf;
@@ -151,7 +168,8 @@ static int combine(simple_t *s, const void *send, void *recv, size_t count, simp
   if (!err) err = simple__check_buffer(send, count, type);
   if (!err && want_recv) err = simple__check_buffer(recv, count, type);
   size_t es = simple_type_size(type);
-  int rc, small = posted(count, type);
+  size_t limit = kind == ALLREDUCE ? POSTED_ALLREDUCE : kind == SCAN ? POSTED_SCAN : POSTED_ALL;
+  int rc, small = posted(count, type, limit);
   if (!small) {
     simple__slot_t *mine = simple__node_my_slot(s);
     mine->send = send;
