@@ -66,7 +66,7 @@ SIMPLE_API int simple_node_share(simple_t *s, void **ptr, int root);
  * allreduce 0.41-0.47 -> 0.36-0.40 us, 0.12-0.15 -> 0.10 us on a faster
  * placement of its two cores). Those line transfers set the limits: with
  * 2 threads an allreduce of 512 bytes took 0.97-1.00 us posted and
- * 0.44-0.54 sliced (src/node/node_coll.c gives the measurements). */
+ * 0.44-0.54 sliced (docs/api.md gives the measurements). */
 
 /* recv (significant at thread root only; may be NULL elsewhere) gets the
  * combination of all threads' send. */

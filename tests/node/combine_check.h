@@ -8,11 +8,11 @@
 
 typedef enum { K_REDUCE, K_ALLREDUCE, K_SCAN, K_EXSCAN } test_kind_t;
 
-/* Counts: empty, one element, odd, both sides of the posted path's
- * limits (src/node/node_coll.c: 112 and 256 bytes, 1072 for every call;
- * 14 and 15, 32 and 33 elements of 8 bytes, 67 and 68 of 16), several
- * slices and accumulator chunks. */
-static const size_t test_counts[] = {0, 1, 7, 14, 15, 32, 33, 67, 68, 300, 5001};
+/* Counts: empty, one element, odd, past each of the posted path's limits
+ * (src/node/node_coll.c: 15 elements of 8 bytes past an allreduce's 112
+ * bytes, 33 past a scan's 256, 68 of 16 bytes past the slot's 1072; each
+ * below them for smaller types), several slices and accumulator chunks. */
+static const size_t test_counts[] = {0, 1, 7, 15, 33, 68, 300, 5001};
 #define TEST_NCOUNTS (sizeof test_counts / sizeof test_counts[0])
 
 static int call(simple_t *s, test_kind_t k, const void *send, void *recv, size_t n, simple_type_t t,
