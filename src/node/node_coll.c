@@ -44,6 +44,11 @@ static int posted(size_t count, simple_type_t type, size_t limit) {
 #define POSTED_BCAST     256
 #define POSTED_SCAN      256
 #define POSTED_ALL       SIMPLE__INLINE_BYTES
+/* The posted data lands in the slot, and combine_posted's accumulator
+ * has the slot's size. */
+_Static_assert(POSTED_ALLREDUCE <= SIMPLE__INLINE_BYTES && POSTED_BCAST <= SIMPLE__INLINE_BYTES &&
+                   POSTED_SCAN <= SIMPLE__INLINE_BYTES,
+               "a posted limit fits a slot");
 
 int simple_node_barrier(simple_t *s) {
   if (!SIMPLE__IN_JOB(s)) return SIMPLE_ERR_NOT_IN_JOB;
